@@ -1,0 +1,3 @@
+from mcp_replay_action.cli import main
+
+main()

@@ -1,0 +1,58 @@
+"""Typed errors. Each is raised where it is detected and turned into a one-line message and an
+exit code in exactly one place: the CLI (``cli.py``) or the action entrypoint."""
+
+from __future__ import annotations
+
+# Exit codes shared by the CLI and the action.
+EXIT_OK = 0
+EXIT_GATE = 1  # a regression with --fail-on-regression, or a grade below --min-grade
+EXIT_USAGE = 2  # usage, configuration or cassette error
+EXIT_INFRA = 3  # infrastructure: server not found, never answered, cannot connect
+
+
+class ReplayError(Exception):
+    """Base of every error this package raises on purpose."""
+
+    exit_code = EXIT_USAGE
+
+    def one_line(self) -> str:
+        """The message as one line, as the CLI prints it."""
+        return " ".join(str(self).split())
+
+
+class ConfigError(ReplayError):
+    """A bad option, input or configuration value."""
+
+
+class CassetteError(ReplayError):
+    """A cassette that cannot be read or written; names ``file:line``."""
+
+    def __init__(self, path: str, line: int | None, reason: str) -> None:
+        self.path = str(path)
+        self.line = line
+        self.reason = reason
+        where = f"{self.path}:{line}" if line else self.path
+        super().__init__(f"{where}: {reason}")
+
+
+class ServerError(ReplayError):
+    """The server under test could not be used (start, crash, hang, bad output)."""
+
+    exit_code = EXIT_INFRA
+
+    def __init__(self, message: str, *, stderr_tail: str = "", exit_status: int | None = None) -> None:
+        self.stderr_tail = stderr_tail
+        self.exit_status = exit_status
+        super().__init__(message)
+
+
+class ServerStartError(ServerError):
+    """The server command was not found, or it exited / never answered during start-up."""
+
+
+class ServerExited(ServerError):
+    """The server process ended (or the connection closed) while a response was awaited."""
+
+
+class TransportTimeout(ServerError):
+    """No message arrived within the bounded timeout."""
