@@ -1,0 +1,61 @@
+"""What the cassette tells about the MCP protocol era it was recorded in.
+
+Handshake era (2024-11-05 .. 2025-11-25): ``initialize`` + ``notifications/initialized``, sessions,
+server-to-client requests. Stateless era (2026-07-28): no handshake, ``server/discover``, every
+request carries its protocol version and client capabilities in ``params._meta``, results carry
+``resultType``, and server-to-client needs come back as ``input_required`` results. Replay sends
+exactly what was recorded in either era; this module only names the era for reports and for
+transports that need a protocol version header.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_replay_action.cassette import Interaction
+
+META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+LIFECYCLE_METHODS = frozenset({"initialize", "notifications/initialized", "server/discover", "ping"})
+
+
+@dataclass(frozen=True)
+class Era:
+    name: str  # "handshake", "stateless" or "" when the cassette holds no evidence
+    protocol_version: str
+
+
+def request_protocol_version(message: dict[str, Any]) -> str | None:
+    """The protocol version a stateless-era request declares in ``params._meta``, if any."""
+    params = message.get("params")
+    if isinstance(params, dict):
+        meta = params.get("_meta")
+        if isinstance(meta, dict):
+            version = meta.get(META_PROTOCOL_VERSION)
+            if isinstance(version, str):
+                return version
+    return None
+
+
+def detect_era(interactions: Iterable[Interaction], meta: dict[str, Any] | None = None) -> Era:
+    """The era and protocol version, from the header if recorded there, else from the traffic."""
+    meta = meta or {}
+    for inter in interactions:
+        if inter.kind != "request":
+            continue
+        if inter.method == "initialize":
+            result = (inter.response or {}).get("result") or {}
+            version = result.get("protocolVersion") or (inter.message.get("params") or {}).get("protocolVersion")
+            return Era("handshake", str(version or meta.get("protocol_version") or ""))
+        version = request_protocol_version(inter.message)
+        if version:
+            return Era("stateless", version)
+    return Era(str(meta.get("era") or ""), str(meta.get("protocol_version") or ""))
+
+
+def is_input_required(response: dict[str, Any] | None) -> bool:
+    """True for a stateless-era ``input_required`` result (a multi round-trip request's first leg)."""
+    result = (response or {}).get("result")
+    return isinstance(result, dict) and result.get("resultType") == "input_required"

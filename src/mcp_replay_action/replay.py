@@ -1,0 +1,324 @@
+"""Replay: re-send a cassette's requests to a live server, answer what the server asks from the
+cassette, compare every response with the recording, and grade the result.
+
+This is where a cassette (files) meets a transport (servers). It sends exactly what was recorded,
+in recorded order and in the recorded protocol era, except for values the live server minted
+afresh (see ``carry.py``) and the JSON-RPC ids of server-to-client requests, which are answered
+with the id the live server used.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_replay_action import __version__
+from mcp_replay_action.carry import Carry
+from mcp_replay_action.cassette import Cassette, Interaction, load
+from mcp_replay_action.compare import CompareOptions, compare, status_for
+from mcp_replay_action.errors import ServerExited, ServerStartError, TransportTimeout
+from mcp_replay_action.grade import GRADES, meets, score
+from mcp_replay_action.protocol import detect_era
+from mcp_replay_action.redact import Redactor
+from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
+from mcp_replay_action.transport import Transport
+
+# After this many requests in a row got no answer in time, the server is taken to be hung and the
+# rest of the cassette is marked missing without waiting out each timeout.
+HUNG_AFTER = 2
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    """How to replay. Every wait is bounded."""
+
+    timeout: float = 30.0  # seconds to wait for each response
+    startup_timeout: float = 30.0  # seconds for the first (handshake or discover) response
+    total_timeout: float = 900.0  # seconds for a whole cassette
+    compare: CompareOptions = field(default_factory=CompareOptions)
+    redactor: Redactor | None = None
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Whether a report passes the configured gate, and why not."""
+
+    passed: bool
+    reasons: tuple[str, ...]
+    min_grade: str | None
+    fail_on_regression: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "reasons": list(self.reasons),
+            "min_grade": self.min_grade,
+            "fail_on_regression": self.fail_on_regression,
+        }
+
+
+def evaluate_gate(report: Report, *, min_grade: str | None, fail_on_regression: bool) -> Gate:
+    """Apply ``--min-grade`` and ``--fail-on-regression`` to a finished report."""
+    reasons: list[str] = []
+    if min_grade is not None:
+        if min_grade not in GRADES:
+            raise ValueError(f"unknown grade {min_grade!r}")
+        if not meets(report.score.grade, min_grade):
+            reasons.append(f"grade {report.score.grade} is below the minimum {min_grade}")
+    if fail_on_regression and (report.failed or report.missing):
+        reasons.append(f"{report.failed} regression(s) and {report.missing} missing response(s)")
+    return Gate(not reasons, tuple(reasons), min_grade, fail_on_regression)
+
+
+class _Session:
+    """One cassette's replay against one live transport."""
+
+    def __init__(self, cassette: Cassette, transport: Transport, options: ReplayOptions) -> None:
+        self.cassette = cassette
+        self.transport = transport
+        self.options = options
+        self.carry = Carry()
+        self.results: list[InteractionResult] = []
+        self.server_requests = [i for i in cassette.interactions if i.kind == "server-request"]
+        self.answered: set[int] = set()
+        self.dead: Finding | None = None  # set once the server is gone or hung
+        self.consecutive_timeouts = 0
+        self.deadline = 0.0
+        self.stray_ids: list[Any] = []
+
+    def run(self) -> None:
+        self.deadline = time.monotonic() + self.options.total_timeout
+        first_request = True
+        for inter in self.cassette.interactions:
+            if inter.kind == "notification":
+                self._notify(inter)
+            elif inter.kind == "request":
+                self._request(inter, first=first_request)
+                first_request = False
+
+    def _notify(self, inter: Interaction) -> None:
+        if self.dead is not None:
+            return
+        try:
+            self.transport.send(self.carry.apply(inter.message))
+        except ServerExited:
+            pass  # the next request reports the exit with its diagnostics
+
+    def _request(self, inter: Interaction, *, first: bool) -> None:
+        if self.dead is not None:
+            self._missing(inter, self.dead)
+            return
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            self.dead = _missing_finding(f"the whole-cassette timeout ({self.options.total_timeout:g} s) ran out")
+            self._missing(inter, self.dead)
+            return
+        wait = min(self.options.startup_timeout if first else self.options.timeout, remaining)
+        message = self.carry.apply(inter.message)
+        started = time.monotonic()
+        try:
+            self.transport.send(message)
+            live = self._await_response(message.get("id"), wait)
+        except TransportTimeout:
+            if first:
+                raise ServerStartError(
+                    f"the server never answered {inter.method} within {wait:g} s",
+                    **_diag(self.transport),
+                ) from None
+            self.consecutive_timeouts += 1
+            detail = f"no response within {wait:g} s"
+            if self.stray_ids:
+                detail += f" (the server answered other ids: {', '.join(map(repr, self.stray_ids[:3]))})"
+                self.stray_ids.clear()
+            finding = _missing_finding(detail)
+            if self.consecutive_timeouts >= HUNG_AFTER:
+                self.dead = _missing_finding(f"skipped: the server stopped answering ({detail})")
+            self._missing(inter, finding)
+            return
+        except ServerExited as exc:
+            if first:
+                raise ServerStartError(
+                    f"the server exited before answering {inter.method}", **_diag(self.transport)
+                ) from exc
+            diag = self.transport.diagnostics()
+            tail = _last_line(diag.get("stderr_tail", ""))
+            status = diag.get("exit_status")
+            detail = "the server exited" + (f" with status {status}" if status is not None else "")
+            if tail:
+                detail += f"; stderr: {tail}"
+            self.dead = _missing_finding(detail)
+            self._missing(inter, self.dead)
+            return
+        latency = (time.monotonic() - started) * 1000.0
+        self.consecutive_timeouts = 0
+        redactor = self.options.redactor
+        if redactor is not None:
+            live = redactor.apply(live)
+        recorded = inter.response
+        findings = compare(recorded, live, self.options.compare)
+        if recorded is not None:
+            self.carry.learn(recorded, live)
+        self.results.append(
+            InteractionResult(
+                seq=inter.seq,
+                line=inter.line,
+                method=inter.method,
+                name=inter.tool_name,
+                status=status_for(findings),
+                findings=findings,
+                latency_ms=round(latency, 3),
+                recorded_error=_is_error(recorded),
+                live_error=_is_error(live),
+            )
+        )
+
+    def _await_response(self, request_id: Any, wait: float) -> dict[str, Any]:
+        until = time.monotonic() + wait
+        while True:
+            left = until - time.monotonic()
+            if left <= 0:
+                raise TransportTimeout(f"no response within {wait:g} s")
+            msg = self.transport.receive(left)
+            if "method" in msg:
+                if "id" in msg:
+                    self._answer_server_request(msg)
+                continue  # a server notification: kept in order, never taken for the response
+            if msg.get("id") == request_id:
+                return msg
+            self.stray_ids.append(msg.get("id"))
+
+    def _answer_server_request(self, msg: dict[str, Any]) -> None:
+        """Answer a server-to-client request with the recorded answer to the same question."""
+        recorded = self._match_server_request(msg)
+        if recorded is not None and recorded.response is not None:
+            answer = dict(recorded.response)
+            answer["id"] = msg["id"]
+        else:
+            answer = {
+                "jsonrpc": "2.0",
+                "id": msg["id"],
+                "error": {"code": -32601, "message": f"mcp-replay: no recorded answer for {msg.get('method')}"},
+            }
+        try:
+            self.transport.send(answer)
+        except ServerExited:
+            pass
+
+    def _match_server_request(self, msg: dict[str, Any]) -> Interaction | None:
+        method = msg.get("method")
+        params = _without_meta(msg.get("params"))
+        fallback: Interaction | None = None
+        for inter in self.server_requests:
+            if inter.method != method:
+                continue
+            if inter.seq not in self.answered and _without_meta(inter.message.get("params")) == params:
+                self.answered.add(inter.seq)
+                return inter
+            if fallback is None or (fallback.seq in self.answered and inter.seq not in self.answered):
+                fallback = inter
+        if fallback is not None:
+            self.answered.add(fallback.seq)
+        return fallback
+
+    def _missing(self, inter: Interaction, finding: Finding) -> None:
+        self.results.append(
+            InteractionResult(
+                seq=inter.seq,
+                line=inter.line,
+                method=inter.method,
+                name=inter.tool_name,
+                status="missing",
+                findings=(finding,),
+                recorded_error=_is_error(inter.response),
+                live_error=None,
+            )
+        )
+
+
+def replay_cassette(cassette: Cassette, transport: Transport, options: ReplayOptions | None = None) -> CassetteResult:
+    """Replay one cassette against a transport that has not been started yet, and close it after.
+
+    Raises ``ServerStartError`` when the server cannot be started or never answers its first
+    request; every later failure (a crash, a hang, a wrong answer) becomes findings instead.
+    """
+    options = options or ReplayOptions()
+    era = detect_era(cassette.interactions, cassette.meta)
+    session = _Session(cassette, transport, options)
+    started = time.monotonic()
+    try:
+        transport.start()
+        session.run()
+    finally:
+        transport.close()
+    diag = transport.diagnostics()
+    return CassetteResult(
+        path=cassette.path,
+        results=tuple(session.results),
+        score=score(session.results),
+        era=era.name,
+        protocol_version=era.protocol_version,
+        duration_s=round(time.monotonic() - started, 3),
+        stderr_tail=str(diag.get("stderr_tail", ""))[-2000:] if session.dead else "",
+        non_json_lines=int(diag.get("non_json_lines", 0) or 0),
+    )
+
+
+def replay_paths(
+    paths: Iterable[str],
+    make_transport: Callable[[Cassette], Transport],
+    options: ReplayOptions | None = None,
+    *,
+    target: str = "",
+    min_grade: str | None = None,
+    fail_on_regression: bool = False,
+) -> Report:
+    """Load and replay every cassette (a fresh transport, so a fresh server, for each one)."""
+    cassettes = [load(p) for p in paths]  # all are validated before any server starts
+    results = tuple(replay_cassette(c, make_transport(c), options) for c in cassettes)
+    return build_report(results, target=target, min_grade=min_grade, fail_on_regression=fail_on_regression)
+
+
+def build_report(
+    results: Sequence[CassetteResult],
+    *,
+    target: str = "",
+    min_grade: str | None = None,
+    fail_on_regression: bool = False,
+) -> Report:
+    """Combine per-cassette results into one report, scored over every interaction, and gate it."""
+    everything = [r for c in results for r in c.results]
+    report = Report(cassettes=tuple(results), score=score(everything), target=target, tool_version=__version__)
+    gate = evaluate_gate(report, min_grade=min_grade, fail_on_regression=fail_on_regression)
+    return Report(
+        cassettes=report.cassettes,
+        score=report.score,
+        target=target,
+        tool_version=__version__,
+        gate=gate.to_json(),
+    )
+
+
+def _missing_finding(detail: str) -> Finding:
+    return Finding(kind="missing-response", cls="breaking", path="$", message=detail[:300])
+
+
+def _is_error(message: dict[str, Any] | None) -> bool:
+    return isinstance(message, dict) and "error" in message
+
+
+def _without_meta(params: Any) -> Any:
+    if isinstance(params, dict) and "_meta" in params:
+        return {k: v for k, v in params.items() if k != "_meta"}
+    return params
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    return lines[-1][:200] if lines else ""
+
+
+def _diag(transport: Transport) -> dict[str, Any]:
+    diag = transport.diagnostics()
+    return {"stderr_tail": str(diag.get("stderr_tail", "")), "exit_status": diag.get("exit_status")}
