@@ -1,0 +1,388 @@
+"""The ``mcp-replay`` command line. Commands are thin: parse options, call one library function,
+render the result. Errors become a one-line message and an exit code here and nowhere else."""
+
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from mcp_replay_action import __version__
+from mcp_replay_action.errors import EXIT_GATE, EXIT_OK, EXIT_USAGE, ConfigError, ReplayError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(f"mcp-replay: error: {' '.join(message.split())}", err=True)
+    sys.exit(code)
+
+
+def handle_errors(func: F) -> F:
+    """Turn every typed error into one line on stderr and its exit code."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except ReplayError as exc:
+            _fail(exc.one_line(), exc.exit_code)
+        except KeyboardInterrupt:
+            _fail("interrupted", 130)
+        return None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def parse_env(pairs: Sequence[str]) -> dict[str, str]:
+    """``KEY=VALUE`` options into a dict; a pair without ``=`` is a usage error."""
+    env: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--env expects KEY=VALUE, got {pair!r}")
+        env[key] = value
+    return env
+
+
+def parse_headers(pairs: Sequence[str]) -> dict[str, str]:
+    """``Name: value`` options into a dict (values are secrets: never echoed)."""
+    headers: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition(":")
+        if not sep or not name.strip():
+            raise ConfigError(f"--header expects 'Name: value', got a value without ':' for {name.strip()[:40]!r}")
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+def expand_cassettes(patterns: Sequence[str]) -> list[str]:
+    """Files and globs (``cassettes/**/*.jsonl``) into a sorted, de-duplicated list of paths."""
+    found: list[str] = []
+    for pattern in patterns:
+        if glob.has_magic(pattern):
+            matches = sorted(p for p in glob.glob(pattern, recursive=True) if os.path.isfile(p))
+            if not matches:
+                raise ConfigError(f"no cassette matches {pattern!r}")
+            found.extend(matches)
+        else:
+            found.append(pattern)
+    return list(dict.fromkeys(found))
+
+
+def make_redactor(keys: Sequence[str], patterns: Sequence[str], enabled: bool = True) -> Any:
+    from mcp_replay_action.redact import Redactor
+
+    return Redactor(keys=keys, patterns=patterns, defaults=enabled)
+
+
+def parse_listen(value: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ConfigError(f"--listen expects HOST:PORT, got {value!r}")
+    return host or "127.0.0.1", int(port)
+
+
+server_option = click.option("--server", "server", metavar="CMD", help="Command that starts a stdio MCP server.")
+url_option = click.option("--url", metavar="URL", help="Streamable HTTP endpoint of the MCP server.")
+cwd_option = click.option("--cwd", type=click.Path(file_okay=False), help="Working directory for the server.")
+env_option = click.option("--env", "env_pairs", multiple=True, metavar="KEY=VALUE", help="Extra environment (repeatable).")
+isolate_option = click.option("--isolate", is_flag=True, help="Give the server a fresh temporary HOME and TMPDIR.")
+header_option = click.option("--header", "headers", multiple=True, metavar="'Name: value'", help="HTTP header (repeatable; never printed).")
+redact_option = click.option("--redact", "redact_keys", multiple=True, metavar="KEY", help="Also redact values under KEY.")
+redact_pattern_option = click.option("--redact-pattern", "redact_patterns", multiple=True, metavar="REGEX", help="Also redact matches of REGEX.")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="mcp-replay")
+def main() -> None:
+    """Record MCP traffic once; replay it against every new build to catch regressions."""
+
+
+@main.command()
+@server_option
+@url_option
+@click.option("--listen", metavar="HOST:PORT", help="With --url: where the recording HTTP proxy listens.")
+@click.option("--cassette", required=True, type=click.Path(dir_okay=False), help="Cassette file to write.")
+@cwd_option
+@env_option
+@isolate_option
+@redact_option
+@redact_pattern_option
+@click.option("--no-default-redaction", is_flag=True, help="Only redact what --redact/--redact-pattern name.")
+@handle_errors
+def record(
+    server: str | None,
+    url: str | None,
+    listen: str | None,
+    cassette: str,
+    cwd: str | None,
+    env_pairs: tuple[str, ...],
+    isolate: bool,
+    redact_keys: tuple[str, ...],
+    redact_patterns: tuple[str, ...],
+    no_default_redaction: bool,
+) -> None:
+    """Record a session: a transparent proxy between a real client and a real server.
+
+    stdio: point your MCP client at `mcp-replay record --server CMD --cassette FILE` in place of
+    the server. HTTP: `--url UPSTREAM --listen 127.0.0.1:PORT` and point the client at the proxy.
+    """
+    redactor = make_redactor(redact_keys, redact_patterns, not no_default_redaction)
+    if url:
+        from mcp_replay_action.record_http import record_http
+
+        host, port = parse_listen(listen or "127.0.0.1:5555")
+        record_http(url, host, port, cassette, redactor=redactor)
+        return
+    if not server:
+        raise ConfigError("record needs --server CMD (stdio) or --url URL (HTTP)")
+    from mcp_replay_action.record import record_stdio
+
+    record_stdio(server, cassette, redactor=redactor, cwd=cwd, env=parse_env(env_pairs), isolate=isolate)
+
+
+@main.command()
+@server_option
+@url_option
+@header_option
+@click.option("--cassette", "cassettes", multiple=True, required=True, help="Cassette file or glob (repeatable).")
+@cwd_option
+@env_option
+@isolate_option
+@click.option("--min-grade", type=click.Choice(["A", "B", "C", "D", "F"]), help="Fail below this grade.")
+@click.option("--fail-on-regression", is_flag=True, help="Fail on any regression or missing response.")
+@click.option("--ignore-path", "ignore_paths", multiple=True, metavar="PATH", help="Ignore a response path, e.g. result.content[].text.")
+@click.option("--ignore-key", "ignore_keys", multiple=True, metavar="KEY", help="Ignore a key at any depth.")
+@click.option("--allow-reorder", is_flag=True, help="A list with the same members in another order still matches.")
+@click.option("--timeout", type=click.FloatRange(min=0.1, max=3600), default=30.0, show_default=True, help="Seconds per request.")
+@click.option("--startup-timeout", type=click.FloatRange(min=0.1, max=3600), default=30.0, show_default=True, help="Seconds for the first answer.")
+@click.option("--total-timeout", type=click.FloatRange(min=1, max=86400), default=900.0, show_default=True, help="Seconds per cassette.")
+@redact_option
+@redact_pattern_option
+@click.option("--json", "as_json", is_flag=True, help="Print the full JSON report on stdout.")
+@click.option("--report", "report_file", type=click.Path(dir_okay=False), help="Write the JSON report to a file.")
+@click.option("--markdown", "markdown_file", type=click.Path(dir_okay=False), help="Write a Markdown report.")
+@click.option("--junit", "junit_file", type=click.Path(dir_okay=False), help="Write a JUnit XML report.")
+@click.option("--badge", "badge_file", type=click.Path(dir_okay=False), help="Write a shields.io endpoint JSON badge.")
+@click.option("-v", "--verbose", is_flag=True, help="Show every finding in full.")
+@handle_errors
+def replay(
+    server: str | None,
+    url: str | None,
+    headers: tuple[str, ...],
+    cassettes: tuple[str, ...],
+    cwd: str | None,
+    env_pairs: tuple[str, ...],
+    isolate: bool,
+    min_grade: str | None,
+    fail_on_regression: bool,
+    ignore_paths: tuple[str, ...],
+    ignore_keys: tuple[str, ...],
+    allow_reorder: bool,
+    timeout: float,
+    startup_timeout: float,
+    total_timeout: float,
+    redact_keys: tuple[str, ...],
+    redact_patterns: tuple[str, ...],
+    as_json: bool,
+    report_file: str | None,
+    markdown_file: str | None,
+    junit_file: str | None,
+    badge_file: str | None,
+    verbose: bool,
+) -> None:
+    """Replay cassettes against a new build of the server and grade it."""
+    from mcp_replay_action.compare import CompareOptions
+    from mcp_replay_action.replay import ReplayOptions, replay_paths
+
+    paths = expand_cassettes(cassettes)
+    make_transport = transport_factory(server, url, parse_headers(headers), cwd, parse_env(env_pairs), isolate, startup_timeout)
+    options = ReplayOptions(
+        timeout=timeout,
+        startup_timeout=startup_timeout,
+        total_timeout=total_timeout,
+        compare=CompareOptions(ignore_paths=ignore_paths, ignore_keys=ignore_keys, allow_reorder=allow_reorder),
+        redactor=make_redactor(redact_keys, redact_patterns),
+    )
+    report = replay_paths(
+        paths,
+        make_transport,
+        options,
+        target=url or server or "",
+        min_grade=min_grade,
+        fail_on_regression=fail_on_regression,
+    )
+    emit_report(report, as_json=as_json, report_file=report_file, markdown_file=markdown_file,
+                junit_file=junit_file, badge_file=badge_file, verbose=verbose)
+    sys.exit(EXIT_OK if report.gate.get("passed", True) else EXIT_GATE)
+
+
+def transport_factory(
+    server: str | None,
+    url: str | None,
+    headers: dict[str, str],
+    cwd: str | None,
+    env: dict[str, str],
+    isolate: bool,
+    startup_timeout: float = 30.0,
+) -> Callable[[Any], Any]:
+    """A function giving each cassette a fresh transport to the target."""
+    if url:
+        from mcp_replay_action.transport.http import HttpTransport
+
+        def http(_cassette: Any) -> Any:
+            kwargs: dict[str, Any] = {"headers": headers}
+            if server:
+                kwargs.update(server=server, cwd=cwd, env=env, isolate=isolate, startup_timeout=startup_timeout)
+            return HttpTransport(url, **kwargs)
+
+        return http
+    if not server:
+        raise ConfigError("replay needs --server CMD (stdio) or --url URL (HTTP)")
+    from mcp_replay_action.transport.stdio import StdioTransport
+
+    return lambda _cassette: StdioTransport(server, cwd=cwd, env=env, isolate=isolate)
+
+
+def emit_report(
+    report: Any,
+    *,
+    as_json: bool = False,
+    report_file: str | None = None,
+    markdown_file: str | None = None,
+    junit_file: str | None = None,
+    badge_file: str | None = None,
+    verbose: bool = False,
+) -> None:
+    """Render a finished report to the console and every requested file."""
+    import json
+
+    from mcp_replay_action.cassette import atomic_write_text
+    from mcp_replay_action.report import badge, console, junit, markdown
+    from mcp_replay_action.report import jsonreport
+
+    if as_json:
+        click.echo(jsonreport.dumps(report))
+    else:
+        click.echo(console.render(report, color=sys.stdout.isatty(), verbose=verbose))
+    if report_file:
+        atomic_write_text(report_file, jsonreport.dumps(report) + "\n")
+    if markdown_file:
+        atomic_write_text(markdown_file, markdown.render(report))
+    if junit_file:
+        atomic_write_text(junit_file, junit.render(report))
+    if badge_file:
+        atomic_write_text(badge_file, json.dumps(badge.to_dict(report)) + "\n")
+
+
+@main.command()
+@click.option("--cassette", required=True, type=click.Path(dir_okay=False), help="Cassette to answer from.")
+@click.option("--listen", metavar="HOST:PORT", help="Serve Streamable HTTP here instead of stdio.")
+@click.option("--match", type=click.Choice(["method_params", "sequential", "strict"]), default="method_params", show_default=True)
+@handle_errors
+def serve(cassette: str, listen: str | None, match: str) -> None:
+    """A mock MCP server that answers from a cassette, to test clients without the real server."""
+    from mcp_replay_action.cassette import load
+    from mcp_replay_action.serve import serve_http, serve_stdio
+
+    loaded = load(cassette)
+    if listen:
+        host, port = parse_listen(listen)
+        serve_http(loaded, host, port, match=match)
+    else:
+        serve_stdio(loaded, match=match)
+
+
+@main.command()
+@click.argument("cassette", type=click.Path(dir_okay=False))
+@handle_errors
+def inspect(cassette: str) -> None:
+    """Summarise a cassette: server, protocol era, interactions, redaction."""
+    from mcp_replay_action.cassette import load
+    from mcp_replay_action.inspect import render_summary, summarize
+
+    click.echo(render_summary(summarize(load(cassette))))
+
+
+@main.command()
+@click.argument("before", type=click.Path(dir_okay=False))
+@click.argument("after", type=click.Path(dir_okay=False))
+@click.option("--ignore-path", "ignore_paths", multiple=True, metavar="PATH")
+@click.option("--ignore-key", "ignore_keys", multiple=True, metavar="KEY")
+@click.option("--allow-reorder", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON report.")
+@click.option("--fail-on-regression", is_flag=True, help="Exit 1 when the cassettes differ.")
+@handle_errors
+def diff(
+    before: str,
+    after: str,
+    ignore_paths: tuple[str, ...],
+    ignore_keys: tuple[str, ...],
+    allow_reorder: bool,
+    as_json: bool,
+    fail_on_regression: bool,
+) -> None:
+    """Compare two cassettes' responses request by request, without any server."""
+    from mcp_replay_action.cassette import load
+    from mcp_replay_action.compare import CompareOptions
+    from mcp_replay_action.diff import diff_cassettes
+
+    report = diff_cassettes(
+        load(before),
+        load(after),
+        CompareOptions(ignore_paths=ignore_paths, ignore_keys=ignore_keys, allow_reorder=allow_reorder),
+        fail_on_regression=fail_on_regression,
+    )
+    emit_report(report, as_json=as_json)
+    sys.exit(EXIT_OK if report.gate.get("passed", True) else EXIT_GATE)
+
+
+@main.command()
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.argument("destination", type=click.Path(dir_okay=False))
+@click.option("--to", type=click.Choice(["jsonl", "recorder-json"]), help="Output format (default: by extension).")
+@handle_errors
+def convert(source: str, destination: str, to: str | None) -> None:
+    """Convert between mcp-replay JSONL and mcp-recorder JSON cassettes."""
+    from mcp_replay_action.convert import convert_file
+
+    convert_file(source, destination, to=to)
+    click.echo(f"wrote {destination}")
+
+
+@main.command("record-scenarios")
+@click.argument("scenarios_file", type=click.Path(dir_okay=False))
+@click.option("--output-dir", "-o", type=click.Path(file_okay=False), help="Where cassettes go (default: cassettes/ beside the file).")
+@click.option("--scenario", "only", multiple=True, help="Record only this scenario (repeatable).")
+@handle_errors
+def record_scenarios_cmd(scenarios_file: str, output_dir: str | None, only: tuple[str, ...]) -> None:
+    """Record cassettes from a scenarios.yml, with no client code."""
+    from mcp_replay_action.scenarios import load_scenarios, record_scenarios
+
+    scenarios = load_scenarios(scenarios_file)
+    out = Path(output_dir) if output_dir else Path(scenarios_file).resolve().parent / "cassettes"
+    for path in record_scenarios(scenarios, out, only=only):
+        click.echo(f"wrote {path}")
+
+
+@main.command()
+@click.option("--keep", type=click.Path(file_okay=False), help="Keep the demo cassette in this directory.")
+@handle_errors
+def demo(keep: str | None) -> None:
+    """Record a session against a bundled sample server, then replay it against a healthy build
+    and against a regressed twin whose tools/list is byte-identical."""
+    from mcp_replay_action.demo import run_demo
+
+    ok = run_demo(echo=click.echo, keep_dir=keep, color=sys.stdout.isatty())
+    sys.exit(EXIT_OK if ok else EXIT_USAGE)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

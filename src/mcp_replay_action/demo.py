@@ -1,0 +1,112 @@
+"""``mcp-replay demo``: the 30-second tour.
+
+Records a real session through the real recording proxy against the bundled sample server, then
+replays the cassette against the healthy build and against a regressed twin whose ``tools/list``
+is byte-identical but whose behaviour drifted.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mcp_replay_action.cassette import load
+from mcp_replay_action.errors import TransportTimeout
+from mcp_replay_action.replay import ReplayOptions, build_report, replay_cassette
+from mcp_replay_action.transport.stdio import StdioTransport
+
+HEALTHY = f"{sys.executable} -m mcp_replay_action.samples.calc_server"
+REGRESSED = f"{sys.executable} -m mcp_replay_action.samples.calc_server_regressed"
+
+
+class _ScriptedClient:
+    """Just enough of an MCP client to drive one session over a transport."""
+
+    def __init__(self, transport: StdioTransport) -> None:
+        self.transport = transport
+        self.next_id = 0
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        self.next_id += 1
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.transport.send(message)
+        while True:
+            reply = self.transport.receive(10.0)
+            if reply.get("id") == self.next_id and "method" not in reply:
+                return reply
+            if "method" in reply and "id" in reply:  # a server-to-client request: answer it
+                answer: dict[str, Any] = {"jsonrpc": "2.0", "id": reply["id"], "result": {}}
+                if reply["method"] == "roots/list":
+                    answer["result"] = {"roots": [{"uri": "file:///workspace", "name": "workspace"}]}
+                self.transport.send(answer)
+
+    def notify(self, method: str) -> None:
+        self.transport.send({"jsonrpc": "2.0", "method": method})
+
+
+def record_demo_session(cassette: Path) -> None:
+    """Drive a scripted session through ``mcp-replay record`` so the cassette is a real recording."""
+    proxy = [sys.executable, "-m", "mcp_replay_action", "record", "--server", HEALTHY, "--cassette", str(cassette)]
+    transport = StdioTransport(proxy)
+    transport.start()
+    try:
+        client = _ScriptedClient(transport)
+        client.request(
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {"roots": {}}, "clientInfo": {"name": "mcp-replay-demo", "version": "1"}},
+        )
+        client.notify("notifications/initialized")
+        client.request("tools/list")
+        client.request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}})
+        client.request("tools/call", {"name": "echo", "arguments": {"message": "hello"}})
+        client.request("tools/call", {"name": "now", "arguments": {}})
+        job = client.request("tools/call", {"name": "start_job", "arguments": {"size": 3}})
+        job_id = job["result"]["structuredContent"]["jobId"]
+        client.request("tools/call", {"name": "job_status", "arguments": {"jobId": job_id}})
+        client.request("tools/call", {"name": "roots", "arguments": {}})
+        client.request("resources/read", {"uri": "memo://readme"})
+    except TransportTimeout as exc:
+        raise TransportTimeout(f"demo recording stalled: {exc}") from None
+    finally:
+        transport.close()
+
+
+def run_demo(echo: Callable[[str], None] = print, keep_dir: str | None = None, color: bool = False) -> bool:
+    """Run the tour; True when the healthy build grades A and the regressed twin is caught."""
+    from mcp_replay_action.report import console
+
+    work = Path(tempfile.mkdtemp(prefix="mcp-replay-demo-"))
+    try:
+        path = work / "demo.jsonl"
+        echo(f"== Recording a session against the sample server ({HEALTHY.split()[-1]}) ==")
+        record_demo_session(path)
+        cassette = load(path)
+        echo(f"   {len(cassette.interactions)} interactions recorded to {path.name}\n")
+        options = ReplayOptions(timeout=10.0, startup_timeout=15.0)
+
+        echo("== Replay against the HEALTHY server (expect grade A, no regressions) ==")
+        healthy = build_report([replay_cassette(cassette, StdioTransport(HEALTHY), options)])
+        echo(console.render(healthy, color=color))
+        echo("== Replay against the REGRESSED server (same tools/list, changed behaviour) ==")
+        regressed = build_report([replay_cassette(cassette, StdioTransport(REGRESSED), options)])
+        echo(console.render(regressed, color=color))
+
+        kinds = {f.kind for c in regressed.cassettes for r in c.results for f in r.findings}
+        echo(
+            "tools/list is byte-for-byte identical between the two builds, so a schema diff sees nothing;\n"
+            f"replay caught: {', '.join(sorted(kinds)) or 'nothing'}."
+        )
+        if keep_dir:
+            Path(keep_dir).mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, Path(keep_dir) / path.name)
+            echo(f"cassette kept at {Path(keep_dir) / path.name}")
+        healthy_ok = healthy.score.grade == "A" and healthy.failed == 0 and healthy.missing == 0
+        return healthy_ok and {"value-change", "structure-change"} <= kinds
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

@@ -1,0 +1,68 @@
+"""``mcp-replay diff``: compare two cassettes' responses request by request, with no server.
+
+Requests pair up by method and params (``_meta`` aside), in recorded order for repeats, so two
+recordings of the same session made against two builds can be compared offline.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mcp_replay_action.cassette import Cassette, Interaction
+from mcp_replay_action.compare import CompareOptions, compare, status_for
+from mcp_replay_action.grade import score
+from mcp_replay_action.protocol import detect_era
+from mcp_replay_action.replay import build_report
+from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
+
+
+def _key(inter: Interaction) -> str:
+    params = inter.message.get("params")
+    if isinstance(params, dict):
+        params = {k: v for k, v in params.items() if k != "_meta"}
+    return json.dumps([inter.method, params], sort_keys=True)
+
+
+def diff_cassettes(
+    before: Cassette, after: Cassette, options: CompareOptions, *, fail_on_regression: bool = False
+) -> Report:
+    """A report whose findings are the differences from ``before`` (the baseline) to ``after``."""
+    pool: dict[str, list[Interaction]] = {}
+    for inter in after.requests:
+        pool.setdefault(_key(inter), []).append(inter)
+    results: list[InteractionResult] = []
+    for inter in before.requests:
+        candidates = pool.get(_key(inter))
+        twin = candidates.pop(0) if candidates else None
+        if twin is None:
+            findings: tuple[Finding, ...] = (
+                Finding(kind="missing-response", cls="breaking", path="$", message=f"{after.path}: no such request"),
+            )
+        else:
+            findings = compare(inter.response, twin.response, options)
+        results.append(
+            InteractionResult(
+                seq=inter.seq,
+                line=inter.line,
+                method=inter.method,
+                name=inter.tool_name,
+                status=status_for(findings),
+                findings=findings,
+                recorded_error=_is_error(inter.response),
+                live_error=None if twin is None else _is_error(twin.response),
+            )
+        )
+    era = detect_era(before.interactions, before.meta)
+    result = CassetteResult(
+        path=before.path,
+        results=tuple(results),
+        score=score(results),
+        era=era.name,
+        protocol_version=era.protocol_version,
+    )
+    return build_report([result], target=after.path, fail_on_regression=fail_on_regression)
+
+
+def _is_error(message: dict[str, Any] | None) -> bool:
+    return isinstance(message, dict) and "error" in message
