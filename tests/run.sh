@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs on a fresh machine, then run it.
+# Used word for word by the README and by .ci/run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet -e '.[test]'
+# Real MCP servers from npm, pinned by the committed lockfile.
+(cd tests/servers && npm ci --no-audit --no-fund --loglevel=error)
+if [ -f tests/lint-tools/package-lock.json ]; then
+  (cd tests/lint-tools && npm ci --no-audit --no-fund --loglevel=error)
+fi
+.venv/bin/ruff check src tests benchmarks
+.venv/bin/mypy
+exec .venv/bin/pytest "$@"
