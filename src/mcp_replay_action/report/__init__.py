@@ -1,0 +1,38 @@
+"""Renderers of a finished ``Report``. Each renders the result it is given and never re-computes
+a score.
+
+- ``console.render(report, color=False, verbose=False)``: what ``mcp-replay replay`` prints.
+- ``json.to_dict(report)`` / ``json.dumps(report)``: the versioned ``mcp-replay/report@1``
+  contract (``docs/report-format.md``). Import it as ``from mcp_replay_action.report import json
+  as report_json`` where the standard library ``json`` is also needed.
+- ``markdown.render(report, max_bytes=...)``: ``--markdown FILE``, bounded in size.
+- ``junit.render(report)``: JUnit XML.
+- ``badge.to_dict(report)`` / ``badge.dumps(report)``: shields.io endpoint JSON.
+- ``safe``: the escaping every sink of server text relies on (also used by the GitHub side).
+
+``render(report, fmt)`` picks one of the file formats by name, for ``--format``-style options.
+"""
+
+from __future__ import annotations
+
+from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.report import badge, console, junit, markdown
+from mcp_replay_action.report import json as json_report
+from mcp_replay_action.results import Report
+
+FORMATS: tuple[str, ...] = ("console", "json", "markdown", "junit", "badge")
+
+
+def render(report: Report, fmt: str) -> str:
+    """``report`` as text in format ``fmt`` (one of ``FORMATS``), with each format's defaults."""
+    if fmt == "console":
+        return console.render(report)
+    if fmt == "json":
+        return json_report.dumps(report)
+    if fmt == "markdown":
+        return markdown.render(report)
+    if fmt == "junit":
+        return junit.render(report)
+    if fmt == "badge":
+        return badge.dumps(report)
+    raise ConfigError(f"unknown report format {fmt!r}; expected one of {', '.join(FORMATS)}")

@@ -1,0 +1,92 @@
+"""Wording shared by the renderers, so a finding reads the same in the console, Markdown and
+JUnit. Plain text only: each renderer escapes for its own medium."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
+
+STATUS_TAGS = {"pass": "PASS", "fail": "FAIL", "missing": "MISS", "skipped": "SKIP"}
+VALUE_LIMIT = 120
+
+# Credentials a target (URL or command line) may carry: URL userinfo, and secret-looking
+# key=value pairs (query strings, --api-key=...). Reports are posted where masking does not reach.
+_USERINFO_RE = re.compile(r"(?<=://)[^/\s@]+@")
+_SECRET_PARAM_RE = re.compile(
+    r"((?:token|secret|password|passwd|api[_-]?key|access[_-]?key|auth\w*|key)=)[^&\s]+", re.IGNORECASE
+)
+
+
+def show_value(value: Any, limit: int = VALUE_LIMIT) -> str:
+    """A recorded/live value as a short token: strings quoted (``'5'``), everything else as
+    compact JSON (``{"a": 1}``), ``None`` as ``null``."""
+    if isinstance(value, str):
+        text = repr(value)
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr)
+        except (TypeError, ValueError):
+            text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def finding_line(finding: Finding) -> str:
+    """``$.result.content[0].text: '5' -> '6'``: the path and what changed there."""
+    what = finding.message or f"{show_value(finding.before)} -> {show_value(finding.after)}"
+    return f"{finding.path}: {what}" if finding.path else what
+
+
+def public_target(target: str) -> str:
+    """The target (server command or URL) with credentials replaced by ``***``."""
+    return _SECRET_PARAM_RE.sub(r"\1***", _USERINFO_RE.sub("***@", target))
+
+
+def interaction_title(result: InteractionResult) -> str:
+    """``#3 tools/call add``, the name a row, a test case or an annotation goes by."""
+    return f"#{result.seq} {result.label}"
+
+
+def count(results: tuple[InteractionResult, ...], status: str) -> int:
+    """How many results have ``status`` (used for ``skipped``, which results.py does not count)."""
+    return sum(1 for r in results if r.status == status)
+
+
+def skipped(report: Report | CassetteResult) -> int:
+    """Skipped interactions in a cassette or a whole report."""
+    if isinstance(report, CassetteResult):
+        return count(report.results, "skipped")
+    return sum(count(c.results, "skipped") for c in report.cassettes)
+
+
+def score_text(score: float) -> str:
+    """The score as every format prints it: one decimal (``80.0``)."""
+    return f"{score:.1f}"
+
+
+def totals_line(report: Report) -> str:
+    """``3 passed, 1 failed, 1 missing of 5 interactions in 2 cassettes``."""
+    parts = [f"{report.passed} passed", f"{report.failed} failed", f"{report.missing} missing"]
+    n_skipped = skipped(report)
+    if n_skipped:
+        parts.append(f"{n_skipped} skipped")
+    n = len(report.cassettes)
+    return f"{', '.join(parts)} of {report.total} interactions in {n} cassette{'s' if n != 1 else ''}"
+
+
+def gate_line(gate: dict[str, Any]) -> str:
+    """``gate passed (min grade B)`` / ``gate FAILED: grade C below B``, or empty when no gate."""
+    if not gate or "passed" not in gate:
+        return ""
+    conditions = []
+    if gate.get("min_grade"):
+        conditions.append(f"min grade {gate['min_grade']}")
+    if gate.get("fail_on_regression"):
+        conditions.append("fail on regression")
+    cond = f" ({', '.join(conditions)})" if conditions else ""
+    if gate.get("passed"):
+        return f"gate passed{cond}"
+    reasons = [str(r) for r in gate.get("reasons") or ()]
+    return f"gate FAILED{cond}" + (": " + "; ".join(reasons) if reasons else "")

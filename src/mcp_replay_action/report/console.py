@@ -1,0 +1,131 @@
+"""The console report: what ``mcp-replay replay`` prints.
+
+Per cassette a heading, one line per interaction (``[PASS] #3 tools/call add``,
+``[FAIL] #4 tools/call add  value-change``, ``[MISS] ...``), the findings of each failure
+indented under it with a capped diff, and ``GRADE B  (80.0/100)``; an overall grade when there are
+several cassettes. Every piece of server or cassette text goes through ``safe.visible``: one line,
+control characters shown as escapes, capped, and never a workflow command, because in the action
+this text lands in the job log.
+"""
+
+from __future__ import annotations
+
+import click
+
+from mcp_replay_action.report import _format
+from mcp_replay_action.report.safe import no_workflow_commands, visible
+from mcp_replay_action.results import CassetteResult, InteractionResult, Report, Score
+
+LINE_LIMIT = 300  # characters of server/cassette text on one line
+FINDINGS_SHOWN = 5  # per interaction, unless verbose
+DIFF_LINES_SHOWN = 12  # per finding, unless verbose
+VERBOSE_FINDINGS_SHOWN = 200
+VERBOSE_DIFF_LINES_SHOWN = 200
+STDERR_LINES_SHOWN = 20
+
+_STATUS_COLOURS = {"pass": "green", "fail": "red", "missing": "magenta", "skipped": "yellow"}
+_GRADE_COLOURS = {"A": "green", "B": "green", "C": "yellow", "D": "red", "F": "red"}
+_ROW = "  "  # indent of an interaction row
+_DETAIL = " " * 9  # findings line up under the label, after "  [FAIL] "
+_DIFF = " " * 11
+
+
+def render(report: Report, *, color: bool = False, verbose: bool = False) -> str:
+    """The whole report as console text (ends with a newline).
+
+    ``color`` adds ANSI colours (the caller decides, typically ``stream.isatty()``); ``verbose``
+    also lists findings on passing interactions (cosmetic ones), latencies, and longer diffs."""
+    paint = _Painter(color)
+    lines: list[str] = []
+    for i, cassette in enumerate(report.cassettes):
+        if i:
+            lines.append("")
+        lines.extend(_cassette_lines(cassette, paint, verbose))
+    if len(report.cassettes) > 1:
+        lines.append("")
+        lines.append("OVERALL  " + _grade_line(report.score, paint))
+    if report.cassettes:
+        lines.append(_format.totals_line(report))
+    else:
+        lines.append("no cassettes replayed")
+        lines.append(_grade_line(report.score, paint))
+    gate = _format.gate_line(report.gate)
+    if gate:
+        lines.append(paint(visible(gate, LINE_LIMIT), "green" if report.gate.get("passed") else "red"))
+    # Cassette paths, stderr and finding text are already neutralised; this is the last word.
+    return no_workflow_commands("\n".join(lines)) + "\n"
+
+
+def _cassette_lines(cassette: CassetteResult, paint: _Painter, verbose: bool) -> list[str]:
+    facts = [f for f in (cassette.era, cassette.protocol_version) if f]
+    heading = visible(cassette.path, LINE_LIMIT)
+    if facts:
+        heading += "  (" + visible(" ".join(facts), 80) + ")"
+    lines = [paint(heading, bold=True)]
+    for result in cassette.results:
+        lines.extend(_interaction_lines(result, paint, verbose))
+    if not cassette.results:
+        lines.append(_ROW + "no interactions replayed")
+    if cassette.error:
+        lines.append(_ROW + paint("ERROR: " + visible(cassette.error, LINE_LIMIT), "red"))
+    if cassette.non_json_lines:
+        lines.append(_ROW + f"note: the server printed {cassette.non_json_lines} non-JSON line(s) on stdout")
+    if cassette.stderr_tail and (cassette.error or verbose):
+        tail = cassette.stderr_tail.splitlines()[-STDERR_LINES_SHOWN:]
+        lines.append(_ROW + "server stderr (last lines):")
+        lines.extend(_ROW + "  | " + visible(line, LINE_LIMIT) for line in tail)
+    lines.append(_ROW + _grade_line(cassette.score, paint))
+    return lines
+
+
+def _interaction_lines(result: InteractionResult, paint: _Painter, verbose: bool) -> list[str]:
+    tag = _format.STATUS_TAGS.get(result.status, result.status.upper())
+    row = f"{_ROW}{paint(f'[{tag}]', _STATUS_COLOURS.get(result.status))} #{result.seq} "
+    row += visible(result.label, LINE_LIMIT)
+    if result.status != "pass" and result.kind:
+        row += "  " + paint(result.kind, _STATUS_COLOURS.get(result.status))
+    if verbose and result.latency_ms is not None:
+        row += f"  ({result.latency_ms:.1f} ms)"
+    lines = [row]
+    if result.status == "pass" and not verbose:
+        return lines
+    max_findings = VERBOSE_FINDINGS_SHOWN if verbose else FINDINGS_SHOWN
+    max_diff = VERBOSE_DIFF_LINES_SHOWN if verbose else DIFF_LINES_SHOWN
+    for finding in result.findings[:max_findings]:
+        lines.append(_DETAIL + visible(_format.finding_line(finding), LINE_LIMIT))
+        diff = finding.diff.splitlines()
+        for line in diff[:max_diff]:
+            lines.append(_DIFF + _diff_colour(visible(line, LINE_LIMIT), paint))
+        if len(diff) > max_diff:
+            lines.append(_DIFF + f"... {len(diff) - max_diff} more diff lines")
+    hidden = len(result.findings) - max_findings
+    if hidden > 0:
+        lines.append(_DETAIL + f"... and {hidden} more finding(s) (--verbose or the JSON report)")
+    return lines
+
+
+def _grade_line(score: Score, paint: _Painter) -> str:
+    text = f"GRADE {score.grade}  ({_format.score_text(score.score)}/100)"
+    if score.capped:
+        text += "  capped at D: a request got no response"
+    return paint(text, _GRADE_COLOURS.get(score.grade), bold=True)
+
+
+def _diff_colour(line: str, paint: _Painter) -> str:
+    if line.startswith("+") and not line.startswith("+++"):
+        return paint(line, "green")
+    if line.startswith("-") and not line.startswith("---"):
+        return paint(line, "red")
+    return line
+
+
+class _Painter:
+    """``click.style`` when colour is on, identity when off (so tests and files stay plain)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def __call__(self, text: str, fg: str | None = None, *, bold: bool = False) -> str:
+        if not self.enabled or (fg is None and not bold):
+            return text
+        return click.style(text, fg=fg, bold=bold or None)

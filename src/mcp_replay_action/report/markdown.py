@@ -1,0 +1,185 @@
+"""The Markdown report (``--markdown FILE``; the job summary and PR comment build on it).
+
+Grade and score first, then per cassette a table (interaction, status, kind, detail) and the
+failures with their capped diffs folded in ``<details>``. Every piece of text from a server or a
+cassette goes through ``safe.md_cell`` / ``safe.md_code_block``, so it cannot break the table or
+the page, mention anyone, or form a workflow command.
+
+The size is bounded by ``max_bytes`` (GitHub rejects a job summary over 1 MiB and a comment over
+65,536 characters). Over the bound, passing rows go first, then the failure details, then whole
+sections from the end, and a note says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mcp_replay_action.report import _format
+from mcp_replay_action.report.safe import md_cell, md_code_block, no_workflow_commands
+from mcp_replay_action.results import CassetteResult, InteractionResult, Report, Score
+
+MAX_BYTES = 1_000_000
+MIN_BYTES = 1024  # below this not even the headline and the truncation note fit
+LABEL_LIMIT = 120
+DETAIL_LIMIT = 300
+FINDING_LIMIT = 500
+FINDINGS_SHOWN = 20
+DIFF_LIMIT = 3000
+STDERR_LIMIT = 3000
+
+_STATUS = {"pass": "✅ pass", "fail": "❌ fail", "missing": "⛔ missing", "skipped": "⏭️ skipped"}
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    """A self-contained piece of the document: cutting between two chunks never leaves an open
+    table row, code fence or ``<details>``."""
+
+    text: str
+    detail: bool = False  # failure details and stderr: the second thing dropped for size
+
+
+def render(report: Report, *, max_bytes: int = MAX_BYTES, title: str = "mcp-replay") -> str:
+    """The report as GitHub-flavoured Markdown, at most ``max_bytes`` bytes of UTF-8.
+
+    ``title`` starts the headline (``## mcp-replay: grade B (80.0/100)``); it is our text, not
+    escaped. ``max_bytes`` must be at least ``MIN_BYTES``."""
+    if max_bytes < MIN_BYTES:
+        raise ValueError(f"max_bytes must be at least {MIN_BYTES}, got {max_bytes}")
+    full = _join(_chunks(report, title, show_passing=True))
+    if _size(full) <= max_bytes:
+        return full
+    no_passing = _chunks(report, title, show_passing=False)
+    text = _join(no_passing)
+    if _size(text) <= max_bytes:
+        return text
+    note = (
+        "\n> **Report shortened** to stay under {limit:,} bytes: passing interactions and failure "
+        "details are not shown. The JSON report (`--json`) has everything.\n"
+    )
+    no_details = [c for c in no_passing if not c.detail]
+    text = _join(no_details) + note.format(limit=max_bytes)
+    if _size(text) <= max_bytes:
+        return text
+    cut_note = (
+        "\n> **Report truncated** to stay under {limit:,} bytes: {n} more table row(s) or section(s) "
+        "not shown, nor passing interactions and failure details. The JSON report (`--json`) has everything.\n"
+    )
+    budget = max_bytes - _size(cut_note.format(limit=max_bytes, n=len(no_details)))
+    kept: list[_Chunk] = []
+    used = 0
+    for chunk in no_details:
+        size = _size(no_workflow_commands(chunk.text))
+        if used + size > budget:
+            break
+        kept.append(chunk)
+        used += size
+    return _join(kept) + cut_note.format(limit=max_bytes, n=len(no_details) - len(kept))
+
+
+def _chunks(report: Report, title: str, *, show_passing: bool) -> list[_Chunk]:
+    out = [_Chunk(_headline(report, title))]
+    for cassette in report.cassettes:
+        out.extend(_cassette_chunks(cassette, show_passing))
+    return out
+
+
+def _headline(report: Report, title: str) -> str:
+    lines = [f"## {title}: grade {report.score.grade} ({_format.score_text(report.score.score)}/100)", ""]
+    gate = _format.gate_line(report.gate)
+    if gate:
+        mark = "✅" if report.gate.get("passed") else "❌"
+        lines += [f"{mark} **{md_cell(gate, DETAIL_LIMIT * 2)}**", ""]
+    summary = _format.totals_line(report)  # our own words and numbers
+    if report.target:
+        summary += f" · target: {md_cell(_format.public_target(report.target), DETAIL_LIMIT)}"
+    lines += [summary, ""]
+    if report.score.capped:
+        lines += ["⚠️ A request got no response, so the grade is capped at D.", ""]
+    lines += [*_dimension_table(report.score), ""]
+    return "\n".join(lines) + "\n"
+
+
+def _dimension_table(score: Score) -> list[str]:
+    cells = [score.responsiveness, score.match_rate, score.error_parity, score.structural_stability]
+    return [
+        "| responsiveness (25%) | match rate (45%) | error parity (20%) | structural stability (10%) |",
+        "|---:|---:|---:|---:|",
+        "| " + " | ".join(f"{v * 100:.1f}%" for v in cells) + " |",
+    ]
+
+
+def _cassette_chunks(cassette: CassetteResult, show_passing: bool) -> list[_Chunk]:
+    score = f"{_format.score_text(cassette.score.score)}/100"
+    head = [f"### {md_cell(cassette.path, DETAIL_LIMIT)}: grade {cassette.score.grade} ({score})", ""]
+    facts = [cassette.era, cassette.protocol_version, f"{len(cassette.results)} interactions"]
+    head += [md_cell(" · ".join(f for f in facts if f), DETAIL_LIMIT), ""]
+    if cassette.error:
+        head += [f"❗ **Replay stopped:** {md_cell(cassette.error, DETAIL_LIMIT * 2)}", ""]
+    if cassette.non_json_lines:
+        head += [f"The server printed {cassette.non_json_lines} non-JSON line(s) on stdout.", ""]
+    chunks = [_Chunk("\n".join(head) + "\n")]
+    if cassette.stderr_tail and cassette.error:
+        tail = cassette.stderr_tail[-STDERR_LIMIT:]
+        block = md_code_block(tail, STDERR_LIMIT, "text")
+        chunks.append(_Chunk(f"<details><summary>server stderr</summary>\n\n{block}\n</details>\n\n", detail=True))
+    if cassette.results:
+        table = "| # | interaction | status | kind | detail |\n|---:|---|---|---|---|\n"
+        chunks.append(_Chunk(table))
+        if not show_passing and cassette.passed:
+            chunks.append(_Chunk(f"| | {cassette.passed} passing interaction(s) not shown | ✅ pass | | |\n"))
+        for result in cassette.results:
+            if show_passing or result.status != "pass":
+                chunks.append(_Chunk(_row(result)))
+        chunks.append(_Chunk("\n"))
+    for result in cassette.results:
+        if result.status in ("fail", "missing") and result.findings:
+            chunks.append(_Chunk(_details(result), detail=True))
+    return chunks
+
+
+def _row(result: InteractionResult) -> str:
+    detail = ""
+    if result.findings:
+        detail = md_cell(_format.finding_line(result.findings[0]), DETAIL_LIMIT)
+        if len(result.findings) > 1:
+            detail += f" (+{len(result.findings) - 1} more)"
+    elif result.status == "missing":
+        detail = "no response"
+    cells = [
+        str(result.seq),
+        md_cell(result.label, LABEL_LIMIT),
+        _STATUS.get(result.status, md_cell(result.status, 20)),
+        md_cell(result.kind or "", 40),
+        detail,
+    ]
+    return "| " + " | ".join(cells) + " |\n"
+
+
+def _details(result: InteractionResult) -> str:
+    summary = f"#{result.seq} {md_cell(result.label, LABEL_LIMIT)}"
+    if result.kind:
+        summary += f": {md_cell(result.kind, 40)}"
+    if result.line:
+        summary += f" (cassette line {result.line})"
+    parts = [f"<details><summary>{summary}</summary>\n\n"]
+    for finding in result.findings[:FINDINGS_SHOWN]:
+        line = md_cell(_format.finding_line(finding), FINDING_LIMIT)
+        parts.append(f"**{md_cell(finding.kind, 40)}** ({md_cell(finding.cls, 20)}) {line}\n\n")
+        if finding.diff:
+            parts.append(md_code_block(finding.diff, DIFF_LIMIT, "diff") + "\n")
+    hidden = len(result.findings) - FINDINGS_SHOWN
+    if hidden > 0:
+        parts.append(f"… and {hidden} more finding(s); the JSON report lists them all.\n\n")
+    parts.append("</details>\n\n")
+    return "".join(parts)
+
+
+def _join(chunks: list[_Chunk]) -> str:
+    text = "".join(c.text for c in chunks)
+    # Our own lines never start with "::"; this makes sure nothing quoted does either.
+    return no_workflow_commands(text)
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
