@@ -1,0 +1,71 @@
+"""JSON-RPC 2.0 message shapes, as MCP uses them, and the newline-delimited wire encoding.
+
+A *request* has a ``method`` and an ``id``; a *notification* has a ``method`` and no ``id``; a
+*response* has an ``id`` and a ``result`` or an ``error``, and no ``method``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def is_request(msg: Any) -> bool:
+    """A message that expects an answer (``method`` and ``id``)."""
+    return isinstance(msg, dict) and "method" in msg and "id" in msg
+
+
+def is_notification(msg: Any) -> bool:
+    """A one-way message (``method``, no ``id``)."""
+    return isinstance(msg, dict) and "method" in msg and "id" not in msg
+
+
+def is_response(msg: Any) -> bool:
+    """An answer to a request (``id`` and ``result`` or ``error``, no ``method``)."""
+    return isinstance(msg, dict) and "method" not in msg and "id" in msg and ("result" in msg or "error" in msg)
+
+
+def is_error(msg: Any) -> bool:
+    """A response that carries an ``error`` instead of a ``result``."""
+    return is_response(msg) and "error" in msg
+
+
+def is_message(value: Any) -> bool:
+    """Anything that is shaped like a JSON-RPC message at all.
+
+    Servers sometimes print structured logs (``{"level": "info", ...}``) on stdout; those are JSON
+    but not messages, and are skipped like any other stray output.
+    """
+    return isinstance(value, dict) and (
+        value.get("jsonrpc") == "2.0" or "method" in value or "result" in value or "error" in value
+    )
+
+
+def encode(msg: dict[str, Any]) -> bytes:
+    """One message as a compact JSON line (UTF-8, ending in ``\\n``) for a stdio pipe."""
+    return json.dumps(msg, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def decode(line: bytes | str) -> dict[str, Any] | None:
+    """The message on one line, or None when the line is not a JSON-RPC message.
+
+    A batch (a JSON array, allowed by protocol versions before 2025-06-18) is not a single message;
+    use :func:`decode_all` where batches must be understood.
+    """
+    try:
+        value = json.loads(line)
+    except ValueError:  # JSONDecodeError and UnicodeDecodeError both derive from it
+        return None
+    return value if is_message(value) else None
+
+
+def decode_all(line: bytes | str) -> list[dict[str, Any]] | None:
+    """Every message on one line: one for a plain message, several for a batch, None for no JSON-RPC."""
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    if isinstance(value, list):
+        messages = [item for item in value if is_message(item)]
+        return messages or None
+    return [value] if is_message(value) else None

@@ -1,0 +1,353 @@
+"""The stdio transport against fault-injection fakes (tests/fakes/) and process-group shutdown."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp_replay_action.errors import ConfigError, ServerExited, ServerStartError, TransportTimeout
+from mcp_replay_action.jsonrpc import decode, decode_all, encode, is_error, is_notification, is_request, is_response
+from mcp_replay_action.transport.stdio import StdioTransport, spawn_server, split_command, terminate_group
+
+FAKES = Path(__file__).parent / "fakes"
+PY = sys.executable
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def fake(name: str, *args: str) -> list[str]:
+    return [PY, str(FAKES / f"{name}.py"), *args]
+
+
+def request(id_: Any, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "id": id_, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return msg
+
+
+INIT = request(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}})
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie counts as dead)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except FileNotFoundError:
+        return False
+    return stat[stat.rfind(b")") + 2 :].split()[0] != b"Z"
+
+
+def wait_dead(pid: int, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture
+def transports():
+    started: list[StdioTransport] = []
+
+    def make(command: Any, **kw: Any) -> StdioTransport:
+        t = StdioTransport(command, **kw)
+        started.append(t)
+        return t
+
+    yield make
+    for t in started:
+        t.close()
+
+
+# -- jsonrpc helpers -----------------------------------------------------------------------------
+
+
+def test_jsonrpc_classification_and_wire_format():
+    req = request(1, "tools/list")
+    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    ok = {"jsonrpc": "2.0", "id": 1, "result": {}}
+    err = {"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": "x"}}
+    assert [is_request(m) for m in (req, note, ok, err)] == [True, False, False, False]
+    assert [is_notification(m) for m in (req, note, ok, err)] == [False, True, False, False]
+    assert [is_response(m) for m in (req, note, ok, err)] == [False, False, True, True]
+    assert [is_error(m) for m in (req, note, ok, err)] == [False, False, False, True]
+    assert not is_request([req]) and not is_response("x")
+    line = encode({"jsonrpc": "2.0", "id": 1, "result": {"t": "é"}})
+    assert line == '{"jsonrpc":"2.0","id":1,"result":{"t":"é"}}\n'.encode()
+    assert decode(line) == {"jsonrpc": "2.0", "id": 1, "result": {"t": "é"}}
+    assert decode(b"Server ready\n") is None
+    assert decode(b'{"level": "info"}') is None  # JSON, but no message
+    assert decode(b"[1, 2]") is None
+    assert decode(b"\xff\xfe") is None
+    assert decode_all(b'[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]') == [
+        {"jsonrpc": "2.0", "method": "a"},
+        {"jsonrpc": "2.0", "method": "b"},
+    ]
+
+
+def test_split_command():
+    assert split_command("node dist/index.js --flag 'a b'") == ["node", "dist/index.js", "--flag", "a b"]
+    assert split_command(("uvx", "my-server")) == ["uvx", "my-server"]
+    with pytest.raises(ConfigError, match="No closing quotation"):
+        split_command("node 'oops")
+    with pytest.raises(ConfigError, match="empty"):
+        split_command("   ")
+
+
+# -- a well-behaved server -------------------------------------------------------------------------
+
+
+def test_round_trip_in_order(transports):
+    t = transports(fake("echo_server"))
+    t.start()
+    t.send(INIT)
+    assert t.receive(10)["result"]["serverInfo"]["name"] == "echo"
+    t.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    for i in range(1, 51):
+        t.send(request(i, "tools/call", {"name": "echo", "arguments": {"i": i}}))
+    answers = [t.receive(10) for _ in range(50)]
+    assert [a["id"] for a in answers] == list(range(1, 51))
+    assert answers[-1]["result"]["structuredContent"] == {"i": 50}
+    with pytest.raises(TransportTimeout):
+        t.receive(0.1)
+    diag = t.diagnostics()
+    assert diag["exit_status"] is None and diag["non_json_lines"] == 0
+    t.close()
+    t.close()  # idempotent
+    assert t.diagnostics()["exit_status"] == 0  # it left by itself once stdin closed
+
+
+def test_string_command_cwd_env_and_isolation(tmp_path, transports):
+    script = tmp_path / "where.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import json, os, sys
+            facts = {k: os.environ.get(k) for k in ("HOME", "TMPDIR", "MCP_TEST_VAR", "PATH")}
+            facts["cwd"] = os.getcwd()
+            print(json.dumps({"jsonrpc": "2.0", "method": "facts", "params": facts}), flush=True)
+            sys.stdin.read()
+            """
+        )
+    )
+    # A command string, run from cwd with a relative script path, with one env override.
+    t = transports(f"{PY} where.py", cwd=tmp_path, env={"MCP_TEST_VAR": "yes"})
+    t.start()
+    facts = t.receive(10)["params"]
+    assert facts["cwd"] == str(tmp_path)
+    assert facts["MCP_TEST_VAR"] == "yes"
+    assert facts["HOME"] == os.environ.get("HOME")
+    assert facts["PATH"] == os.environ.get("PATH")  # the caller's environment is inherited
+
+    iso = transports([PY, str(script)], isolate=True)
+    iso.start()
+    facts = iso.receive(10)["params"]
+    home, tmp = Path(facts["HOME"]), Path(facts["TMPDIR"])
+    assert home != Path(os.environ.get("HOME", "/")) and home.is_dir() and tmp.is_dir()
+    iso.close()
+    assert not home.exists() and not tmp.exists()  # the scratch dir is removed on close
+
+
+def test_shutdown_of_a_server_that_leaves_on_stdin_eof_is_quick(transports):
+    t = transports(fake("echo_server"))
+    t.start()
+    started = time.monotonic()
+    t.close()
+    # No SIGTERM needed: the server saw EOF and left; close must not have waited out the grace.
+    assert t.diagnostics()["exit_status"] == 0
+    assert time.monotonic() - started < 1.9
+
+
+# -- start-up failures -------------------------------------------------------------------------------
+
+
+def test_missing_binary_is_a_one_line_start_error(transports):
+    t = transports("no-such-mcp-server-binary --stdio")
+    with pytest.raises(ServerStartError) as info:
+        t.start()
+    assert str(info.value) == "server command not found: no-such-mcp-server-binary"
+    assert info.value.one_line() == str(info.value)
+
+
+def test_missing_working_directory(tmp_path, transports):
+    t = transports(fake("echo_server"), cwd=tmp_path / "nope")
+    with pytest.raises(ServerStartError, match="working directory not found"):
+        t.start()
+
+
+def test_not_executable(tmp_path, transports):
+    script = tmp_path / "server.sh"
+    script.write_text("#!/bin/sh\n")
+    t = transports(str(script))
+    with pytest.raises(ServerStartError, match="not executable"):
+        t.start()
+
+
+def test_exit_at_start_is_a_start_error_with_stderr_tail(transports):
+    t = transports(fake("crash_server", "--at-start"), exit_check=5.0)
+    with pytest.raises(ServerStartError) as info:
+        t.start()
+    err = info.value
+    assert err.exit_status == 2
+    assert "cannot open config file settings.toml" in err.stderr_tail
+    assert str(err) == "server exited at start-up with status 2: fatal: cannot open config file settings.toml"
+    assert t.diagnostics()["exit_status"] == 2
+
+
+# -- faults in a session -----------------------------------------------------------------------------
+
+
+def test_crash_mid_session_raises_server_exited_with_tail(transports):
+    t = transports(fake("crash_server"))
+    t.start()
+    t.send(INIT)
+    assert "result" in t.receive(10)
+    t.send(request(1, "tools/call", {"name": "echo"}))
+    with pytest.raises(ServerExited) as info:
+        t.receive(10)
+    assert info.value.exit_status == 3
+    assert "RuntimeError: boom in tools/call" in info.value.stderr_tail
+    assert "status 3" in str(info.value) and "boom" in str(info.value)
+    with pytest.raises(ServerExited):  # and again: the server stays gone
+        t.receive(0.1)
+    with pytest.raises(ServerExited):
+        t.send(request(2, "ping"))
+    assert t.diagnostics()["exit_status"] == 3
+
+
+def test_hang_times_out_and_close_kills_the_whole_group(tmp_path, transports):
+    pidfile = tmp_path / "pids"
+    # sh -c stands in for npx: the server is a grandchild, and it starts a child of its own.
+    t = transports(["sh", "-c", f"{PY} {FAKES / 'hang_server.py'} --child {pidfile}; true"], shutdown_grace=0.3)
+    t.start()
+    t.send(INIT)
+    assert "result" in t.receive(10)
+    t.send(request(1, "tools/call", {"name": "echo"}))
+    with pytest.raises(TransportTimeout, match="within 0.2 s"):
+        t.receive(0.2)
+    child = int(pidfile.read_text())
+    leader = t.pid
+    assert leader is not None and alive(child)
+    t.close()  # the server and its child ignore SIGTERM: only SIGKILL of the group ends them
+    assert wait_dead(leader) and wait_dead(child)
+    assert t.diagnostics()["exit_status"] == -signal.SIGTERM  # sh died of SIGTERM; the rest needed SIGKILL
+
+
+def test_stderr_flood_does_not_deadlock_and_keeps_a_bounded_tail(transports):
+    t = transports(fake("stderr_flood_server", "8"), stderr_tail_lines=5)
+    t.start()
+    t.send(INIT)
+    t.receive(30)
+    t.send(request(1, "tools/call", {"name": "echo"}))
+    assert t.receive(30)["result"]["content"][0]["text"] == "still here"
+    tail = t.diagnostics()["stderr_tail"].splitlines()
+    assert len(tail) <= 5 and tail[-1] == "last words of the flood"
+
+
+def test_non_json_stdout_is_skipped_and_counted(transports):
+    t = transports(fake("noisy_stdout_server"))
+    t.start()
+    t.send(INIT)
+    assert t.receive(10)["id"] == 0
+    t.send(request(1, "tools/call", {"name": "echo"}))
+    assert t.receive(10)["id"] == 1
+    diag = t.diagnostics()
+    # banner + structured log + (DEBUG line + [1, 2, 3]); the blank line is not counted
+    assert diag["non_json_lines"] == 4
+    assert diag["last_non_json_line"] == "[1, 2, 3]"
+
+
+def test_wrong_id_is_delivered_as_is(transports):
+    t = transports(fake("wrong_id_server"))
+    t.start()
+    t.send(INIT)
+    t.receive(10)
+    t.send(request(7, "tools/call", {"name": "echo"}))
+    assert t.receive(10)["id"] == 1007  # judging it is replay's job; the transport hides nothing
+
+
+def test_server_request_with_the_same_id_as_a_pending_client_request(transports):
+    t = transports(fake("roots_server"))
+    t.start()
+    t.send(INIT)
+    t.receive(10)
+    t.send(request(5, "tools/call", {"name": "where"}))
+    asked = t.receive(10)
+    assert is_request(asked) and asked["method"] == "roots/list" and asked["id"] == 5
+    t.send({"jsonrpc": "2.0", "id": 5, "result": {"roots": [{"uri": "file:///work"}]}})
+    answer = t.receive(10)
+    assert is_response(answer) and json.loads(answer["result"]["content"][0]["text"]) == ["file:///work"]
+
+
+def test_notifications_arrive_before_the_response_in_order(transports):
+    t = transports(fake("notify_server"))
+    t.start()
+    t.send(INIT)
+    t.receive(10)
+    t.send(request(1, "tools/call", {"name": "x", "_meta": {"progressToken": "p1"}}))
+    got = [t.receive(10) for _ in range(3)]
+    assert [m.get("method") for m in got] == ["notifications/message", "notifications/progress", None]
+    assert got[1]["params"]["progressToken"] == "p1"
+    assert got[2]["id"] == 1
+
+
+def test_close_without_start_and_send_before_start():
+    t = StdioTransport(fake("echo_server"))
+    t.close()
+    assert t.diagnostics() == {"stderr_tail": "", "exit_status": None, "non_json_lines": 0, "last_non_json_line": ""}
+    with pytest.raises(RuntimeError):
+        StdioTransport(fake("echo_server")).send(INIT)
+
+
+# -- the process helpers ------------------------------------------------------------------------------
+
+
+def test_spawn_and_terminate_group_directly():
+    server = spawn_server([PY, "-c", "import time; time.sleep(600)"], stdin=subprocess.PIPE, stdout=None, stderr=None)
+    assert os.getpgid(server.pid) == server.pid  # its own process group
+    assert terminate_group(server.popen, grace=0.1) == -signal.SIGTERM
+    server.stop()  # idempotent, and forgets the process
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "exit"])
+def test_no_server_outlives_the_process_that_started_it(tmp_path, how):
+    pidfile = tmp_path / "pids"
+    program = textwrap.dedent(
+        f"""
+        import sys, time
+        from mcp_replay_action.transport.stdio import StdioTransport
+        t = StdioTransport([{PY!r}, {str(FAKES / "hang_server.py")!r}, "--child", {str(pidfile)!r}])
+        t.start()
+        while not open({str(pidfile)!r}, "a+").tell():
+            time.sleep(0.02)  # the server has started its child
+        print(t.pid, flush=True)
+        if {how!r} == "exit":
+            sys.exit(0)  # without close(): atexit must stop it
+        time.sleep(600)
+        """
+    )
+    parent = subprocess.Popen([PY, "-c", program], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        leader = int(parent.stdout.readline())
+        child = int(pidfile.read_text())
+        if how != "exit":
+            parent.send_signal(getattr(signal, how))
+        parent.wait(timeout=20)
+        assert wait_dead(leader) and wait_dead(child)
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
