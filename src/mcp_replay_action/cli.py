@@ -299,10 +299,9 @@ def emit_report(
     verbose: bool = False,
 ) -> None:
     """Render a finished report to the console and every requested file."""
-    import json
-
     from mcp_replay_action.cassette import atomic_write_text
-    from mcp_replay_action.report import badge, console, jsonreport, junit, markdown
+    from mcp_replay_action.report import badge, console, junit, markdown
+    from mcp_replay_action.report import json as jsonreport
 
     if as_json:
         click.echo(jsonreport.dumps(report))
@@ -315,7 +314,7 @@ def emit_report(
     if junit_file:
         atomic_write_text(junit_file, junit.render(report))
     if badge_file:
-        atomic_write_text(badge_file, json.dumps(badge.to_dict(report)) + "\n")
+        atomic_write_text(badge_file, badge.dumps(report) + "\n")
 
 
 @main.command()
