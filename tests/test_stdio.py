@@ -129,6 +129,20 @@ def test_round_trip_in_order(transports):
     assert t.diagnostics()["exit_status"] == 0  # it left by itself once stdin closed
 
 
+def test_big_messages_both_ways_without_reading_in_between_do_not_deadlock(transports):
+    # 20 requests of 200 kB sent back to back: the server answers each (twice the size) and soon
+    # blocks on a full stdout, stops reading its stdin, and our write would block forever if send
+    # did not keep draining stdout meanwhile.
+    t = transports(fake("echo_server"))
+    t.start()
+    blob = "x" * 200_000
+    for i in range(20):
+        t.send(request(i, "tools/call", {"name": "echo", "arguments": {"blob": blob, "i": i}}))
+    answers = [t.receive(30) for _ in range(20)]
+    assert [a["result"]["structuredContent"]["i"] for a in answers] == list(range(20))
+    assert all(a["result"]["structuredContent"]["blob"] == blob for a in answers)
+
+
 def test_string_command_cwd_env_and_isolation(tmp_path, transports):
     script = tmp_path / "where.py"
     script.write_text(
@@ -351,3 +365,12 @@ def test_no_server_outlives_the_process_that_started_it(tmp_path, how):
         if parent.poll() is None:
             parent.kill()
             parent.wait()
+
+
+def test_a_last_message_without_newline_is_still_delivered(transports):
+    code = 'import sys; sys.stdout.write(\'{"jsonrpc":"2.0","method":"bye"}\'); sys.stdout.flush()'
+    t = transports([PY, "-c", code], exit_check=0)
+    t.start()
+    assert t.receive(10) == {"jsonrpc": "2.0", "method": "bye"}
+    with pytest.raises(ServerExited, match="status 0"):
+        t.receive(10)

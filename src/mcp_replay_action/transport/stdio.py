@@ -13,7 +13,7 @@ import atexit
 import collections
 import json
 import os
-import queue
+import select
 import shlex
 import shutil
 import signal
@@ -370,7 +370,7 @@ def last_line(text: str) -> str:
 # The transport
 # ---------------------------------------------------------------------------------------------
 
-_EOF = object()  # queued by the reader when the server's stdout closes
+_CHUNK = 1 << 16
 
 
 class StdioTransport:
@@ -378,9 +378,15 @@ class StdioTransport:
 
     ``command`` is a string (split like a shell would, so ``node dist/index.js`` or
     ``uvx my-server`` work unchanged) or an argv. The server runs in ``cwd`` with our environment
-    plus ``env``. Messages are read on a thread and queued, so ``receive`` returns them in arrival
-    order; stderr is drained on another thread and only its last ``stderr_tail_lines`` are kept.
-    ``start`` watches the first ``exit_check`` seconds for a server that dies at once.
+    plus ``env``. ``receive`` returns messages in arrival order; lines on stdout that are not
+    JSON-RPC are skipped and counted. stderr is drained on a thread and only its last
+    ``stderr_tail_lines`` are kept. ``start`` watches the first ``exit_check`` seconds for a server
+    that dies at once.
+
+    stdout is read in the caller's thread with ``select``: a replay is lock-step, and handing every
+    message across threads would cost more than the parsing. It cannot deadlock: ``send`` keeps
+    reading stdout into a buffer for as long as the server's stdin is full. One thread at a time
+    may use a transport.
     """
 
     def __init__(
@@ -403,10 +409,11 @@ class StdioTransport:
         self.shutdown_grace = shutdown_grace
         self._server: ServerProcess | None = None
         self._stderr: StderrTail | None = None
-        self._stdin: IO[bytes] | None = None
-        self._reader: threading.Thread | None = None
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._eof = False
+        self._in_fd = -1  # the server's stdin (ours to write), non-blocking
+        self._out_fd = -1  # the server's stdout (ours to read)
+        self._messages: collections.deque[dict[str, Any]] = collections.deque()
+        self._partial: list[bytes] = []  # the start of a line not yet ended by \n
+        self._eof = False  # the server's stdout has closed
         self._closed = False
         self.non_json_lines = 0
         self.last_non_json = ""
@@ -421,13 +428,11 @@ class StdioTransport:
         self._server = server
         popen = server.popen
         assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
-        self._stdin = popen.stdin
+        self._in_fd = popen.stdin.fileno()
+        self._out_fd = popen.stdout.fileno()
+        os.set_blocking(self._in_fd, False)
         self._stderr = StderrTail(popen.stderr, lines=self.stderr_tail_lines)
         self._stderr.start()
-        self._reader = threading.Thread(
-            target=self._read_stdout, args=(popen.stdout,), name="mcp-replay-stdout", daemon=True
-        )
-        self._reader.start()
         if self.exit_check > 0:
             try:
                 status = popen.wait(timeout=self.exit_check)
@@ -450,10 +455,11 @@ class StdioTransport:
             return
         self._closed = True
         self._server.stop(grace=self.shutdown_grace)
-        if self._reader is not None:
-            self._reader.join(1.0)
         if self._stderr is not None:
             self._stderr.join(1.0)
+        popen = self._server.popen
+        if popen.stdout is not None:
+            popen.stdout.close()
 
     def __enter__(self) -> StdioTransport:
         self.start()
@@ -464,42 +470,25 @@ class StdioTransport:
 
     # -- messages ---------------------------------------------------------------------------
 
-    def _read_stdout(self, stdout: IO[bytes]) -> None:
-        # The hot path of a replay: keep it to readline, json.loads and a queue put.
-        put = self._queue.put
-        loads = json.loads
-        try:
-            for line in stdout:
-                try:
-                    value = loads(line)
-                except ValueError:
-                    if line.strip():
-                        self._count_stray(line)
-                    continue
-                if type(value) is dict and is_message(value):
-                    put(value)
-                elif type(value) is list and value and all(is_message(v) for v in value):
-                    for item in value:  # a batch (protocol versions before 2025-06-18)
-                        put(item)
-                else:
-                    self._count_stray(line)
-        except (OSError, ValueError):
-            pass  # the pipe was closed under us during shutdown
-        finally:
-            put(_EOF)
-
-    def _count_stray(self, line: bytes) -> None:
-        self.non_json_lines += 1
-        self.last_non_json = line.decode("utf-8", "replace").strip()[:200]
-
     def send(self, message: dict[str, Any]) -> None:
         """Write one message as a JSON line. Raises ServerExited when the server is gone."""
-        stdin = self._stdin
-        if stdin is None:
+        if self._server is None:
             raise RuntimeError("StdioTransport.send() before start()")
+        if self._closed:
+            raise self._exited("the transport is closed")
+        data = memoryview(encode(message))
         try:
-            stdin.write(encode(message))
-            stdin.flush()
+            while data:
+                try:
+                    written = os.write(self._in_fd, data)
+                except BlockingIOError:
+                    written = 0
+                data = data[written:]
+                if data:
+                    # The server's stdin is full; it may be blocked writing its stdout to us.
+                    readable, _, _ = select.select([self._out_fd] if not self._eof else [], [self._in_fd], [])
+                    if readable:
+                        self._read_chunk()
         except (OSError, ValueError):  # BrokenPipeError, or stdin already closed
             raise self._exited("the server is gone (its stdin is closed)") from None
 
@@ -509,16 +498,64 @@ class StdioTransport:
         Raises TransportTimeout after ``timeout`` seconds, ServerExited once the server's stdout
         has closed and every message it sent before has been returned.
         """
-        if self._eof:
-            raise self._exited()
+        messages = self._messages
+        if messages:
+            return messages.popleft()
+        if self._server is None:
+            raise RuntimeError("StdioTransport.receive() before start()")
+        deadline = time.monotonic() + timeout
+        while not messages:
+            if self._eof or self._closed:
+                raise self._exited()
+            left = deadline - time.monotonic()
+            readable, _, _ = select.select([self._out_fd], [], [], max(0.0, left))
+            if readable:
+                self._read_chunk()
+            elif left <= 0 or time.monotonic() >= deadline:
+                raise TransportTimeout(f"no message from the server within {timeout:g} s")
+        return messages.popleft()
+
+    def _read_chunk(self) -> None:
+        """Read what stdout has, and queue every message on the complete lines in it."""
         try:
-            item = self._queue.get(timeout=max(0.0, timeout))
-        except queue.Empty:
-            raise TransportTimeout(f"no message from the server within {timeout:g} s") from None
-        if item is _EOF:
+            chunk = os.read(self._out_fd, _CHUNK)
+        except OSError:
+            chunk = b""
+        if not chunk:
             self._eof = True
-            raise self._exited()
-        return item  # type: ignore[no-any-return]
+            if self._partial:  # a last line without its newline
+                self._take_line(b"".join(self._partial))
+                self._partial = []
+            return
+        if b"\n" not in chunk:
+            self._partial.append(chunk)  # a long line arriving in pieces: join once, at its end
+            return
+        lines = chunk.split(b"\n")
+        if self._partial:
+            self._partial.append(lines[0])
+            lines[0] = b"".join(self._partial)
+        last = lines.pop()
+        self._partial = [last] if last else []
+        for line in lines:
+            self._take_line(line)
+
+    def _take_line(self, line: bytes) -> None:
+        try:
+            value = json.loads(line)
+        except ValueError:
+            if line.strip():
+                self._count_stray(line)
+            return
+        if type(value) is dict and is_message(value):
+            self._messages.append(value)
+        elif type(value) is list and value and all(is_message(v) for v in value):
+            self._messages.extend(value)  # a batch (protocol versions before 2025-06-18)
+        else:
+            self._count_stray(line)
+
+    def _count_stray(self, line: bytes) -> None:
+        self.non_json_lines += 1
+        self.last_non_json = line.decode("utf-8", "replace").strip()[:200]
 
     def _exited(self, what: str = "") -> ServerExited:
         status = self._exit_status(wait=1.0)
