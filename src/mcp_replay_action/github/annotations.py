@@ -1,0 +1,106 @@
+"""Which annotations a report produces: one per finding on the cassette line it concerns, worst
+first, within what GitHub shows.
+
+GitHub shows at most 10 error and 10 warning annotations per step. We send the worst 9 of each
+kind (leaving room for the action's own error or warning, such as a failed gate or a fork
+warning) and, when some were left out, one notice saying how many more the job summary lists.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from mcp_replay_action.github.commands import Annotation
+from mcp_replay_action.results import CLASS_ORDER, KIND_ORDER, Finding, InteractionResult, Report
+
+PER_LEVEL = 9
+MESSAGE_LIMIT = 1500
+VALUE_LIMIT = 300
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    rank: tuple[int, int, str, int, int]
+    annotation: Annotation
+
+
+def annotations_for(report: Report, *, per_level: int = PER_LEVEL) -> list[Annotation]:
+    """The annotations to send for ``report``: errors, then warnings, then at most one notice.
+
+    Cassette paths in the report are taken as already relative to the workspace.
+    """
+    errors: list[_Candidate] = []
+    warnings: list[_Candidate] = []
+    for order, cassette in enumerate(report.cassettes):
+        if cassette.error:
+            errors.append(
+                _Candidate(
+                    (-1, 0, cassette.path, 0, order),
+                    Annotation("error", _cap(cassette.error, MESSAGE_LIMIT), "replay stopped", cassette.path),
+                )
+            )
+        for result in cassette.results:
+            if result.status not in ("fail", "missing"):
+                continue
+            for finding in result.findings:
+                annotation = _annotation(cassette.path, result, finding)
+                rank = (
+                    CLASS_ORDER.index(finding.cls) if finding.cls in CLASS_ORDER else len(CLASS_ORDER),
+                    KIND_ORDER.index(finding.kind) if finding.kind in KIND_ORDER else len(KIND_ORDER),
+                    cassette.path,
+                    result.line,
+                    order,
+                )
+                (errors if annotation.level == "error" else warnings).append(_Candidate(rank, annotation))
+    errors.sort(key=lambda c: c.rank)
+    warnings.sort(key=lambda c: c.rank)
+    out = [c.annotation for c in errors[:per_level]] + [c.annotation for c in warnings[:per_level]]
+    hidden_errors = max(0, len(errors) - per_level)
+    hidden_warnings = max(0, len(warnings) - per_level)
+    if hidden_errors or hidden_warnings:
+        parts = []
+        if hidden_errors:
+            parts.append(f"{hidden_errors} error{'s' if hidden_errors != 1 else ''}")
+        if hidden_warnings:
+            parts.append(f"{hidden_warnings} warning{'s' if hidden_warnings != 1 else ''}")
+        total = hidden_errors + hidden_warnings
+        out.append(
+            Annotation(
+                "notice",
+                f"{total} more finding{'s' if total != 1 else ''} ({', '.join(parts)}) "
+                "not annotated here: GitHub shows 10 per kind. The job summary lists them all.",
+                "mcp-replay: more findings",
+            )
+        )
+    return out
+
+
+def _annotation(path: str, result: InteractionResult, finding: Finding) -> Annotation:
+    level = "error" if finding.cls == "breaking" or finding.kind == "missing-response" else "warning"
+    title = f"{finding.kind}: {result.label}"
+    lines = [finding.message]
+    if finding.path and finding.path != "$":
+        lines.append(f"at {finding.path}")
+    if finding.kind != "missing-response":
+        if finding.before is not None:
+            lines.append(f"recorded: {_cap(_show(finding.before), VALUE_LIMIT)}")
+        if finding.after is not None:
+            lines.append(f"live: {_cap(_show(finding.after), VALUE_LIMIT)}")
+    return Annotation(
+        level,  # type: ignore[arg-type]
+        _cap("\n".join(lines), MESSAGE_LIMIT),
+        _cap(title, 200),
+        path,
+        result.line or None,
+    )
+
+
+def _show(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr)
+
+
+def _cap(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,234 @@
+"""The sticky pull-request comment: one per pull request and ``comment-id``, edited in place.
+
+Our comment is the one that carries the hidden marker ``<!-- mcp-replay:<comment-id> -->`` AND
+was written by us (the token's own login), searched across every page of comments: a marker
+quoted by someone else is never edited. It is updated only when its body changed.
+
+When the token may not write (a pull request from a fork gets a read-only token: 403 "Resource
+not accessible by integration"), the body and its metadata go to a file instead, and a later
+``workflow_run`` job (``mode: post-comment``) posts it after checking, through the API, that the
+pull request number belongs to the run's head branch and commit. That job never runs PR code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from mcp_replay_action.cassette import atomic_write_text
+from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.github.client import Forbidden, GitHubClient, NotFound, Unprocessable
+from mcp_replay_action.github.event import PULL_REQUEST_EVENTS, Event
+from mcp_replay_action.github.settings import clean_comment_id
+from mcp_replay_action.report.safe import no_mentions
+
+BOT_LOGIN = "github-actions[bot]"
+MAX_COMMENT_CHARS = 65536
+COMMENT_FILE_SCHEMA = "mcp-replay/comment@1"
+MAX_COMMENT_FILE_BYTES = 1024 * 1024
+_MARKER_RE = re.compile(r"<!--\s*mcp-replay:[^>]*-->")
+
+
+def marker(comment_id: str) -> str:
+    """The hidden line that identifies our comment for ``comment_id``."""
+    return f"<!-- mcp-replay:{comment_id} -->"
+
+
+@dataclass(frozen=True)
+class Posted:
+    """What happened to the sticky comment."""
+
+    id: int
+    url: str
+    action: Literal["created", "updated", "unchanged"]
+
+
+@dataclass(frozen=True)
+class SavedComment:
+    """A comment that could not be posted, with what is needed to post it later."""
+
+    repository: str
+    pr_number: int
+    head_sha: str
+    comment_id: str
+    body: str
+    run_id: str = ""
+    schema: str = COMMENT_FILE_SCHEMA
+
+
+def my_login(gh: GitHubClient) -> str:
+    """The login comments made with this token show. The job token (an app installation token)
+    may not read ``/user``; its comments are by ``github-actions[bot]``."""
+    try:
+        data = gh.get("user")
+    except (Forbidden, NotFound):
+        return BOT_LOGIN
+    login = data.get("login") if isinstance(data, dict) else None
+    return login if isinstance(login, str) and login else BOT_LOGIN
+
+
+def find_comment(gh: GitHubClient, repo: str, pr_number: int, comment_id: str, login: str) -> dict[str, Any] | None:
+    """Our earlier comment on the pull request (marker and author both match), oldest first."""
+    mark = marker(comment_id)
+    for comment in gh.paginate(f"repos/{repo}/issues/{pr_number}/comments"):
+        if not isinstance(comment, dict):
+            continue
+        user = comment.get("user") or {}
+        body = comment.get("body") or ""
+        if user.get("login") == login and isinstance(body, str) and mark in body:
+            return comment
+    return None
+
+
+def upsert_comment(
+    gh: GitHubClient,
+    repo: str,
+    pr_number: int,
+    body: str,
+    comment_id: str,
+    *,
+    login: str | None = None,
+    fallback: str | None = None,
+) -> Posted:
+    """Create our sticky comment, or edit it when its body changed.
+
+    ``body`` must already carry the marker. When GitHub refuses the body (422, too long by its
+    count) and a shorter ``fallback`` is given, that is sent instead. Raises ``Forbidden`` for a
+    read-only token.
+    """
+    mark = marker(comment_id)
+    if mark not in body:
+        raise ValueError("the comment body must contain its marker")
+    login = login or my_login(gh)
+    existing = find_comment(gh, repo, pr_number, comment_id, login)
+    try:
+        return _write(gh, repo, pr_number, body, existing)
+    except Unprocessable:
+        if fallback is None or mark not in fallback:
+            raise
+        return _write(gh, repo, pr_number, fallback, existing)
+
+
+def _write(gh: GitHubClient, repo: str, pr_number: int, body: str, existing: dict[str, Any] | None) -> Posted:
+    if existing is not None:
+        comment_id = int(existing["id"])
+        url = str(existing.get("html_url", ""))
+        if _same(existing.get("body") or "", body):
+            return Posted(comment_id, url, "unchanged")
+        data = gh.patch(f"repos/{repo}/issues/comments/{comment_id}", {"body": body})
+        return Posted(comment_id, str(data.get("html_url", url)), "updated")
+    data = gh.post(f"repos/{repo}/issues/{pr_number}/comments", {"body": body})
+    return Posted(int(data["id"]), str(data.get("html_url", "")), "created")
+
+
+def _same(old: str, new: str) -> bool:
+    # GitHub may store CRLF for a body sent with LF; that is no change worth an edit.
+    return old.replace("\r\n", "\n").rstrip() == new.replace("\r\n", "\n").rstrip()
+
+
+# -- the comment file (pull requests from forks) ------------------------------------------------
+
+
+def save_comment_file(path: str | os.PathLike[str], saved: SavedComment) -> None:
+    """Write the comment and its metadata as JSON, atomically."""
+    atomic_write_text(path, json.dumps(asdict(saved), indent=2, ensure_ascii=False) + "\n")
+
+
+def load_comment_file(path: str | os.PathLike[str]) -> SavedComment:
+    """Read a comment file written by ``save_comment_file``. It may come from a fork's run, so
+    every field is checked; raises ConfigError naming the file."""
+    where = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"{where}: no comment file (did the replay job upload it as an artifact?)") from None
+    except OSError as exc:
+        raise ConfigError(f"{where}: cannot read the comment file ({exc.strerror})") from None
+    if len(raw) > MAX_COMMENT_FILE_BYTES:
+        raise ConfigError(f"{where}: the comment file is larger than {MAX_COMMENT_FILE_BYTES} bytes")
+    try:
+        doc = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{where}: the comment file is not JSON ({exc})") from None
+    if not isinstance(doc, dict) or doc.get("schema") != COMMENT_FILE_SCHEMA:
+        raise ConfigError(f"{where}: not a comment file (expected schema {COMMENT_FILE_SCHEMA!r})")
+    number = doc.get("pr_number")
+    if not isinstance(number, int) or isinstance(number, bool) or number <= 0:
+        raise ConfigError(f"{where}: pr_number must be a positive integer")
+    fields = {k: doc.get(k) for k in ("repository", "head_sha", "comment_id", "body", "run_id")}
+    for key, value in fields.items():
+        if not isinstance(value, str):
+            raise ConfigError(f"{where}: {key} must be a string")
+    try:
+        comment_id = clean_comment_id(str(fields["comment_id"]))
+    except ConfigError:
+        raise ConfigError(f"{where}: comment_id is not a valid comment-id") from None
+    return SavedComment(
+        repository=str(fields["repository"]),
+        pr_number=number,
+        head_sha=str(fields["head_sha"]),
+        comment_id=comment_id,
+        body=str(fields["body"]),
+        run_id=str(fields["run_id"]),
+    )
+
+
+def sanitise_saved_body(saved: SavedComment) -> str:
+    """The body of a saved comment made safe to post as ours: any marker inside is removed, ours
+    is put first, nobody is mentioned, and it fits GitHub's limit."""
+    body = no_mentions(_MARKER_RE.sub("", saved.body)).strip("\n")
+    head = marker(saved.comment_id) + "\n"
+    room = MAX_COMMENT_CHARS - len(head) - 100
+    if len(body) > room:
+        body = body[:room] + "\n\n… (comment shortened to fit GitHub's limit)"
+    return head + body + "\n"
+
+
+@dataclass(frozen=True)
+class Verification:
+    """Whether a saved comment may be posted, and why not."""
+
+    ok: bool
+    reason: str = ""
+
+
+def verify_saved_comment(gh: GitHubClient, repo: str, event: Event, saved: SavedComment) -> Verification:
+    """Check, through the API, that the saved comment's pull request is the one the triggering
+    run was about: the run is a pull request run, and the pull request's head commit and branch
+    (and head repository) are the run's. Raises ConfigError outside a ``workflow_run`` job."""
+    if event.name != "workflow_run" or event.workflow_run is None:
+        raise ConfigError(f"input mode: post-comment runs in a workflow_run job, not on {event.name or 'this event'!r}")
+    run = gh.get(f"repos/{repo}/actions/runs/{event.workflow_run.id}")
+    if not isinstance(run, dict):
+        return Verification(False, "the API returned no workflow run")
+    if run.get("event") not in PULL_REQUEST_EVENTS:
+        return Verification(False, f"the triggering run was for {run.get('event')!r}, not a pull request")
+    run_sha = run.get("head_sha")
+    run_branch = run.get("head_branch")
+    run_repo = (run.get("head_repository") or {}).get("full_name")
+    numbers = [p.get("number") for p in run.get("pull_requests") or () if isinstance(p, dict)]
+    if numbers and saved.pr_number not in numbers:
+        return Verification(False, f"pull request #{saved.pr_number} is not one of the run's ({numbers})")
+    if saved.head_sha and saved.head_sha != run_sha:
+        return Verification(False, "the comment file was made for another commit than the run's")
+    try:
+        pull = gh.get(f"repos/{repo}/pulls/{saved.pr_number}")
+    except NotFound:
+        return Verification(False, f"pull request #{saved.pr_number} does not exist")
+    head = (pull.get("head") or {}) if isinstance(pull, dict) else {}
+    if head.get("sha") != run_sha:
+        return Verification(
+            False,
+            f"pull request #{saved.pr_number} head is now {str(head.get('sha'))[:12]}, the run was for "
+            f"{str(run_sha)[:12]} (a newer run will comment)",
+        )
+    if head.get("ref") != run_branch:
+        return Verification(False, f"pull request #{saved.pr_number} head branch is not the run's")
+    head_repo = (head.get("repo") or {}).get("full_name")
+    if run_repo and head_repo and head_repo != run_repo:
+        return Verification(False, f"pull request #{saved.pr_number} comes from another repository than the run")
+    return Verification(True)

@@ -1,0 +1,157 @@
+"""The event that started the workflow, read from ``GITHUB_EVENT_PATH``: which pull request, which
+commit, and whether the pull request comes from a fork (whose token cannot write comments).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_replay_action.errors import ConfigError
+
+PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
+MAX_EVENT_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class WorkflowRun:
+    """The run a ``workflow_run`` event is about (GitHub wrote this payload: it is trusted)."""
+
+    id: int
+    event: str
+    head_sha: str
+    head_branch: str
+    head_repository: str
+    pr_numbers: tuple[int, ...] = ()
+    conclusion: str = ""
+
+
+@dataclass(frozen=True)
+class Event:
+    """What this run is about."""
+
+    name: str
+    repository: str = ""
+    pr_number: int | None = None
+    head_sha: str = ""
+    head_ref: str = ""
+    head_repository: str = ""
+    is_fork: bool = False
+    workflow_run: WorkflowRun | None = None
+
+    @property
+    def is_pull_request(self) -> bool:
+        return self.name in PULL_REQUEST_EVENTS and self.pr_number is not None
+
+
+def read_event(environ: Mapping[str, str]) -> Event:
+    """The event from ``GITHUB_EVENT_NAME`` and ``GITHUB_EVENT_PATH``; an empty event when run
+    outside GitHub. Raises ConfigError when the payload file exists but cannot be read."""
+    name = environ.get("GITHUB_EVENT_NAME", "")
+    repository = environ.get("GITHUB_REPOSITORY", "")
+    sha = environ.get("GITHUB_SHA", "")
+    path = environ.get("GITHUB_EVENT_PATH", "")
+    payload = load_payload(path) if path else {}
+    return event_from_payload(name, payload, repository=repository, sha=sha)
+
+
+def load_payload(path: str) -> dict[str, Any]:
+    """The decoded event JSON. Raises ConfigError naming the file."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_EVENT_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the event payload ({exc.strerror})") from None
+    if len(data) > MAX_EVENT_BYTES:
+        raise ConfigError(f"{path}: the event payload is larger than {MAX_EVENT_BYTES} bytes")
+    try:
+        payload = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: the event payload is not JSON ({exc})") from None
+    if not isinstance(payload, dict):
+        raise ConfigError(f"{path}: the event payload is not a JSON object")
+    return payload
+
+
+def event_from_payload(name: str, payload: Mapping[str, Any], *, repository: str = "", sha: str = "") -> Event:
+    """Pick what we need out of a payload of any event; missing keys give empty values."""
+    repository = _str(_get(payload, "repository", "full_name")) or repository
+    if name in PULL_REQUEST_EVENTS or "pull_request" in payload:
+        pr = payload.get("pull_request")
+        if isinstance(pr, Mapping):
+            head_repo = _str(_get(pr, "head", "repo", "full_name"))
+            base_repo = _str(_get(pr, "base", "repo", "full_name")) or repository
+            # A deleted head repository (head.repo null) can only have been a fork.
+            fork = not head_repo or head_repo.lower() != base_repo.lower() or _get(pr, "head", "repo", "fork") is True
+            return Event(
+                name=name,
+                repository=repository,
+                pr_number=_int(pr.get("number")) or _int(payload.get("number")),
+                head_sha=_str(_get(pr, "head", "sha")) or sha,
+                head_ref=_str(_get(pr, "head", "ref")),
+                head_repository=head_repo,
+                is_fork=fork,
+            )
+    if name == "workflow_run":
+        run = payload.get("workflow_run")
+        if isinstance(run, Mapping):
+            wr = WorkflowRun(
+                id=_int(run.get("id")) or 0,
+                event=_str(run.get("event")),
+                head_sha=_str(run.get("head_sha")),
+                head_branch=_str(run.get("head_branch")),
+                head_repository=_str(_get(run, "head_repository", "full_name")),
+                pr_numbers=tuple(
+                    n
+                    for n in (_int(_get(p, "number")) for p in run.get("pull_requests") or () if isinstance(p, Mapping))
+                    if n is not None
+                ),
+                conclusion=_str(run.get("conclusion")),
+            )
+            return Event(
+                name=name,
+                repository=repository,
+                head_sha=wr.head_sha,
+                head_ref=wr.head_branch,
+                head_repository=wr.head_repository,
+                is_fork=bool(wr.head_repository) and wr.head_repository.lower() != repository.lower(),
+                workflow_run=wr,
+            )
+    if name == "push":
+        return Event(
+            name=name,
+            repository=repository,
+            head_sha=_str(payload.get("after")) or sha,
+            head_ref=_str(payload.get("ref")).removeprefix("refs/heads/"),
+            head_repository=repository,
+        )
+    # workflow_dispatch, schedule and the rest: the commit the workflow runs on.
+    return Event(
+        name=name,
+        repository=repository,
+        head_sha=sha,
+        head_ref=_str(payload.get("ref")).removeprefix("refs/heads/"),
+        head_repository=repository,
+    )
+
+
+def _get(obj: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(obj, Mapping):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    return None

@@ -1,0 +1,366 @@
+"""The action's settings: one frozen dataclass built from the environment the runner gives us.
+
+The runner passes each input as ``INPUT_<NAME>``, upper-cased with hyphens kept
+(``INPUT_MIN-GRADE``); some local runners use underscores (``INPUT_MIN_GRADE``), so both are read.
+An empty value means "unset" because ``act`` passes every input, given or not. Each input has a
+``clean_<name>`` function that turns the raw string into a typed value or raises a one-line
+``ConfigError`` naming the input and what it accepts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from mcp_replay_action.errors import ConfigError
+
+# Every input and its default, as action.yml declares them (an empty default means "none").
+INPUT_DEFAULTS: dict[str, str] = {
+    "mode": "replay",
+    "server": "",
+    "url": "",
+    "headers": "",
+    "cassettes": "cassettes/**/*.jsonl",
+    "install": "",
+    "working-directory": ".",
+    "env": "",
+    "min-grade": "",
+    "fail-on-regression": "true",
+    "ignore-paths": "",
+    "ignore-keys": "",
+    "allow-reorder": "false",
+    "timeout": "30",
+    "comment": "auto",
+    "comment-id": "",
+    "comment-file": "mcp-replay-comment.json",
+    "report-file": "mcp-replay-report.json",
+    "annotations": "true",
+    "job-summary": "true",
+    "github-token": "",
+}
+
+MODES = ("replay", "post-comment")
+COMMENT_MODES = ("auto", "always", "on-failure", "off")
+GRADES = ("A", "B", "C", "D", "F")
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+_COMMENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+DEFAULT_COMMENT_ID = "default"
+MAX_TIMEOUT = 3600.0
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the inputs say, cleaned. Paths are absolute and inside the workspace."""
+
+    workspace: Path
+    mode: Literal["replay", "post-comment"] = "replay"
+    server: tuple[str, ...] = ()  # the command, split like a shell would (stdio, or HTTP with url)
+    url: str = ""  # an HTTP server (started by ``server`` when both are given)
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    cassettes: tuple[str, ...] = ("cassettes/**/*.jsonl",)
+    install: str = ""
+    working_directory: Path = Path(".")
+    env: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # values may be secrets
+    min_grade: str | None = None
+    fail_on_regression: bool = True
+    ignore_paths: tuple[str, ...] = ()
+    ignore_keys: tuple[str, ...] = ()
+    allow_reorder: bool = False
+    timeout: float = 30.0
+    comment: Literal["auto", "always", "on-failure", "off"] = "auto"
+    comment_id: str = DEFAULT_COMMENT_ID
+    comment_file: Path = Path("mcp-replay-comment.json")
+    report_file: Path = Path("mcp-replay-report.json")
+    annotations: bool = True
+    job_summary: bool = True
+    github_token: str = field(default="", repr=False)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> Settings:
+        """Read and clean every input. Raises ConfigError on the first bad one."""
+        workspace = clean_workspace(environ.get("GITHUB_WORKSPACE", ""))
+
+        def raw(name: str) -> str:
+            return read_input(environ, name)
+
+        settings = cls(
+            workspace=workspace,
+            mode=clean_mode(raw("mode")),
+            server=clean_server(raw("server")),
+            url=clean_url(raw("url")),
+            headers=clean_headers(raw("headers")),
+            cassettes=clean_cassettes(raw("cassettes")),
+            install=clean_install(raw("install")),
+            working_directory=clean_working_directory(raw("working-directory"), workspace),
+            env=clean_env(raw("env")),
+            min_grade=clean_min_grade(raw("min-grade")),
+            fail_on_regression=clean_bool("fail-on-regression", raw("fail-on-regression")),
+            ignore_paths=clean_list(raw("ignore-paths")),
+            ignore_keys=clean_list(raw("ignore-keys")),
+            allow_reorder=clean_bool("allow-reorder", raw("allow-reorder")),
+            timeout=clean_timeout(raw("timeout")),
+            comment=clean_comment(raw("comment")),
+            comment_id=clean_comment_id(raw("comment-id")),
+            comment_file=clean_path("comment-file", raw("comment-file"), workspace),
+            report_file=clean_path("report-file", raw("report-file"), workspace),
+            annotations=clean_bool("annotations", raw("annotations")),
+            job_summary=clean_bool("job-summary", raw("job-summary")),
+            # The runner also exports the job token as GITHUB_TOKEN in some setups (composite).
+            github_token=raw("github-token") or environ.get("GITHUB_TOKEN", "").strip(),
+        )
+        if settings.mode == "replay":
+            check_target(settings.server, settings.url)
+        return settings
+
+    def relative(self, path: str | os.PathLike[str]) -> str:
+        """``path`` relative to the workspace, with forward slashes (how GitHub names files)."""
+        return Path(os.path.relpath(Path(path).resolve(), self.workspace)).as_posix()
+
+
+def read_input(environ: Mapping[str, str], name: str) -> str:
+    """The raw value of input ``name`` (hyphenated or underscored variable), or its default."""
+    key = "INPUT_" + name.upper()
+    for candidate in (key, key.replace("-", "_"), key.replace(" ", "_")):
+        value = environ.get(candidate)
+        if value is not None and value.strip():
+            return value.strip()
+    return INPUT_DEFAULTS[name]
+
+
+def _bad(name: str, value: str, allowed: str) -> ConfigError:
+    shown = value if len(value) <= 60 else value[:57] + "..."
+    return ConfigError(f"input {name}: {shown!r} is not valid; expected {allowed}")
+
+
+def clean_workspace(value: str) -> Path:
+    """GITHUB_WORKSPACE, else the current directory (a local run)."""
+    path = Path(value or os.getcwd()).resolve()
+    if not path.is_dir():
+        raise ConfigError(f"GITHUB_WORKSPACE {value!r} is not a directory")
+    return path
+
+
+def clean_mode(value: str) -> Literal["replay", "post-comment"]:
+    mode = value.lower()
+    if mode == "replay":
+        return "replay"
+    if mode == "post-comment":
+        return "post-comment"
+    raise _bad("mode", value, "one of " + ", ".join(MODES))
+
+
+def clean_server(value: str) -> tuple[str, ...]:
+    """The stdio command, split like a POSIX shell would (quotes kept together)."""
+    if not value:
+        return ()
+    try:
+        parts = tuple(shlex.split(value))
+    except ValueError as exc:
+        raise _bad("server", value, f"a command line ({exc})") from None
+    return parts
+
+
+def clean_url(value: str) -> str:
+    if not value:
+        return ""
+    if not re.match(r"https?://[^\s/]+", value) or any(c.isspace() for c in value):
+        raise _bad("url", value, "an http:// or https:// URL")
+    return value
+
+
+def clean_headers(value: str) -> tuple[tuple[str, str], ...]:
+    """``Name: value`` lines for the HTTP transport."""
+    headers: list[tuple[str, str]] = []
+    for number, line in enumerate(value.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        name, sep, rest = line.partition(":")
+        name = name.strip()
+        if not sep or not _HEADER_NAME.fullmatch(name):
+            # Never echo the line: it may carry a credential.
+            raise ConfigError(f"input headers: line {number} is not valid; expected 'Name: value'")
+        headers.append((name, rest.strip()))
+    return tuple(headers)
+
+
+def clean_cassettes(value: str) -> tuple[str, ...]:
+    """Newline-separated glob patterns relative to the workspace; ``!pattern`` excludes."""
+    patterns: list[str] = []
+    for line in value.splitlines():
+        pattern = line.strip()
+        if not pattern or pattern.startswith("#"):
+            continue
+        bare = pattern[1:] if pattern.startswith("!") else pattern
+        if os.path.isabs(bare) or ".." in Path(bare).parts:
+            raise _bad("cassettes", pattern, "glob patterns relative to the workspace, without '..'")
+        patterns.append(pattern)
+    if not [p for p in patterns if not p.startswith("!")]:
+        raise _bad("cassettes", value, "at least one glob pattern such as cassettes/**/*.jsonl")
+    return tuple(patterns)
+
+
+def clean_install(value: str) -> str:
+    return value
+
+
+def clean_working_directory(value: str, workspace: Path) -> Path:
+    path = clean_path("working-directory", value or ".", workspace)
+    if not path.is_dir():
+        raise ConfigError(f"input working-directory: {value!r} is not a directory in the workspace")
+    return path
+
+
+def clean_path(name: str, value: str, workspace: Path) -> Path:
+    """An absolute path that stays inside the workspace (symlinks resolved)."""
+    if "\x00" in value:
+        raise _bad(name, value.replace("\x00", "\\0"), "a path inside the workspace")
+    path = (workspace / value).resolve()
+    if not path.is_relative_to(workspace):
+        raise _bad(name, value, "a path inside the workspace")
+    return path
+
+
+def clean_env(value: str) -> tuple[tuple[str, str], ...]:
+    """``KEY=VALUE`` lines. Values are never echoed in errors: they are often secrets."""
+    pairs: list[tuple[str, str]] = []
+    for number, line in enumerate(value.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        key, sep, rest = line.partition("=")
+        key = key.strip()
+        if not sep or not _ENV_NAME.fullmatch(key):
+            raise ConfigError(f"input env: line {number} is not valid; expected KEY=VALUE with KEY like MY_VAR")
+        pairs.append((key, rest))
+    return tuple(pairs)
+
+
+def clean_min_grade(value: str) -> str | None:
+    if not value:
+        return None
+    grade = value.upper()
+    if grade not in GRADES:
+        raise _bad("min-grade", value, "one of " + ", ".join(GRADES) + " (or empty for no grade gate)")
+    return grade
+
+
+def clean_bool(name: str, value: str) -> bool:
+    lowered = value.lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise _bad(name, value, "true or false")
+
+
+def clean_list(value: str) -> tuple[str, ...]:
+    """Items one a line or comma-separated."""
+    items = (item.strip() for line in value.splitlines() for item in line.split(","))
+    return tuple(item for item in items if item)
+
+
+def clean_timeout(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise _bad("timeout", value, f"a number of seconds between 0 and {MAX_TIMEOUT:g}") from None
+    if not 0 < seconds <= MAX_TIMEOUT:
+        raise _bad("timeout", value, f"a number of seconds between 0 and {MAX_TIMEOUT:g}")
+    return seconds
+
+
+def clean_comment(value: str) -> Literal["auto", "always", "on-failure", "off"]:
+    lowered = value.lower()
+    for mode in COMMENT_MODES:
+        if lowered == mode:
+            return mode  # type: ignore[return-value]
+    if lowered in _FALSE:
+        return "off"
+    raise _bad("comment", value, "one of " + ", ".join(COMMENT_MODES))
+
+
+def clean_comment_id(value: str) -> str:
+    """A short name; it goes into a hidden HTML marker, so only a safe alphabet is accepted."""
+    if not value:
+        return DEFAULT_COMMENT_ID
+    if not _COMMENT_ID.fullmatch(value):
+        raise _bad("comment-id", value, "letters, digits, '.', '_' or '-' (at most 64)")
+    return value
+
+
+def check_target(server: tuple[str, ...], url: str) -> None:
+    """Replay needs a server: a stdio command, a URL, or both (the command starts an HTTP server
+    that then answers at the URL)."""
+    if not server and not url:
+        raise ConfigError("input server: missing; give the command that starts your MCP server (or url)")
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What the runner tells about this run (``GITHUB_*``), read once before the environment is
+    scrubbed for the server under test."""
+
+    api_url: str = "https://api.github.com"
+    server_url: str = "https://github.com"
+    repository: str = ""
+    run_id: str = ""
+    sha: str = ""
+    output_path: str = ""
+    summary_path: str = ""
+    action_repository: str = ""
+    debug: bool = False
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> RunContext:
+        return cls(
+            api_url=(environ.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
+            server_url=(environ.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/"),
+            repository=environ.get("GITHUB_REPOSITORY", ""),
+            run_id=environ.get("GITHUB_RUN_ID", ""),
+            sha=environ.get("GITHUB_SHA", ""),
+            output_path=environ.get("GITHUB_OUTPUT", ""),
+            summary_path=environ.get("GITHUB_STEP_SUMMARY", ""),
+            action_repository=environ.get("GITHUB_ACTION_REPOSITORY", ""),
+            debug=environ.get("RUNNER_DEBUG") == "1" or environ.get("ACTIONS_STEP_DEBUG", "").lower() == "true",
+        )
+
+    @property
+    def run_url(self) -> str:
+        """The link to this workflow run, or empty outside GitHub."""
+        if not (self.repository and self.run_id.isdigit()):
+            return ""
+        return f"{self.server_url}/{self.repository}/actions/runs/{self.run_id}"
+
+
+# Variables the code under test (install command, server) must not inherit: tokens, the inputs
+# (``env`` may hold secrets) and the runner's file commands (they would let it set our outputs).
+SCRUBBED_PREFIXES = ("INPUT_",)
+SCRUBBED_NAMES = (
+    "GITHUB_TOKEN",
+    "ACTIONS_RUNTIME_TOKEN",
+    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+    "ACTIONS_ID_TOKEN_REQUEST_URL",
+    "ACTIONS_RUNTIME_URL",
+    "ACTIONS_RESULTS_URL",
+    "ACTIONS_CACHE_URL",
+    "GITHUB_OUTPUT",
+    "GITHUB_STEP_SUMMARY",
+    "GITHUB_ENV",
+    "GITHUB_PATH",
+    "GITHUB_STATE",
+)
+
+
+def scrub(environ: dict[str, str] | os._Environ[str]) -> None:
+    """Remove tokens, inputs and file-command paths from ``environ`` (the process environment,
+    which every child inherits)."""
+    for name in list(environ):
+        if name.startswith(SCRUBBED_PREFIXES) or name in SCRUBBED_NAMES:
+            del environ[name]

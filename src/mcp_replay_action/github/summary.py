@@ -1,0 +1,42 @@
+"""The job summary (``GITHUB_STEP_SUMMARY``): the Markdown report, sized for GitHub.
+
+GitHub refuses a step summary over 1 MiB. The Markdown renderer (``report/markdown.py``) already
+drops passing rows first, then failure details, then trims with a note, within a byte budget; here
+we give it the budget that is left in this step's summary file and add a line about the run.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from mcp_replay_action.github.commands import append_summary
+from mcp_replay_action.report import markdown
+from mcp_replay_action.results import Report
+
+SUMMARY_LIMIT = 1024 * 1024  # GitHub's limit for one step's summary, in bytes
+MARGIN = 4096
+TITLE = "MCP replay"
+
+
+def render_summary(report: Report, *, max_bytes: int = SUMMARY_LIMIT - MARGIN, footer: str = "") -> str:
+    """The job summary for ``report`` in at most ``max_bytes`` bytes of UTF-8 (``footer`` is our
+    own Markdown, added last)."""
+    tail = f"\n{footer}\n" if footer else ""
+    budget = max(markdown.MIN_BYTES, max_bytes - len(tail.encode("utf-8")))
+    return markdown.render(report, max_bytes=budget, title=TITLE) + tail
+
+
+def write_summary(path: str | os.PathLike[str] | None, report: Report, *, footer: str = "") -> int:
+    """Append the summary to this step's summary file; returns the bytes written (0 when the run
+    has no summary file)."""
+    if not path:
+        return 0
+    used = Path(path).stat().st_size if Path(path).exists() else 0
+    room = SUMMARY_LIMIT - MARGIN - used
+    if room < markdown.MIN_BYTES:
+        return 0  # earlier output filled the step's summary; the annotations and comment remain
+    text = render_summary(report, max_bytes=room, footer=footer)
+    append_summary(path, text)
+    return len(text.encode("utf-8"))
+
