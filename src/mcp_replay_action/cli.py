@@ -314,7 +314,7 @@ def emit_report(
     if junit_file:
         atomic_write_text(junit_file, junit.render(report))
     if badge_file:
-        atomic_write_text(badge_file, badge.dumps(report) + "\n")
+        atomic_write_text(badge_file, badge.dumps(report))
 
 
 @main.command()
