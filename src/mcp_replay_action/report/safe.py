@@ -130,9 +130,11 @@ def md_code_block(value: Any, limit: int = 4000, info: str = "") -> str:
 
 
 def xml_text(value: Any, limit: int | None = None) -> str:
-    """``value`` with every character XML 1.0 forbids shown as an escape (``\\x00``), optionally
-    capped; the XML serializer does the ``<&>"`` escaping."""
-    text = _XML_ILLEGAL_RE.sub(_escape_char, text_of(value))
+    """``value`` with every character XML 1.0 forbids shown as an escape (``\\x00``) and line
+    ends as ``\\n`` (what an XML parser would turn them into anyway), optionally capped; the XML
+    serializer does the ``<&>"`` escaping."""
+    text = text_of(value).replace("\r\n", "\n").replace("\r", "\n")
+    text = _XML_ILLEGAL_RE.sub(_escape_char, text)
     return cap(text, limit) if limit is not None else text
 
 
