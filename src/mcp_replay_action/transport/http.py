@@ -23,11 +23,12 @@ from __future__ import annotations
 import json
 import queue
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
@@ -40,6 +41,9 @@ from mcp_replay_action.errors import (
     TransportTimeout,
 )
 from mcp_replay_action.protocol import request_protocol_version
+
+if TYPE_CHECKING:
+    from mcp_replay_action.transport.stdio import ServerProcess, StderrTail
 
 ACCEPT_BOTH = "application/json, text/event-stream"
 SESSION_HEADER = "Mcp-Session-Id"
@@ -188,7 +192,7 @@ class HttpTransport:
     """A connection to an MCP server over Streamable HTTP (or legacy HTTP+SSE).
 
     ``server``: optionally a command that starts the server; the transport then waits (bounded by
-    ``start_timeout``) until ``url`` accepts connections and shuts the process group down at close.
+    ``startup_timeout``) until ``url`` accepts connections and shuts the process group down at close.
     ``mode``: ``auto`` uses legacy HTTP+SSE for URLs ending in ``/sse`` and falls back to it when
     the first POST gets 400/404/405; ``streamable`` and ``sse`` force one.
     ``listen``: open the optional GET stream after the handshake, so server messages that belong to
@@ -200,13 +204,13 @@ class HttpTransport:
         url: str,
         *,
         headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
-        server: Sequence[str] | None = None,
+        server: str | Sequence[str] | None = None,
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
         isolate: bool = False,
         mode: Mode = "auto",
         connect_timeout: float = 10.0,
-        start_timeout: float = 30.0,
+        startup_timeout: float = 30.0,
         read_timeout: float = 300.0,
         listen: bool = True,
     ) -> None:
@@ -218,18 +222,19 @@ class HttpTransport:
         self.url = url
         items = headers.items() if isinstance(headers, Mapping) else (headers or ())
         self._user_headers = {str(k): str(v) for k, v in items}
-        self._server = list(server) if server else None
+        self._server: str | list[str] | None = (server if isinstance(server, str) else list(server)) if server else None
         self._cwd = cwd
         self._env = dict(env) if env else None
         self._isolate = isolate
         self._mode: Mode = mode
         self._connect_timeout = connect_timeout
-        self._start_timeout = start_timeout
+        self._start_timeout = startup_timeout
         self._read_timeout = read_timeout
         self._listen = listen
 
         self._client: httpx.Client | None = None
-        self._process: Any = None
+        self._process: ServerProcess | None = None
+        self._output: StderrTail | None = None
         self._queue: queue.Queue[dict[str, Any] | _Fault] = queue.Queue()
         self._lock = threading.Lock()
         self._open: set[httpx.Response] = set()
@@ -257,7 +262,11 @@ class HttpTransport:
         legacy SSE stream when that mode is in use. Raises ServerStartError."""
         if self._server:
             self._spawn()
-            wait_for_port(self.url, self._start_timeout, alive=self._process_alive)
+            try:
+                wait_for_port(self.url, self._start_timeout, alive=self._process_alive)
+            except ServerStartError as exc:
+                time.sleep(0.1)  # let the output drain so the error carries the server's last words
+                raise ServerStartError(str(exc), **self._diag_kwargs()) from None
         else:
             wait_for_port(self.url, self._connect_timeout)
         self._client = httpx.Client(
@@ -317,7 +326,7 @@ class HttpTransport:
         with self._lock:
             streams = list(self._open)
         for response in streams:
-            _break(response)
+            break_stream(response)
         if client is not None:
             client.close()
         for thread in self._threads:
@@ -456,7 +465,7 @@ class HttpTransport:
         with self._lock:
             self._open.add(response)
         if self._closing.is_set():
-            _break(response)
+            break_stream(response)
         return response
 
     def _release(self, response: httpx.Response) -> None:
@@ -735,26 +744,37 @@ class HttpTransport:
     # -- the server process (``--server CMD --url URL``) -------------------------------------------
 
     def _spawn(self) -> None:
-        from mcp_replay_action.transport.stdio import spawn_server
+        from mcp_replay_action.transport.stdio import StderrTail, spawn_server
 
         assert self._server is not None
-        self._process = spawn_server(self._server, cwd=self._cwd, env=self._env, isolate=self._isolate)
+        # One pipe for stdout and stderr: HTTP servers log to either, and both must be drained
+        # (a full pipe would stall the server) and kept for diagnostics.
+        self._process = spawn_server(
+            self._server,
+            cwd=self._cwd,
+            env=self._env,
+            isolate=self._isolate,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        assert self._process.popen.stdout is not None
+        self._output = StderrTail(self._process.popen.stdout)
+        self._output.start()
 
     def _process_alive(self) -> bool:
-        return self._process is None or self._process.poll() is None
+        return self._process is None or self._process.popen.poll() is None
 
     def _process_diagnostics(self) -> dict[str, Any]:
-        proc = self._process
-        tail = getattr(proc, "stderr_tail", "")
         return {
-            "stderr_tail": tail() if callable(tail) else str(tail or ""),
-            "exit_status": proc.poll() if hasattr(proc, "poll") else None,
+            "stderr_tail": self._output.text() if self._output is not None else "",
+            "exit_status": self._process.popen.poll() if self._process is not None else None,
         }
 
     def _stop_process(self) -> None:
-        from mcp_replay_action.transport.stdio import terminate_group
-
-        terminate_group(self._process)
+        assert self._process is not None
+        self._process.stop()
+        if self._output is not None:
+            self._output.join(1.0)
 
     def _diag_kwargs(self) -> dict[str, Any]:
         if self._process is None:
@@ -795,7 +815,7 @@ def _snippet(raw: bytes) -> str:
     return f": {text[:200]}" if text else ""
 
 
-def _break(response: httpx.Response) -> None:
+def break_stream(response: httpx.Response) -> None:
     """Unblock a thread reading ``response``: closing alone does not wake a blocked read, shutting
     the socket down does."""
     stream = response.extensions.get("network_stream")

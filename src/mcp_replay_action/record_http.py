@@ -1,0 +1,496 @@
+"""Recording over HTTP: a transparent proxy between a real MCP client and a real Streamable HTTP
+(or legacy HTTP+SSE) server that tees every exchange into a cassette.
+
+Every request is forwarded upstream with its headers, and every answer comes back unchanged:
+SSE streams are passed through chunk by chunk as they arrive, never buffered to the end, while a
+maintained SSE parser (httpx-sse) reads the same bytes to find the messages. What is written to the
+cassette is JSON-RPC only, redacted before it touches disk; request headers (``Authorization``,
+cookies, API keys) are forwarded and never stored. HTTP status, content type and SSE-or-JSON are
+kept per interaction as transport facts; ``GET`` and ``DELETE`` exchanges go to the header's
+``http_lifecycle``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import datetime as dt
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+from httpx_sse import EventSource
+
+from mcp_replay_action import __version__
+from mcp_replay_action.cassette import Cassette, Interaction, save
+from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.httpd import Handler, StoppableServer, log, wait_for_stop
+from mcp_replay_action.protocol import detect_era
+from mcp_replay_action.transport.http import break_stream, content_type_of, display_url, wait_for_port
+
+# Hop-by-hop headers (RFC 9110 7.6.1) and those the proxy recomputes: never forwarded as-is.
+_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+        "accept-encoding",
+        "content-encoding",
+    }
+)
+SAVE_EVERY = 1.0  # seconds: the cassette on disk is at most this far behind while recording
+
+
+@dataclass
+class _Entry:
+    seq: int
+    kind: str
+    message: dict[str, Any]
+    ts: float
+    started: float
+    response: dict[str, Any] | None = None
+    latency_ms: float | None = None
+    transport: dict[str, Any] | None = None
+
+
+@dataclass
+class Tape:
+    """The interactions seen so far, in the order their first message was seen (so a server
+    notification sent while a request was open comes after that request)."""
+
+    t0: float = field(default_factory=time.monotonic)
+    entries: list[_Entry] = field(default_factory=list)
+    lifecycle: list[dict[str, Any]] = field(default_factory=list)
+    changed: bool = False
+    _open: dict[tuple[str, str], _Entry] = field(default_factory=dict)  # client requests awaiting answers
+    _asked: dict[tuple[str, str], _Entry] = field(default_factory=dict)  # server requests awaiting answers
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def _add(self, kind: str, message: dict[str, Any]) -> _Entry:
+        now = time.monotonic()
+        entry = _Entry(seq=len(self.entries) + 1, kind=kind, message=message, ts=now - self.t0, started=now)
+        self.entries.append(entry)
+        self.changed = True
+        return entry
+
+    def from_client(self, message: dict[str, Any], scope: str) -> _Entry | None:
+        """A message the client sent; returns the entry of a request (to attach its answer)."""
+        with self._lock:
+            if "method" in message:
+                kind = "request" if "id" in message else "notification"
+                entry = self._add(kind, message)
+                if kind == "request":
+                    self._open[(scope, _id_key(message["id"]))] = entry
+                    return entry
+                return None
+            # The client's answer to a server-to-client request.
+            asked = self._asked.pop((scope, _id_key(message.get("id"))), None)
+            if asked is not None:
+                asked.response = message
+                asked.latency_ms = (time.monotonic() - asked.started) * 1000.0
+                self.changed = True
+            return None
+
+    def from_server(
+        self, message: dict[str, Any], scope: str, *, request: _Entry | None = None, facts: dict[str, Any] | None = None
+    ) -> bool:
+        """A message the server sent. True when it answered ``request``."""
+        with self._lock:
+            if "method" in message:
+                if "id" in message:
+                    self._asked[(scope, _id_key(message["id"]))] = self._add("server-request", message)
+                else:
+                    self._add("server-notification", message)
+                return False
+            key = (scope, _id_key(message.get("id")))
+            entry = request if request is not None and request.message.get("id") == message.get("id") else None
+            entry = entry or self._open.get(key)
+            if entry is None or entry.response is not None:
+                return False
+            self._open.pop((scope, _id_key(entry.message.get("id"))), None)
+            entry.response = message
+            entry.latency_ms = (time.monotonic() - entry.started) * 1000.0
+            entry.transport = facts
+            self.changed = True
+            return entry is request
+
+    def rescope(self, entry: _Entry, old: str, new: str) -> None:
+        """The answer to ``initialize`` minted a session id: file the request under it."""
+        with self._lock:
+            key = (old, _id_key(entry.message.get("id")))
+            if self._open.get(key) is entry:
+                del self._open[key]
+                self._open[(new, key[1])] = entry
+
+    def http_exchange(self, method: str, path: str, status: int | None, sse: bool, started: float) -> None:
+        with self._lock:
+            self.lifecycle.append(
+                {
+                    "http_method": method,
+                    "http_path": path,
+                    "response_status": status,
+                    "response_is_sse": sse,
+                    "latency_ms": round((time.monotonic() - started) * 1000.0, 3),
+                    "position": sum(1 for e in self.entries if e.kind in ("request", "notification")),
+                }
+            )
+            self.changed = True
+
+    def interactions(self, redact: Callable[[Any], Any]) -> list[Interaction]:
+        """Every complete interaction, redacted. A request never answered is left out: a cassette
+        line promises an answer to compare against."""
+        with self._lock:
+            entries = list(self.entries)
+        out = []
+        for e in entries:
+            if e.kind == "request" and e.response is None:
+                continue
+            out.append(
+                Interaction(
+                    seq=e.seq,
+                    kind=cast(Any, e.kind),
+                    message=redact(e.message),
+                    response=redact(e.response) if e.response is not None else None,
+                    ts=e.ts,
+                    latency_ms=e.latency_ms,
+                    transport=e.transport,
+                )
+            )
+        return out
+
+
+def _id_key(value: Any) -> str:
+    return json.dumps(value)
+
+
+class _TeeText:
+    """Stands in for the upstream response inside httpx-sse: every raw chunk is forwarded to the
+    client the moment it arrives, then decoded for the parser."""
+
+    def __init__(self, upstream: httpx.Response, forward: Callable[[bytes], None]) -> None:
+        self.headers = upstream.headers
+        self._upstream = upstream
+        self._forward = forward
+
+    def iter_text(self) -> Iterator[str]:
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        for chunk in self._upstream.iter_raw():
+            self._forward(chunk)
+            text = decoder.decode(chunk)
+            if text:
+                yield text
+        tail = decoder.decode(b"", final=True)
+        if tail:
+            yield tail
+
+
+class _ClientGone(Exception):
+    """The client hung up while an answer was being streamed to it."""
+
+
+class RecordingProxy:
+    """The recording proxy on its own thread: ``start()``, ``url``, ``cassette()``, ``stop()``.
+
+    ``upstream_url`` is the server's MCP endpoint. A client may use the proxy's URL with the same
+    path (``url``) or just its root; any other path is forwarded as-is, which is what the legacy
+    HTTP+SSE transport's message endpoint needs.
+    """
+
+    def __init__(
+        self,
+        upstream_url: str,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        redactor: Any = None,
+        cassette_path: str | None = None,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 300.0,
+    ) -> None:
+        parts = urlsplit(upstream_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(f"--url {display_url(upstream_url)!r}: expected an http:// or https:// URL")
+        self.upstream_url = upstream_url
+        self._upstream = parts
+        self.redactor = redactor if redactor is not None else _default_redactor()
+        self.tape = Tape()
+        self._client = httpx.Client(timeout=httpx.Timeout(connect_timeout, read=read_timeout), follow_redirects=False)
+        self._read_timeout = read_timeout
+        self._open: set[httpx.Response] = set()
+        self._lock = threading.Lock()
+        self._legacy = False
+        self.cassette_path = cassette_path
+        self._saved_at = 0.0
+        self._save_lock = threading.Lock()
+        self._server = StoppableServer((host, port), _make_handler(self))
+
+    @property
+    def url(self) -> str:
+        """Where a client should connect: the proxy's origin with the upstream's path."""
+        return self._server.origin + (self._upstream.path or "/")
+
+    def start(self) -> RecordingProxy:
+        self._server.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop listening, break streams still open, close the upstream client."""
+        self._server.stop()
+        with self._lock:
+            streams = list(self._open)
+        for response in streams:
+            break_stream(response)
+        self._client.close()
+
+    def __enter__(self) -> RecordingProxy:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def cassette(self, path: str = "") -> Cassette:
+        """What was recorded so far, redacted, with its header."""
+        interactions = self.tape.interactions(self.redactor.apply)
+        era = detect_era(interactions)
+        meta: dict[str, Any] = {
+            "server": None,
+            "url": display_url(self.upstream_url),
+            "transport": "sse" if self._legacy else "http",
+            "recorded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "protocol_version": era.protocol_version or None,
+            "era": era.name or None,
+            "server_info": _server_info(interactions),
+            "tool_version": __version__,
+            "redaction": self.redactor.rules(),
+        }
+        if self.tape.lifecycle:
+            meta["http_lifecycle"] = list(self.tape.lifecycle)
+        return Cassette(meta=meta, interactions=tuple(interactions), path=path)
+
+    def save(self, *, force: bool = False) -> Cassette | None:
+        """Write the cassette (atomically) when something changed and ``SAVE_EVERY`` seconds
+        passed since the last write, or always with ``force``. Returns what was written."""
+        if not self.cassette_path:
+            return None
+        with self._save_lock:
+            now = time.monotonic()
+            if not force and (not self.tape.changed or now - self._saved_at < SAVE_EVERY):
+                return None
+            self.tape.changed = False
+            self._saved_at = now
+            cassette = self.cassette(self.cassette_path)
+            save(cassette, self.cassette_path)
+            return cassette
+
+    # -- forwarding --------------------------------------------------------------------------------
+
+    def upstream_for(self, path: str) -> str:
+        """The upstream URL for a path the client asked the proxy for."""
+        raw_path, _, query = path.partition("?")
+        up = self._upstream
+        if raw_path in ("", "/", up.path):
+            target_path, target_query = up.path or "/", query or up.query
+        else:
+            target_path, target_query = raw_path, query
+        return urlunsplit((up.scheme, up.netloc, target_path, target_query, ""))
+
+    def forward_headers(self, incoming: Mapping[str, str]) -> dict[str, str]:
+        headers = {k: v for k, v in incoming.items() if k.lower() not in _HOP}
+        # Identity encoding: the tee must read the same bytes the client gets.
+        headers["Accept-Encoding"] = "identity"
+        return headers
+
+    def open_upstream(self, method: str, url: str, headers: dict[str, str], body: bytes | None) -> httpx.Response:
+        timeout = httpx.Timeout(self._client.timeout.connect, read=None if method == "GET" else self._read_timeout)
+        request = self._client.build_request(method, url, headers=headers, content=body, timeout=timeout)
+        response = self._client.send(request, stream=True)
+        with self._lock:
+            self._open.add(response)
+        return response
+
+    def release(self, response: httpx.Response) -> None:
+        with self._lock:
+            self._open.discard(response)
+        response.close()
+
+    def note_legacy(self) -> None:
+        self._legacy = True
+
+
+def _server_info(interactions: Sequence[Interaction]) -> dict[str, Any] | None:
+    for inter in interactions:
+        if inter.method in ("initialize", "server/discover") and inter.response:
+            result = inter.response.get("result")
+            if isinstance(result, dict) and isinstance(result.get("serverInfo"), dict):
+                return dict(result["serverInfo"])
+    return None
+
+
+def _default_redactor() -> Any:
+    from mcp_replay_action.redact import Redactor
+
+    return Redactor()
+
+
+def _messages(doc: Any) -> list[dict[str, Any]]:
+    items = doc if isinstance(doc, list) else [doc]
+    return [m for m in items if isinstance(m, dict) and ("method" in m or "id" in m)]
+
+
+def _decode(raw: bytes | str) -> Any:
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _make_handler(proxy: RecordingProxy) -> type[Handler]:
+    class ProxyHandler(Handler):
+        def do_POST(self) -> None:  # noqa: N802 - the stdlib's naming
+            self._exchange("POST")
+
+        def do_GET(self) -> None:  # noqa: N802
+            self._exchange("GET")
+
+        def do_DELETE(self) -> None:  # noqa: N802
+            self._exchange("DELETE")
+
+        def _exchange(self, method: str) -> None:
+            started = time.monotonic()
+            try:
+                body = self.read_body() if method == "POST" else None
+            except ValueError:
+                self.send_bytes(413, b"request body too large")
+                return
+            scope = self.headers.get("Mcp-Session-Id") or ""
+            sent = _messages(_decode(body)) if body else []
+            requests: list[_Entry] = []
+            for message in sent:
+                entry = proxy.tape.from_client(message, scope)
+                if entry is not None:
+                    requests.append(entry)
+            target = proxy.upstream_for(self.path)
+            try:
+                upstream = proxy.open_upstream(method, target, proxy.forward_headers(dict(self.headers)), body)
+            except httpx.HTTPError as exc:
+                log(f"record: upstream {display_url(target)} unreachable: {type(exc).__name__}: {str(exc)[:120]}")
+                ids = [m.get("id") for m in sent if "id" in m and "method" in m]
+                error = {"code": -32603, "message": "mcp-replay record: the upstream server is unreachable"}
+                self.send_json(502, {"jsonrpc": "2.0", "id": ids[0] if ids else None, "error": error})
+                return
+            try:
+                self._relay(method, upstream, scope, requests, started)
+            except _ClientGone:
+                pass  # the client hung up; whatever was seen is on the tape
+            except (httpx.HTTPError, OSError) as exc:
+                log(f"record: the upstream stream broke: {type(exc).__name__}")
+            finally:
+                proxy.release(upstream)
+                proxy.save()
+
+        def _relay(
+            self, method: str, upstream: httpx.Response, scope: str, requests: list[_Entry], started: float
+        ) -> None:
+            ctype = content_type_of(upstream)
+            sse = ctype == "text/event-stream"
+            session = upstream.headers.get("Mcp-Session-Id")
+            if session and session != scope:
+                for entry in requests:
+                    proxy.tape.rescope(entry, scope, session)
+                scope = session
+            headers = {k: v for k, v in upstream.headers.items() if k.lower() not in _HOP}
+            facts = {"http_status": upstream.status_code, "content_type": ctype, "sse": sse}
+            request = requests[0] if len(requests) == 1 else None
+            if method != "POST":
+                proxy.tape.http_exchange(method, urlsplit(self.path).path, upstream.status_code, sse, started)
+            if not sse:
+                raw = upstream.read()
+                passed = {k: v for k, v in headers.items() if k.lower() != "content-type"}
+                self.send_bytes(upstream.status_code, raw, upstream.headers.get("content-type", ""), passed)
+                for message in _messages(_decode(raw)) if raw.strip() else []:
+                    proxy.tape.from_server(message, scope, request=request, facts=facts)
+                return
+            self.start_stream(upstream.status_code, upstream.headers.get("content-type", ""), _stream_headers(headers))
+            tee = _TeeText(upstream, self._forward)
+            for event in EventSource(cast(httpx.Response, tee)).iter_sse():
+                if event.event == "endpoint":
+                    proxy.note_legacy()
+                    continue
+                if not event.data.strip():
+                    continue
+                for message in _messages(_decode(event.data)):
+                    proxy.tape.from_server(message, scope, request=request, facts=facts)
+                proxy.save()
+            self.end_stream()
+
+        def _forward(self, chunk: bytes) -> None:
+            try:
+                self.write_chunk(chunk)
+            except OSError as exc:
+                raise _ClientGone() from exc
+
+    return ProxyHandler
+
+
+def _stream_headers(headers: dict[str, str]) -> dict[str, str]:
+    # start_stream sets these itself.
+    return {k: v for k, v in headers.items() if k.lower() not in ("content-type", "cache-control")}
+
+
+def record_http(
+    upstream_url: str,
+    listen_host: str,
+    listen_port: int,
+    cassette_path: str,
+    redactor: Any = None,
+    *,
+    server: str | Sequence[str] | None = None,
+    cwd: str | None = None,
+    env: Mapping[str, str] | None = None,
+    isolate: bool = False,
+    startup_timeout: float = 30.0,
+    until: Callable[[], bool] | None = None,
+    on_ready: Callable[[str], None] | None = None,
+) -> Cassette:
+    """Run the recording proxy until SIGINT/SIGTERM (or ``until()``), then write the cassette.
+
+    With ``server``, that command is started first (own process group) and the proxy opens once
+    ``upstream_url`` accepts connections; the server is stopped at the end. ``on_ready`` gets the
+    proxy's URL once it listens. Returns the cassette as written.
+    """
+    process = None
+    if server:
+        from mcp_replay_action.transport.stdio import spawn_server
+
+        process = spawn_server(server, cwd=cwd, env=env, isolate=isolate, stdout=None, stderr=None)
+    try:
+        if process is not None:
+            wait_for_port(upstream_url, startup_timeout, alive=lambda: process.popen.poll() is None)
+        proxy = RecordingProxy(upstream_url, listen_host, listen_port, redactor=redactor, cassette_path=cassette_path)
+        proxy.start()
+        log(f"record: proxy for {display_url(upstream_url)} at {proxy.url}; point your client there, Ctrl-C stops")
+        if on_ready is not None:
+            on_ready(proxy.url)
+        try:
+            wait_for_stop(until)
+        finally:
+            proxy.stop()
+        cassette = proxy.save(force=True)
+        assert cassette is not None
+        log(f"record: wrote {len(cassette.interactions)} interactions to {cassette_path}")
+        return cassette
+    finally:
+        if process is not None:
+            process.stop()
