@@ -26,6 +26,7 @@ import mcp_types as types
 from mcp import Client
 from mcp.client.session import ClientRequestContext, ElicitationFnT, ListRootsFnT
 from mcp.client.stdio import StdioServerParameters
+from pydantic import FileUrl
 
 REPO = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
@@ -261,7 +262,9 @@ async def accept_elicitation(context: ClientRequestContext, params: Any) -> type
 
 def roots_for(*directories: Path) -> ListRootsFnT:
     async def list_roots(context: ClientRequestContext) -> types.ListRootsResult:
-        return types.ListRootsResult(roots=[types.Root(uri=d.resolve().as_uri(), name=d.name) for d in directories])
+        return types.ListRootsResult(
+            roots=[types.Root(uri=FileUrl(d.resolve().as_uri()), name=d.name) for d in directories]
+        )
 
     return list_roots
 
