@@ -1,0 +1,711 @@
+"""Compare a recorded JSON-RPC response with a live one and say what changed, how, and how badly.
+
+``compare(recorded, live, options)`` normalises both sides (``normalize.py``: masks, JSON in
+text, base64 text, named lists), takes a fast exit when they are equal, and otherwise lines up
+lists, runs DeepDiff and turns every difference into a ``Finding`` with a *kind* and a *class*.
+
+Kinds (worst first): ``missing-response`` (no live response), ``error-status-change`` (a result
+became a JSON-RPC error or the reverse, or a tool result's ``isError`` flipped),
+``structure-change`` (a key, list item or named item added or removed, or a type changed),
+``ordering-change`` (the same items in a different order; a match under ``allow_reorder``),
+``value-change`` (a leaf differs, including an error code).
+
+Classes: ``breaking`` (something removed, a new required argument, an error flip, a missing
+response, a type change, a changed value, a reordered list), ``additive`` (a new key, tool,
+optional argument or list item; an argument no longer required), ``cosmetic`` (``serverInfo.version``,
+``description``/``title``/``instructions`` text outside tool output, the order of named items or of
+``required``). Only ``status_for`` decides pass/fail from these: cosmetic findings never fail.
+
+Path notation (also accepted by ``--ignore-path``): JSONPath-like from the message root,
+``$.result.content[0].text``; ``['odd key']`` for keys that are not plain words; a named item
+as ``$.result.tools[name=add]`` (``[uri=...]``, ``[uriTemplate=...]``); into JSON held in a
+string as ``$.result.content[0].text{json}.field``; into base64 text as ``...blob{base64}``.
+The envelope's ``jsonrpc`` and ``id`` are never compared; ``id`` keys anywhere else are.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from deepdiff import DeepDiff
+
+from mcp_replay_action.normalize import (
+    BOX_TYPES,
+    Base64Text,
+    JsonText,
+    Keyed,
+    canonical,
+    normalize,
+    parse_path,
+)
+from mcp_replay_action.results import CLASS_ORDER, KIND_ORDER, Finding, Status
+
+RENDER_CAP = 200  # before/after renderings
+BRIEF_CAP = 60  # values quoted inside a message
+DIFF_MAX_LINES = 40
+DIFF_MAX_BYTES = 4096
+DIFF_LINE_CAP = 240
+MAX_FINDINGS = 50  # per interaction; the rest are summed up in one last finding
+_DIFFLIB_MAX_LINES = 2000  # beyond this, the unified diff starts at the first changed line
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_$@][\w$@-]*")
+_ENVELOPE = ("jsonrpc", "id")
+# Keys whose contents are what a tool, resource or prompt returned: a "title" in there is data.
+_PAYLOAD_KEYS = frozenset({"content", "structuredContent", "contents", "messages", "error"})
+_COSMETIC_KEYS = frozenset({"description", "title"})
+_NOUNS = {"tools": "tool", "prompts": "prompt", "resources": "resource", "resourceTemplates": "resource template"}
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """How to compare: paths and keys to ignore, and whether list order matters.
+
+    ``ignore_paths`` use the notation in the module docstring (``result.content[].text`` or
+    ``$.result.content[0].text``); ``ignore_keys`` drop a key at any depth. A bad path raises
+    ``ConfigError`` here, before any server is started.
+    """
+
+    ignore_paths: tuple[str, ...] = ()
+    ignore_keys: tuple[str, ...] = ()
+    allow_reorder: bool = False
+
+    def __post_init__(self) -> None:
+        # Accept any iterable of strings (click hands over tuples, callers lists).
+        object.__setattr__(self, "ignore_paths", tuple(self.ignore_paths))
+        object.__setattr__(self, "ignore_keys", tuple(self.ignore_keys))
+        for pattern in self.ignore_paths:
+            parse_path(pattern)
+
+
+def status_for(findings: Sequence[Finding]) -> Status:
+    """The verdict for one interaction: ``missing`` for a missing response, ``fail`` for any
+    non-cosmetic finding, else ``pass``."""
+    if any(f.kind == "missing-response" for f in findings):
+        return "missing"
+    if any(f.cls != "cosmetic" for f in findings):
+        return "fail"
+    return "pass"
+
+
+def compare(
+    recorded: dict[str, Any] | None, live: dict[str, Any] | None, options: CompareOptions | None = None
+) -> tuple[Finding, ...]:
+    """The differences between a recorded and a live JSON-RPC response, worst first.
+
+    ``live`` None means no response arrived (one ``missing-response`` finding). Empty when the two
+    match after normalisation.
+    """
+    options = options or CompareOptions()
+    if live is None:
+        if recorded is None:
+            return ()
+        return (Finding("missing-response", "breaking", "$", "no response", before=_render(recorded)),)
+    if recorded is None:
+        return (
+            Finding(
+                "structure-change",
+                "additive",
+                "$",
+                "a response arrived where the recording has none",
+                after=_render(live),
+            ),
+        )
+    flip = _rpc_error_flip(recorded, live)
+    if flip is not None:
+        return (flip,)
+    raw_before, raw_after = _body(recorded), _body(live)
+    # Fastest exit: byte-identical bodies. ``==`` rejects most differing pairs at C speed; the
+    # dumps comparison then rules out what ``==`` forgives (True == 1).
+    if raw_before == raw_after:
+        dumped = _dumps(raw_before)
+        if dumped is not None and dumped == _dumps(raw_after):
+            return ()
+    before = normalize(raw_before, options)
+    after = normalize(raw_after, options)
+    _drop_false_is_error(before)
+    _drop_false_is_error(after)
+    if canonical(before) == canonical(after):
+        return ()
+    flip = _tool_error_flip(before, after)
+    if flip is not None:
+        return (flip,)
+    return _Differ(options).run(before, after)
+
+
+# -- error flips ------------------------------------------------------------------------------
+
+
+def _is_rpc_error(message: Any) -> bool:
+    return isinstance(message, dict) and "error" in message and "result" not in message
+
+
+def _rpc_error_flip(recorded: Any, live: Any) -> Finding | None:
+    was, now = _is_rpc_error(recorded), _is_rpc_error(live)
+    if was == now:
+        return None
+    if now:
+        error = live.get("error")
+        message = "a result became an error"
+        detail = _error_brief(error)
+        return Finding(
+            "error-status-change",
+            "breaking",
+            "$",
+            f"{message}: {detail}" if detail else message,
+            before=_render(_unbox(normalize(recorded.get("result")))),
+            after=_render(error),
+        )
+    return Finding(
+        "error-status-change",
+        "breaking",
+        "$",
+        f"an error became a result (was: {_error_brief(recorded.get('error'))})",
+        before=_render(recorded.get("error")),
+        after=_render(_unbox(normalize(live.get("result")))),
+    )
+
+
+def _error_brief(error: Any) -> str:
+    if isinstance(error, dict):
+        code = error.get("code")
+        text = error.get("message")
+        parts = [str(code)] if code is not None else []
+        if isinstance(text, str):
+            parts.append(text)
+        return _cap(" ".join(parts), BRIEF_CAP * 2)
+    return _brief(error)
+
+
+def _result(body: Any) -> Any:
+    return body.get("result") if isinstance(body, dict) else None
+
+
+def _drop_false_is_error(body: Any) -> None:
+    # An absent isError means false; servers differ in whether they spell it out.
+    result = _result(body)
+    if isinstance(result, dict) and result.get("isError") is False:
+        del result["isError"]
+
+
+def _tool_error_flip(before: Any, after: Any) -> Finding | None:
+    was = _result(before)
+    now = _result(after)
+    if not isinstance(was, dict) or not isinstance(now, dict):
+        return None
+    was_error, now_error = was.get("isError") is True, now.get("isError") is True
+    if was_error == now_error:
+        return None
+    message = "the tool result became an error (isError)" if now_error else "the tool result is no longer an error"
+    return Finding(
+        "error-status-change",
+        "breaking",
+        "$.result.isError",
+        message,
+        before=_render(_unbox(was.get("content", was))),
+        after=_render(_unbox(now.get("content", now))),
+    )
+
+
+def _dumps(value: Any) -> str | None:
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=repr)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _body(message: Any) -> Any:
+    if isinstance(message, dict):
+        return {k: v for k, v in message.items() if k not in _ENVELOPE}
+    return message
+
+
+# -- aligned lists ----------------------------------------------------------------------------
+
+
+class _Aligned(dict):  # type: ignore[type-arg]
+    """A list lined up against its counterpart: slot -> item, ``index`` maps slot -> position."""
+
+    __slots__ = ("index",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.index: dict[int, int] = {}
+
+
+# -- rendering --------------------------------------------------------------------------------
+
+
+def _cap(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1] + "…"
+
+
+def _unbox(value: Any, depth: int = 0) -> Any:
+    """Plain JSON for display: boxes opened, named and aligned lists turned back into lists."""
+    if depth > 64:
+        return "…"
+    if isinstance(value, BOX_TYPES):
+        return _unbox(next(iter(value.values()), None), depth + 1)
+    if isinstance(value, (Keyed, _Aligned)):
+        return [_unbox(v, depth + 1) for v in value.values()]
+    if isinstance(value, dict):
+        return {k: _unbox(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unbox(v, depth + 1) for v in value]
+    return value
+
+
+def _json_text(value: Any, limit: int) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (ValueError, RecursionError):
+        text = repr(value)
+    return _cap(text, limit)
+
+
+def _render(value: Any, limit: int = RENDER_CAP) -> Any:
+    """A short rendering: small scalars as they are, anything else as capped JSON text."""
+    value = _unbox(value)
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        return _cap(value, limit)
+    return _json_text(value, limit)
+
+
+def _brief(value: Any, limit: int = BRIEF_CAP) -> str:
+    return _json_text(_unbox(value), limit)
+
+
+def _name(value: Any) -> str:
+    """A key, tool or argument name quoted for a message: 'add'."""
+    return "'" + _cap(str(value), BRIEF_CAP) + "'"
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, JsonText):
+        return "JSON text"
+    if isinstance(value, Base64Text):
+        return "base64 text"
+    if isinstance(value, dict) and not isinstance(value, (Keyed, _Aligned)):
+        return "object"
+    if isinstance(value, (list, Keyed, _Aligned)):
+        return "array"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if value is None:
+        return "null"
+    return "string" if isinstance(value, str) else type(value).__name__
+
+
+def _key_segment(key: Any) -> str:
+    text = str(key)
+    if _PLAIN_KEY.fullmatch(text):
+        return "." + _cap(text, 100)
+    return "[" + json.dumps(_cap(text, 100), ensure_ascii=False).replace("'", "\\'")[1:-1].join("''") + "]"
+
+
+def _ident_segment(field: str, value: Any) -> str:
+    text = _cap(str(value), 100)
+    if re.search(r"[\[\]'\"\s=]", text):
+        text = "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return f"[{field}={text}]"
+
+
+def _segment(container: Any, param: Any) -> str:
+    if isinstance(container, Keyed):
+        return _ident_segment(container.key, param)
+    if isinstance(container, _Aligned):
+        return f"[{container.index.get(param, param)}]"
+    if isinstance(container, BOX_TYPES):
+        return "{" + container.tag + "}"
+    if isinstance(container, list):
+        return f"[{param}]"
+    return _key_segment(param)
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One step of a path: the container stepped through and the key, index or identity taken."""
+
+    container: Any
+    param: Any
+
+    @property
+    def key(self) -> str | None:
+        """The dict key taken, if this step went through a plain object."""
+        if isinstance(self.container, (Keyed, _Aligned, list, *BOX_TYPES)):
+            return None
+        return str(self.param)
+
+
+def _locate(root: Any, params: Iterable[Any]) -> tuple[str, list[_Step]]:
+    """The rendered path of DeepDiff's ``params`` in ``root``, and the steps taken."""
+    steps: list[_Step] = []
+    parts = ["$"]
+    node = root
+    for param in params:
+        steps.append(_Step(node, param))
+        parts.append(_segment(node, param))
+        try:
+            node = node[param]
+        except (KeyError, IndexError, TypeError):
+            node = None
+    return "".join(parts), steps
+
+
+def _text_diff(before: str, after: str) -> str:
+    """A unified diff of two texts, capped in lines, bytes and line width."""
+    a, b = before.splitlines(), after.splitlines()
+    note = ""
+    if len(a) + len(b) > _DIFFLIB_MAX_LINES:
+        # difflib can be quadratic: start at the first changed line and bound the window.
+        first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+        start = max(0, first - 2)
+        half = _DIFFLIB_MAX_LINES // 2
+        a, b = a[start : start + half], b[start : start + half]
+        note = f"(from line {start + 1})"
+    out: list[str] = [note] if note else []
+    size = len(note)
+    for line in difflib.unified_diff(a, b, "recorded", "live", lineterm="", n=2):
+        line = _cap(line, DIFF_LINE_CAP)
+        if len(out) >= DIFF_MAX_LINES or size + len(line) + 1 > DIFF_MAX_BYTES:
+            out.append("… (diff truncated)")
+            break
+        out.append(line)
+        size += len(line) + 1
+    return "\n".join(out)
+
+
+def _window(text: str, at: int, limit: int = RENDER_CAP) -> str:
+    """Up to ``limit`` characters of ``text`` around position ``at``, with ellipses where cut."""
+    if len(text) <= limit:
+        return text
+    start = max(0, min(at - limit // 4, len(text) - limit))
+    piece = text[start : start + limit]
+    return ("…" if start else "") + piece + ("…" if start + limit < len(text) else "")
+
+
+def _first_difference(a: str, b: str) -> int:
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return i
+    return min(len(a), len(b))
+
+
+# -- the differ -------------------------------------------------------------------------------
+
+
+class _Differ:
+    def __init__(self, options: CompareOptions) -> None:
+        self.allow_reorder = options.allow_reorder
+        self.findings: list[Finding] = []
+
+    def run(self, before: Any, after: Any) -> tuple[Finding, ...]:
+        a, b = self.align(before, after, "$", None)
+        tree = DeepDiff(a, b, view="tree", threshold_to_diff_deeper=0, verbose_level=2)
+        for report_type, levels in tree.items():
+            for level in levels:
+                self.findings.append(self.finding(report_type, level, a, b))
+        return _finish(_drop_echoes(self.findings))
+
+    # Lists are lined up before DeepDiff sees them: DeepDiff pairs lists of objects by
+    # position, so one removed item would read as every later item changed.
+    def align(self, a: Any, b: Any, path: str, key: str | None) -> tuple[Any, Any]:
+        if isinstance(a, Keyed) and isinstance(b, Keyed) and a.key == b.key:
+            return self.align_keyed(a, b, path)
+        if isinstance(a, Keyed) and isinstance(b, (list, Keyed)):
+            a = list(a.values())
+        if isinstance(b, Keyed) and isinstance(a, list):
+            b = list(b.values())
+        if type(a) is list and type(b) is list:
+            return self.align_list(a, b, path, key)
+        if isinstance(a, dict) and type(a) is type(b):
+            na, nb = type(a)(), type(b)()
+            for k, value in a.items():
+                if k in b:
+                    na[k], nb[k] = self.align(value, b[k], path + _segment(a, k), _Step(a, k).key)
+                else:
+                    na[k] = value
+            for k, value in b.items():
+                if k not in a:
+                    nb[k] = value
+            return na, nb
+        return a, b
+
+    def align_keyed(self, a: Keyed, b: Keyed, path: str) -> tuple[Keyed, Keyed]:
+        common = [k for k in a if k in b]
+        if not self.allow_reorder and len(common) > 1 and common != [k for k in b if k in a]:
+            self.findings.append(
+                Finding(
+                    "ordering-change",
+                    "cosmetic",
+                    path,
+                    f"{_plural(path)} in a different order (matched by {a.key}; order is not significant)",
+                    before=_render([k for k in a if k in b]),
+                    after=_render([k for k in b if k in a]),
+                )
+            )
+        na, nb = Keyed(a.key), Keyed(b.key)
+        for k, value in a.items():
+            if k in b:
+                na[k], nb[k] = self.align(value, b[k], path + _ident_segment(a.key, k), None)
+            else:
+                na[k] = value
+        for k, value in b.items():
+            if k not in a:
+                nb[k] = value
+        return na, nb
+
+    def align_list(self, a: list[Any], b: list[Any], path: str, key: str | None) -> tuple[Any, Any]:
+        ca = [canonical(x) for x in a]
+        cb = [canonical(x) for x in b]
+        if ca == cb:
+            return a, b
+        if sorted(ca) == sorted(cb):
+            if not self.allow_reorder:
+                self.findings.append(
+                    Finding(
+                        "ordering-change",
+                        "cosmetic" if key == "required" else "breaking",
+                        path,
+                        f"the same {len(a)} items in a different order",
+                        before=_render(a),
+                        after=_render(b),
+                    )
+                )
+            return a, a  # reported once here; nothing more for DeepDiff to find
+        pairs, removed, added = self.match_unordered(ca, cb) if self.allow_reorder else self.match_ordered(ca, cb)
+        if not removed and not added and all(i == j for i, j in pairs):
+            na, nb = list(a), list(b)
+            for i, _ in pairs:
+                na[i], nb[i] = self.align(a[i], b[i], f"{path}[{i}]", None)
+            return na, nb
+        slots_a, slots_b = _Aligned(), _Aligned()
+        slot = 0
+        for i, j in pairs:
+            slots_a[slot], slots_b[slot] = self.align(a[i], b[j], f"{path}[{i}]", None)
+            slots_a.index[slot], slots_b.index[slot] = i, j
+            slot += 1
+        for i in removed:
+            slots_a[slot], slots_a.index[slot] = a[i], i
+            slot += 1
+        for j in added:
+            slots_b[slot], slots_b.index[slot] = b[j], j
+            slot += 1
+        return slots_a, slots_b
+
+    @staticmethod
+    def match_ordered(ca: list[str], cb: list[str]) -> tuple[list[tuple[int, int]], list[int], list[int]]:
+        pairs: list[tuple[int, int]] = []
+        removed: list[int] = []
+        added: list[int] = []
+        matcher = difflib.SequenceMatcher(None, ca, cb, autojunk=False)
+        for op, i1, i2, j1, j2 in matcher.get_opcodes():
+            if op == "equal" or op == "replace":
+                common = min(i2 - i1, j2 - j1)
+                pairs.extend((i1 + k, j1 + k) for k in range(common))
+                removed.extend(range(i1 + common, i2))
+                added.extend(range(j1 + common, j2))
+            elif op == "delete":
+                removed.extend(range(i1, i2))
+            else:
+                added.extend(range(j1, j2))
+        return pairs, removed, added
+
+    @staticmethod
+    def match_unordered(ca: list[str], cb: list[str]) -> tuple[list[tuple[int, int]], list[int], list[int]]:
+        pool: dict[str, list[int]] = {}
+        for j, c in enumerate(cb):
+            pool.setdefault(c, []).append(j)
+        pairs: list[tuple[int, int]] = []
+        left_a: list[int] = []
+        for i, c in enumerate(ca):
+            if pool.get(c):
+                pairs.append((i, pool[c].pop(0)))
+            else:
+                left_a.append(i)
+        taken = {j for _, j in pairs}
+        left_b = [j for j in range(len(cb)) if j not in taken]
+        # What is left is paired in order, so a changed item reads as changed, not as removed + added.
+        common = min(len(left_a), len(left_b))
+        pairs.extend(zip(left_a[:common], left_b[:common], strict=True))
+        return pairs, left_a[common:], left_b[common:]
+
+    # -- one DeepDiff level -> one Finding ---------------------------------------------------
+
+    def finding(self, report_type: str, level: Any, a: Any, b: Any) -> Finding:
+        added = report_type.endswith("_added")
+        params = level.path(output_format="list", use_t2=added)
+        path, steps = _locate(b if added else a, params)
+        last = steps[-1] if steps else _Step(None, None)
+        t1, t2 = level.t1, level.t2
+        if report_type in ("dictionary_item_added", "iterable_item_added"):
+            return self.added(path, steps, last, t2)
+        if report_type in ("dictionary_item_removed", "iterable_item_removed"):
+            return self.removed(path, steps, last, t1)
+        if report_type == "type_changes":
+            if _is_number(t1) and _is_number(t2):
+                return self.changed(path, steps, t1, t2)
+            return Finding(
+                "structure-change",
+                "breaking",
+                path,
+                f"type changed from {_json_type(t1)} to {_json_type(t2)}",
+                before=_render(t1),
+                after=_render(t2),
+            )
+        return self.changed(path, steps, t1, t2)
+
+    def added(self, path: str, steps: list[_Step], last: _Step, value: Any) -> Finding:
+        keys = [s.key for s in steps]
+        if isinstance(last.container, Keyed):
+            noun = _noun(steps)
+            return Finding(
+                "structure-change",
+                _class_for(steps, "additive"),
+                path,
+                f"{noun} {_name(last.param)} added",
+                after=_render(value),
+            )
+        if isinstance(last.container, (list, _Aligned)):
+            if keys[-2:-1] == ["required"] and "inputSchema" in keys:
+                return Finding(
+                    "structure-change",
+                    "breaking",
+                    path,
+                    f"argument {_name(value)} became required",
+                    after=_render(value),
+                )
+            return Finding("structure-change", "additive", path, "list item added", after=_render(value))
+        name = str(last.param)
+        if keys[-2:-1] == ["properties"] and "inputSchema" in keys and _required_in(steps, name):
+            return Finding(
+                "structure-change", "breaking", path, f"required argument {_name(name)} added", after=_render(value)
+            )
+        return Finding(
+            "structure-change", _class_for(steps, "additive"), path, f"key {_name(name)} added", after=_render(value)
+        )
+
+    def removed(self, path: str, steps: list[_Step], last: _Step, value: Any) -> Finding:
+        keys = [s.key for s in steps]
+        if isinstance(last.container, Keyed):
+            return Finding(
+                "structure-change",
+                _class_for(steps, "breaking"),
+                path,
+                f"{_noun(steps)} {_name(last.param)} removed",
+                before=_render(value),
+            )
+        if isinstance(last.container, (list, _Aligned)):
+            if keys[-2:-1] == ["required"] and "inputSchema" in keys:
+                return Finding(
+                    "structure-change",
+                    "additive",
+                    path,
+                    f"argument {_name(value)} is no longer required",
+                    before=_render(value),
+                )
+            return Finding("structure-change", "breaking", path, "list item removed", before=_render(value))
+        return Finding(
+            "structure-change",
+            _class_for(steps, "breaking"),
+            path,
+            f"key {_name(last.param)} removed",
+            before=_render(value),
+        )
+
+    def changed(self, path: str, steps: list[_Step], t1: Any, t2: Any) -> Finding:
+        cls = _class_for(steps, "breaking")
+        message = f"value changed: {_brief(t1)} -> {_brief(t2)}"
+        if (
+            isinstance(t1, str)
+            and isinstance(t2, str)
+            and (len(t1) > RENDER_CAP or len(t2) > RENDER_CAP or "\n" in t1 or "\n" in t2)
+        ):
+            at = _first_difference(t1, t2)
+            if "\n" in t1 or "\n" in t2:
+                diff = _text_diff(t1, t2)
+                lines = t1.count("\n") + 1, t2.count("\n") + 1
+                message = f"text changed ({lines[0]} -> {lines[1]} lines, first difference at character {at})"
+            else:
+                diff = _text_diff(_window(t1, at), _window(t2, at))
+                message = f"text changed ({len(t1)} -> {len(t2)} characters, first difference at character {at})"
+            return Finding("value-change", cls, path, message, before=_window(t1, at), after=_window(t2, at), diff=diff)
+        return Finding("value-change", cls, path, message, before=_render(t1), after=_render(t2))
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _plural(path: str) -> str:
+    for key, noun in _NOUNS.items():
+        if path.endswith("." + key):
+            return f"the same {noun}s"
+    return "the same named items"
+
+
+def _noun(steps: list[_Step]) -> str:
+    parent_key = steps[-2].key if len(steps) >= 2 else None
+    return _NOUNS.get(parent_key or "", "item")
+
+
+def _required_in(steps: list[_Step], name: str) -> bool:
+    """Whether the schema holding ``properties`` (two steps up) lists ``name`` as required."""
+    if len(steps) < 2:
+        return False
+    schema = steps[-2].container
+    required = schema.get("required") if isinstance(schema, dict) else None
+    values = required.values() if isinstance(required, dict) else required
+    return isinstance(values, Iterable) and not isinstance(values, str) and name in list(values)
+
+
+def _class_for(steps: list[_Step], default: str) -> Any:
+    """Cosmetic for metadata text (version, descriptions, titles, instructions), else ``default``."""
+    keys = [s.key for s in steps]
+    if not keys or any(isinstance(s.container, BOX_TYPES) for s in steps):
+        return default
+    if any(k in _PAYLOAD_KEYS for k in keys):
+        return default
+    last = keys[-1]
+    if last in _COSMETIC_KEYS:
+        return "cosmetic"
+    if keys[-2:] == ["serverInfo", "version"] or keys == ["result", "instructions"]:
+        return "cosmetic"
+    return default
+
+
+def _drop_echoes(findings: list[Finding]) -> list[Finding]:
+    """A new required argument shows up twice (in ``properties`` and in ``required``): keep one."""
+    new_args = {f.path for f in findings if f.message.startswith("required argument ")}
+    if not new_args:
+        return findings
+
+    def echo(f: Finding) -> bool:
+        if not f.message.endswith(" became required") or ".required[" not in f.path:
+            return False
+        schema = f.path[: f.path.rindex(".required[")]
+        return f"{schema}.properties{_key_segment(f.after)}" in new_args
+
+    return [f for f in findings if not echo(f)]
+
+
+def _finish(findings: list[Finding]) -> tuple[Finding, ...]:
+    """Worst first, then by path; at most MAX_FINDINGS, the rest summed up in one finding."""
+    findings.sort(key=lambda f: (KIND_ORDER.index(f.kind), CLASS_ORDER.index(f.cls), f.path))
+    if len(findings) <= MAX_FINDINGS:
+        return tuple(findings)
+    kept, rest = findings[: MAX_FINDINGS - 1], findings[MAX_FINDINGS - 1 :]
+    worst_kind = min((f.kind for f in rest), key=KIND_ORDER.index)
+    worst_cls = min((f.cls for f in rest), key=CLASS_ORDER.index)
+    summary = Finding(worst_kind, worst_cls, "$", f"{len(rest)} more differences not shown")  # type: ignore[arg-type]
+    return (*kept, summary)

@@ -1,0 +1,74 @@
+"""Grading: one 0-100 score and a letter for a set of replayed interactions, and the gate check.
+
+The score weighs four fractions, each over the interactions that were replayed (skipped ones do
+not count): responsiveness 25% (a response arrived), match rate 45% (status ``pass``), error
+parity 20% (success/error class as recorded) and structural stability 10% (no
+``structure-change`` finding). Letters: A >= 90, B >= 80, C >= 70, D >= 60, else F. Any missing
+response caps the letter at D, because a server that stops answering is not "mostly stable";
+the score itself is left as computed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.results import InteractionResult, Score
+
+GRADES: tuple[str, ...] = ("A", "B", "C", "D", "F")
+WEIGHTS = {"responsiveness": 0.25, "match_rate": 0.45, "error_parity": 0.20, "structural_stability": 0.10}
+_THRESHOLDS = ((90.0, "A"), (80.0, "B"), (70.0, "C"), (60.0, "D"))
+CAP = "D"  # the best letter a run with a missing response can get
+
+
+def grade_letter(score: float, capped: bool = False) -> str:
+    """The letter for a 0-100 score; never better than D when ``capped``."""
+    letter = next((grade for floor, grade in _THRESHOLDS if score >= floor), "F")
+    if capped and GRADES.index(letter) < GRADES.index(CAP):
+        return CAP
+    return letter
+
+
+def score(results: Sequence[InteractionResult]) -> Score:
+    """Score replayed interactions. No interactions at all scores 100 (A): nothing regressed."""
+    counted = [r for r in results if r.status != "skipped"]
+    total = len(counted)
+    if total == 0:
+        return Score(
+            score=100.0,
+            grade="A",
+            responsiveness=1.0,
+            match_rate=1.0,
+            error_parity=1.0,
+            structural_stability=1.0,
+        )
+    responded = sum(1 for r in counted if r.status != "missing")
+    matched = sum(1 for r in counted if r.status == "pass")
+    parity = sum(1 for r in counted if r.live_error is not None and r.live_error == r.recorded_error)
+    stable = sum(1 for r in counted if not any(f.kind == "structure-change" for f in r.findings))
+    fractions = {
+        "responsiveness": responded / total,
+        "match_rate": matched / total,
+        "error_parity": parity / total,
+        "structural_stability": stable / total,
+    }
+    value = round(100.0 * sum(WEIGHTS[name] * fraction for name, fraction in fractions.items()), 1)
+    capped = responded < total
+    return Score(
+        score=value,
+        grade=grade_letter(value, capped),
+        capped=capped,
+        **{name: round(fraction, 4) for name, fraction in fractions.items()},
+    )
+
+
+def _clean(grade: str, what: str) -> str:
+    letter = str(grade).strip().upper()
+    if letter not in GRADES:
+        raise ConfigError(f"invalid {what} {grade!r}: expected one of {', '.join(GRADES)}")
+    return letter
+
+
+def meets(grade: str, min_grade: str) -> bool:
+    """Whether ``grade`` is at least as good as ``min_grade`` (letters, case-insensitive)."""
+    return GRADES.index(_clean(grade, "grade")) <= GRADES.index(_clean(min_grade, "minimum grade"))

@@ -1,0 +1,503 @@
+"""Normalisation: turn one JSON response into the canonical form that ``compare`` diffs.
+
+Both sides of a comparison go through exactly the same steps, so whatever is masked or reshaped
+here can never show up as a difference:
+
+* **Masks.** Dates and times (ISO-8601, RFC 2822, ``date(1)``, US and European numeric dates,
+  "November 29, 2026", clock times with seconds or AM/PM, a value that is just a weekday name)
+  become ``<timestamp>``, also inside longer text; UUIDs become ``<uuid>``; runs of 16 or more hex
+  characters holding a digit and a letter become ``<hex>``. A value under a key that carries a
+  server-minted token (``requestState``, ``nextCursor``, ``cursor``, ``taskId``, ``sessionId``,
+  ``progressToken``, ...) or a whole value that looks like a random token becomes ``<opaque>``.
+* **JSON in text.** A string that parses as a JSON object or array is replaced by a
+  ``JsonText`` box holding the parsed (and normalised) value, so it is compared structurally.
+* **Base64 text.** A ``blob`` or ``data`` string that is base64 of printable UTF-8 text is replaced
+  by a ``Base64Text`` box holding that text (normalised like any other string). Binary payloads
+  (images, audio) stay as they are, so a changed image is still caught.
+* **Named lists.** A list of objects that all carry a unique string ``uri``, ``uriTemplate`` or
+  ``name`` (tools, prompts, resources, templates) becomes a ``Keyed`` mapping from that identity
+  to the item, in the original order, so a removed tool is one difference and not a cascade.
+* **Numbers** compare by value: an integral float becomes an int (``1.0 -> 1``); booleans stay
+  booleans. Dict keys are sorted, so key order never matters.
+* **Ignore rules.** Keys named in ``ignore_keys`` are dropped at any depth; nodes matched by an
+  ``ignore_paths`` pattern are dropped. Both reach into JSON-in-text and base64 text.
+
+Ignore-path notation (the same one findings use, see ``compare``): rooted at the JSON-RPC message,
+with or without a leading ``$``: ``result.content[0].text``, ``$.result.content[].text``
+(``[]`` and ``[*]`` match any index, ``.*`` any key), ``result.tools[name=add].description``
+(an item by identity), ``['odd.key']`` for keys that are not plain words. Boxes are transparent,
+so ``result.content[].text.requestId`` reaches ``requestId`` inside JSON text; ``{json}`` and
+``{base64}`` may also be written explicitly (``result.content[0].text{json}.requestId``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any, Protocol
+
+from mcp_replay_action.errors import ConfigError
+
+# -- placeholders -----------------------------------------------------------------------------
+
+TIMESTAMP = "<timestamp>"
+UUID = "<uuid>"
+HEX = "<hex>"
+OPAQUE = "<opaque>"
+PLACEHOLDERS = frozenset({TIMESTAMP, UUID, HEX, OPAQUE})
+
+# Keys whose values a server mints and a client only echoes back. Compared case-, dash- and
+# underscore-insensitively ("session_id" is "sessionId").
+OPAQUE_KEYS = frozenset(
+    {
+        "requeststate",
+        "nextcursor",
+        "cursor",
+        "taskid",
+        "sessionid",
+        "progresstoken",
+        "resumetoken",
+        "subscriptionid",
+        "jobid",
+        "runid",
+        "operationid",
+    }
+)
+# Keys whose string values are base64 payloads in MCP (resource ``blob``, image/audio ``data``).
+BASE64_KEYS = frozenset({"blob", "data"})
+# Identity keys of named things, most specific first (a resource has both ``uri`` and ``name``).
+IDENTITY_KEYS = ("uriTemplate", "uri", "name")
+# Deeper than this, a subtree is compared by a digest of its canonical JSON: a hostile response
+# must not exhaust the stack, and a difference down there is still caught.
+MAX_DEPTH = 128
+
+# -- regular expressions (compiled once) ------------------------------------------------------
+
+_MON = (
+    r"(?i:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
+_DOW = (
+    r"(?i:Mon(?:day)?|Tue(?:s(?:day)?)?|Wed(?:nesday)?|Thu(?:r(?:s(?:day)?)?)?|Fri(?:day)?|Sat(?:urday)?|Sun(?:day)?)"
+)
+_TZ = r"(?:Z|UTC|GMT|[A-Z]{2,4}T|[+-]\d{2}:?\d{2})"
+_CLOCK = r"\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:\s?[AaPp]\.?[Mm]\.?)?"
+_CLOCK_TZ = rf"{_CLOCK}(?:\s?{_TZ}(?![A-Za-z]))?"
+_DATE_FORMS = [
+    # ISO-8601 / RFC 3339: 2026-11-29, 2026-11-29T20:41:14.123Z, 2026-11-29 20:41:14+01:00
+    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:\s?(?:Z|[+-]\d{2}(?::?\d{2})?))?)?",
+    # basic ISO-8601: 20261129T204114Z
+    r"\d{8}T\d{6}(?:\.\d{1,9})?Z?",
+    # date(1) and ctime: Sun Nov 29 20:41:14 UTC 2026, Sun Nov 29 20:41:14 2026
+    rf"{_DOW}\s+{_MON}\s+\d{{1,2}}\s+{_CLOCK}(?:\s+[A-Z]{{2,5}})?\s+\d{{4}}",
+    # RFC 2822 and day-first: Sun, 29 Nov 2026 20:41:14 +0000, 29 November 2026
+    rf"(?:{_DOW},?\s+)?\d{{1,2}}\s+{_MON}\.?,?\s+\d{{4}}(?:,?\s+(?:at\s+)?{_CLOCK_TZ})?",
+    # month first: Sunday, November 29, 2026, Nov 29, 2026 at 8:41 PM
+    rf"(?:{_DOW},?\s+)?{_MON}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}(?:,?\s+(?:at\s+)?{_CLOCK_TZ})?",
+    # numeric: 11/29/2026, 8:41:14 PM; 29.11.2026 20:41; 2026/11/29
+    rf"\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{4}}(?:,?\s+{_CLOCK_TZ})?",
+    r"\d{4}/\d{2}/\d{2}",
+    # a clock time alone: 20:41:14, 8:41 PM, 20:41:14.5 UTC
+    r"\d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:\s?[AaPp]\.?[Mm]\.?)?" + rf"(?:\s?{_TZ}(?![A-Za-z]))?",
+    r"\d{1,2}:\d{2}\s?[AaPp]\.?[Mm]\.?" + rf"(?:\s?{_TZ}(?![A-Za-z]))?",
+]
+# Longer forms first so "Sun Nov 29 20:41:14 UTC 2026" is one mask, not three. The guards stop a
+# match from starting or ending inside a longer word or number.
+_TIMESTAMP_RE = re.compile(r"(?<![A-Za-z0-9:.])(?:" + "|".join(_DATE_FORMS) + r")(?![A-Za-z0-9:]|\.\d)")
+_WEEKDAY_RE = re.compile(r"(?:mon|tues|wednes|thurs|fri|satur|sun)day", re.IGNORECASE)
+_UUID_RE = re.compile(r"(?<![0-9A-Fa-f-])[0-9A-Fa-f]{8}-(?:[0-9A-Fa-f]{4}-){3}[0-9A-Fa-f]{12}(?![0-9A-Fa-f-])")
+_HEX_RE = re.compile(r"(?<![0-9A-Za-z])[0-9A-Fa-f]{16,}(?![0-9A-Za-z])")
+_HAS_DIGIT = re.compile(r"\d")
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-+/=.~]{20,4096}")
+_BASE64_RE = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
+# -- boxes: dict subclasses, so they stay plain JSON to json.dumps and DeepDiff ---------------
+
+
+class Keyed(dict):  # type: ignore[type-arg]
+    """A list of named things, as ``{identity: item}`` in the original order. ``key`` names the field."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: str, items: Any = ()) -> None:
+        super().__init__(items)
+        self.key = key
+
+
+class JsonText(dict):  # type: ignore[type-arg]
+    """A string that held JSON: ``{"{json}": parsed}``."""
+
+    __slots__ = ()
+    tag = "json"
+
+
+class Base64Text(dict):  # type: ignore[type-arg]
+    """A base64 payload that decoded to text: ``{"{base64}": text}``."""
+
+    __slots__ = ()
+    tag = "base64"
+
+
+BOX_TYPES = (JsonText, Base64Text)
+
+
+class NormalizeRules(Protocol):
+    """What normalisation needs from ``compare.CompareOptions``."""
+
+    @property
+    def ignore_paths(self) -> Sequence[str]: ...
+    @property
+    def ignore_keys(self) -> Sequence[str]: ...
+    @property
+    def allow_reorder(self) -> bool: ...
+
+
+# -- ignore-path patterns ---------------------------------------------------------------------
+
+# ("key", name) | ("anykey",) | ("index", n) | ("any",) | ("ident", field, value) | ("box", tag)
+Token = tuple[Any, ...]
+
+_PATH_TOKEN = re.compile(
+    r"""
+    \.?(?P<box>\{(?:json|base64)\})
+  | \[\s*(?P<any>\*?)\s*\]
+  | \[\s*(?P<index>-?\d+)\s*\]
+  | \[\s*(?P<quoted>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*\]
+  | \[\s*(?P<field>[A-Za-z_][\w]*)\s*=\s*(?P<value>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\]]*)\s*\]
+  | \.?(?P<key>\*|[^.\[\]{}]+)
+    """,
+    re.VERBOSE,
+)
+
+
+def _unquote(text: str) -> str:
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return re.sub(r"\\(.)", r"\1", text[1:-1])
+    return text
+
+
+@lru_cache(maxsize=256)
+def parse_path(pattern: str) -> tuple[Token, ...]:
+    """Parse one ignore-path pattern into tokens, or raise ConfigError saying what is wrong."""
+    text = pattern.strip()
+    if text.startswith("$"):
+        text = text[1:]
+    if text.startswith("."):
+        text = text[1:]
+    if not text:
+        raise ConfigError(f"invalid ignore path {pattern!r}: it names no key")
+    tokens: list[Token] = []
+    pos = 0
+    while pos < len(text):
+        match = _PATH_TOKEN.match(text, pos)
+        if match is None or match.end() == pos:
+            raise ConfigError(f"invalid ignore path {pattern!r}: cannot read {text[pos : pos + 20]!r}")
+        if match.group("box"):
+            tokens.append(("box", match.group("box").strip(".{}")))
+        elif match.group("index") is not None:
+            tokens.append(("index", int(match.group("index"))))
+        elif match.group("quoted") is not None:
+            tokens.append(("key", _unquote(match.group("quoted"))))
+        elif match.group("field") is not None:
+            tokens.append(("ident", match.group("field"), _unquote(match.group("value"))))
+        elif match.group("key") is not None:
+            key = match.group("key").strip()
+            tokens.append(("anykey",) if key == "*" else ("key", key))
+        else:
+            tokens.append(("any",))
+        pos = match.end()
+    return tuple(tokens)
+
+
+# -- masks ------------------------------------------------------------------------------------
+
+
+def _norm_key(key: str) -> str:
+    return key.replace("_", "").replace("-", "").lower()
+
+
+def _hex_sub(match: re.Match[str]) -> str:
+    text = match.group()
+    # Pure digits are a number, pure letters a word: an id mixes both.
+    if text.isdigit() or not _HAS_DIGIT.search(text):
+        return text
+    return HEX
+
+
+def _random_token(value: str) -> bool:
+    """A whole value that looks minted: long, no spaces, upper, lower and digits in short runs."""
+    if not _TOKEN_CHARS.fullmatch(value):
+        return False
+    has_upper = has_lower = has_digit = False
+    runs = 0
+    last = ""
+    for ch in value:
+        cls = "u" if ch.isupper() else "l" if ch.islower() else "d" if ch.isdigit() else "o"
+        has_upper |= cls == "u"
+        has_lower |= cls == "l"
+        has_digit |= cls == "d"
+        if cls != last:
+            runs += 1
+            last = cls
+    # Random base64 changes character class every ~1.6 characters; identifiers, paths and
+    # words have long runs of lower-case letters.
+    return has_upper and has_lower and has_digit and len(value) / runs <= 2.0
+
+
+@lru_cache(maxsize=8192)
+def mask_text(text: str) -> str:
+    """``text`` with timestamps, UUIDs and long hex ids replaced by placeholders."""
+    if not _HAS_DIGIT.search(text):
+        if _WEEKDAY_RE.fullmatch(text.strip()):
+            return TIMESTAMP
+        return text
+    if "-" in text:
+        text = _UUID_RE.sub(UUID, text)
+    text = _TIMESTAMP_RE.sub(TIMESTAMP, text)
+    if len(text) >= 16:
+        text = _HEX_RE.sub(_hex_sub, text)
+    return text
+
+
+@lru_cache(maxsize=4096)
+def _opaque_key(key: str) -> bool:
+    return _norm_key(key) in OPAQUE_KEYS
+
+
+@lru_cache(maxsize=16384)
+def _plain_string(value: str) -> str:
+    """A string that holds no JSON, masked: a random-looking whole value, else its masked text."""
+    if len(value) >= 20 and _random_token(value):
+        return OPAQUE
+    return mask_text(value)
+
+
+def is_opaque(value: str, key: str | None = None) -> bool:
+    """Whether ``value`` is a masked or minted value: one a new server run may legitimately change.
+
+    True for anything under a key that carries a minted token, for a whole UUID, hex id,
+    timestamp or random-looking token, and for a placeholder itself.
+    """
+    if key is not None and _opaque_key(key):
+        return True
+    if not isinstance(value, str) or not value:
+        return False
+    if value in PLACEHOLDERS or _random_token(value):
+        return True
+    return mask_text(value.strip()) in PLACEHOLDERS
+
+
+def _decode_base64_text(value: str) -> str | None:
+    if len(value) < 4 or len(value) % 4 or not _BASE64_RE.fullmatch(value):
+        return None
+    try:
+        raw = base64.b64decode(value, validate=True)
+        text = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    if _CONTROL.search(text):
+        return None
+    return text
+
+
+def _parse_json_text(value: str) -> Any:
+    """The object or array a string holds, or None."""
+    stripped = value.strip()
+    if len(stripped) < 2 or (stripped[0], stripped[-1]) not in (("{", "}"), ("[", "]")):
+        return None
+    try:
+        parsed = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None
+    return parsed if isinstance(parsed, (dict, list)) else None
+
+
+def _digest(value: Any) -> str:
+    try:
+        text = json.dumps(value, sort_keys=True, default=str)
+    except (ValueError, RecursionError):
+        return "<too deep>"
+    return "<too deep: " + hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16] + ">"
+
+
+# -- the walk ---------------------------------------------------------------------------------
+
+_DROP = object()  # a node an ignore rule removed
+State = tuple[tuple[int, int], ...]  # (pattern index, next token position) pairs still alive
+
+
+class _Normalizer:
+    def __init__(self, patterns: tuple[tuple[Token, ...], ...], ignore_keys: frozenset[str], allow_reorder: bool):
+        self.patterns = patterns
+        self.ignore_keys = ignore_keys
+        self.allow_reorder = allow_reorder
+        self.start: State = tuple((i, 0) for i in range(len(patterns)))
+
+    # Each step returns the surviving states, or None when a pattern matched the node completely.
+    def _step(self, states: State, match: Any) -> State | None:
+        out = []
+        for pi, pos in states:
+            if match(self.patterns[pi][pos]):
+                if pos + 1 == len(self.patterns[pi]):
+                    return None
+                out.append((pi, pos + 1))
+        return tuple(out)
+
+    def _step_key(self, states: State, key: str) -> State | None:
+        return self._step(states, lambda t: (t[0] == "key" and t[1] == key) or t[0] == "anykey")
+
+    def _step_item(self, states: State, index: int, item: Any) -> State | None:
+        def match(t: Token) -> bool:
+            if t[0] == "any":
+                return True
+            if t[0] == "index":
+                return bool(t[1] == index)
+            if t[0] == "ident":
+                return isinstance(item, dict) and str(item.get(t[1])) == t[2]
+            return False
+
+        return self._step(states, match)
+
+    def _step_box(self, states: State, tag: str) -> State | None:
+        # Boxes are transparent: a pattern may name them ({json}) or step straight through.
+        stepped = self._step(states, lambda t: t == ("box", tag))
+        if stepped is None:
+            return None
+        return tuple(dict.fromkeys(states + stepped))
+
+    def value(self, value: Any, states: State, key: str | None, depth: int) -> Any:
+        # Dispatch on the exact type first: this walk runs twice per replayed interaction.
+        kind = type(value)
+        if kind is str:
+            if key is not None and (_opaque_key(key) or key in BASE64_KEYS):
+                return self.keyed_string(value, states, key, depth)
+            return self.string(value, states, depth)
+        if kind is dict:
+            return _digest(value) if depth > MAX_DEPTH else self.mapping(value, states, depth)
+        if kind is list:
+            return _digest(value) if depth > MAX_DEPTH else self.sequence(value, states, depth)
+        if kind is bool or value is None:
+            return value
+        if kind is int:
+            return OPAQUE if key is not None and _opaque_key(key) else value
+        if kind is float:
+            return int(value) if value.is_integer() and abs(value) < 2**53 else value
+        # Subclasses and other sequences (only from Python callers, never from JSON).
+        if isinstance(value, bool):
+            return bool(value)
+        if isinstance(value, str):
+            return self.value(str(value), states, key, depth)
+        if isinstance(value, int):
+            return self.value(int(value), states, key, depth)
+        if isinstance(value, float):
+            return self.value(float(value), states, key, depth)
+        if isinstance(value, dict):
+            return self.value(dict(value), states, key, depth)
+        if isinstance(value, (list, tuple)):
+            return self.value(list(value), states, key, depth)
+        return value
+
+    def mapping(self, value: dict[str, Any], states: State, depth: int) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        ignore_keys = self.ignore_keys
+        try:
+            keys = sorted(value)
+        except TypeError:
+            keys = sorted(value, key=str)
+        for k in keys:
+            if ignore_keys and k in ignore_keys:
+                continue
+            if states:
+                child_states = self._step_key(states, k)
+                if child_states is None:
+                    continue
+            else:
+                child_states = states
+            child = self.value(value[k], child_states, k, depth + 1)
+            if child is not _DROP:
+                out[k] = child
+        return out
+
+    def sequence(self, value: list[Any], states: State, depth: int) -> Any:
+        items: list[Any] = []
+        for index, item in enumerate(value):
+            if states:
+                child_states = self._step_item(states, index, item)
+                if child_states is None:
+                    continue
+            else:
+                child_states = states
+            child = self.value(item, child_states, None, depth + 1)
+            if child is not _DROP:
+                items.append(child)
+        return self.keyed(items) or items
+
+    def keyed(self, items: list[Any]) -> Keyed | None:
+        if not items or type(items[0]) is not dict:
+            return None
+        for item in items:
+            if type(item) is not dict:
+                return None
+        for field in IDENTITY_KEYS:
+            names = [item.get(field) for item in items]
+            if all(type(n) is str for n in names) and len(set(names)) == len(names):
+                pairs = zip(names, items, strict=True)
+                return Keyed(field, sorted(pairs, key=lambda p: p[0]) if self.allow_reorder else pairs)
+        return None
+
+    def keyed_string(self, value: str, states: State, key: str, depth: int) -> Any:
+        if _opaque_key(key):
+            return OPAQUE
+        text = _decode_base64_text(value)
+        if text is not None:
+            return self.box(Base64Text, text, states, depth)
+        return value  # a binary payload: compared byte for byte, never masked
+
+    def string(self, value: str, states: State, depth: int) -> Any:
+        if value and value[0] in "{[ \t\r\n":
+            parsed = _parse_json_text(value)
+            if parsed is not None:
+                return self.box(JsonText, parsed, states, depth)
+        return _plain_string(value)
+
+    def box(self, cls: type[JsonText] | type[Base64Text], inner: Any, states: State, depth: int) -> Any:
+        inner_states = self._step_box(states, cls.tag) if states else states
+        if inner_states is None:
+            return _DROP
+        if depth > MAX_DEPTH:
+            return _digest(inner)
+        normalized = self.value(inner, inner_states, None, depth + 1)
+        return cls({"{" + cls.tag + "}": normalized})
+
+
+@lru_cache(maxsize=64)
+def _normalizer(ignore_paths: tuple[str, ...], ignore_keys: tuple[str, ...], allow_reorder: bool) -> _Normalizer:
+    patterns = tuple(parse_path(p) for p in ignore_paths)
+    return _Normalizer(patterns, frozenset(ignore_keys), allow_reorder)
+
+
+def normalize(obj: Any, options: NormalizeRules | None = None) -> Any:
+    """The canonical form of a JSON value: masked, boxed, keyed, with ignored nodes removed.
+
+    Pure: ``obj`` is not modified. The result is still plain JSON (boxes are dicts), so
+    ``json.dumps`` of two normalised values is equal exactly when they compare equal.
+    """
+    if options is None:
+        normalizer = _normalizer((), (), False)
+    else:
+        normalizer = _normalizer(tuple(options.ignore_paths), tuple(options.ignore_keys), bool(options.allow_reorder))
+    result = normalizer.value(obj, normalizer.start, None, 0)
+    return None if result is _DROP else result
+
+
+def canonical(obj: Any) -> str:
+    """A string equal for two normalised values exactly when they are equal (order-sensitive lists)."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
