@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs the action's image the way GitHub's runner runs a Docker action: the workspace mounted at
+# /github/workspace (also the working directory), /github/home, /github/workflow (the event JSON)
+# and /github/file_commands (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY), inputs as INPUT_<NAME> with
+# hyphens kept. Host networking lets the container reach a fake GitHub API on 127.0.0.1.
+#
+# usage: run-action.sh WORKSPACE RUNDIR [podman run options...]
+#   RUNDIR gets file_commands/{output,summary.md}, home/ and workflow/event.json (write your
+#   event there first; '{}' otherwise). Pass inputs and GITHUB_* values as options, e.g.
+#   run-action.sh ws run -e "INPUT_SERVER=python -m my_server" -e GITHUB_API_URL=http://127.0.0.1:8080
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+
+workspace=$(realpath "$1")
+rundir=$(realpath -m "$2")
+shift 2
+mkdir -p "$rundir/file_commands" "$rundir/home" "$rundir/workflow"
+[[ -f "$rundir/workflow/event.json" ]] || echo '{}' > "$rundir/workflow/event.json"
+touch "$rundir/file_commands/output" "$rundir/file_commands/summary.md"
+
+# A machine whose TLS goes through a private CA: hand it to pip and npm inside the container, so
+# that an `install` input or npx can reach the registries. Nothing of this is in the image.
+ca_args=()
+ca=${MCP_REPLAY_HOST_CA:-/etc/ssl/certs/ca-certificates.crt}
+if [[ -f "$ca" ]]; then
+    ca_args=(-v "$ca:/host-ca.crt:ro" -e PIP_CERT=/host-ca.crt -e NODE_EXTRA_CA_CERTS=/host-ca.crt
+             -e npm_config_cafile=/host-ca.crt -e SSL_CERT_FILE=/host-ca.crt)
+fi
+
+exec podman run --rm --network host --timeout "${MCP_REPLAY_RUN_TIMEOUT:-900}" \
+    -v "$workspace":/github/workspace \
+    -v "$rundir/file_commands":/github/file_commands \
+    -v "$rundir/home":/github/home \
+    -v "$rundir/workflow":/github/workflow \
+    -w /github/workspace \
+    -e HOME=/github/home -e GITHUB_ACTIONS=true -e CI=true \
+    -e GITHUB_WORKSPACE=/github/workspace \
+    -e GITHUB_EVENT_PATH=/github/workflow/event.json \
+    -e GITHUB_OUTPUT=/github/file_commands/output \
+    -e GITHUB_STEP_SUMMARY=/github/file_commands/summary.md \
+    "${ca_args[@]}" "$@" "$MCP_REPLAY_IMAGE"

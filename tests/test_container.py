@@ -1,0 +1,317 @@
+"""The action's real image, built from the real Dockerfile and run the way GitHub runs a Docker
+action, with no Docker engine: buildah builds, podman runs (tests/container/README.md).
+
+Opt-in, because a cold run takes minutes and needs root: ``MCP_REPLAY_CONTAINER_TESTS=1
+.venv/bin/pytest -m container tests/test_container.py``. The first run makes a Debian stand-in
+for ``python:3.12-slim`` with debootstrap (cached in /var/tmp/mcp-replay-rootfs); set
+``MCP_REPLAY_REUSE_IMAGE=1`` to skip rebuilding an image that is already there.
+
+What is shown: the container replays cassettes against a Python sample server (healthy, then its
+regressed twin) and a Node server installed by the ``install`` input from the npm registry, and
+writes outputs, the job summary, annotations and one sticky comment to a fake GitHub API on
+127.0.0.1; and the dogfood workflow runs end to end through ``act`` on podman's Docker socket.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = ROOT / "tests" / "container"
+REPO = "octo/demo"
+TOKEN = "test-token"
+PR = 7
+HEAD_SHA = "0123456789abcdef0123456789abcdef01234567"
+EVERYTHING = "@modelcontextprotocol/server-everything"
+
+pytestmark = [
+    pytest.mark.container,
+    pytest.mark.skipif(
+        os.environ.get("MCP_REPLAY_CONTAINER_TESTS") != "1",
+        reason="container test is opt-in: MCP_REPLAY_CONTAINER_TESTS=1 (needs root, apt, minutes)",
+    ),
+    pytest.mark.timeout(2400),
+]
+
+fakegithub = pytest.importorskip("fakegithub", reason="tests/fakegithub.py is not there yet")
+
+
+def sh(args: list[str], *, timeout: float, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run one of the tests/container scripts, bounded, and fail with its output."""
+    result = subprocess.run(
+        args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL
+    )
+    assert result.returncode == 0, (
+        f"{args} exited {result.returncode}\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    )
+    return result
+
+
+@pytest.fixture(scope="module")
+def image() -> str:
+    """The action's image, built from the repository's Dockerfile."""
+    if os.geteuid() != 0:
+        pytest.skip("podman/buildah as used here need root")
+    sh(["bash", str(SCRIPTS / "install-tools.sh")], timeout=900)
+    name = os.environ.get("MCP_REPLAY_IMAGE", "localhost/mcp-replay-action:dev")
+    env = {**os.environ, "CONTAINERS_CONF": str(SCRIPTS / "containers.conf"),
+           "CONTAINERS_STORAGE_CONF": str(SCRIPTS / "storage.conf")}  # fmt: skip
+    exists = subprocess.run(["podman", "image", "exists", name], env=env, timeout=60, check=False).returncode == 0
+    if not (exists and os.environ.get("MCP_REPLAY_REUSE_IMAGE") == "1"):
+        sh(["bash", str(SCRIPTS / "make-base.sh")], timeout=900)
+        sh(["bash", str(SCRIPTS / "build.sh")], timeout=1500)
+    return name
+
+
+@pytest.fixture()
+def github() -> Iterator[Any]:
+    with fakegithub.FakeGitHub() as fake:
+        fake.add_token(TOKEN)
+        fake.add_pull(REPO, PR, head_sha=HEAD_SHA, head_ref="feature")
+        yield fake
+
+
+@dataclass
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+    outputs: dict[str, str]
+    summary: str
+
+
+def pull_request_event() -> dict[str, Any]:
+    repo = {"full_name": REPO, "fork": False}
+    return {
+        "action": "synchronize",
+        "number": PR,
+        "pull_request": {
+            "number": PR,
+            "head": {"sha": HEAD_SHA, "ref": "feature", "repo": repo},
+            "base": {"ref": "main", "repo": repo},
+        },
+        "repository": {"full_name": REPO},
+    }
+
+
+def parse_outputs(text: str) -> dict[str, str]:
+    """GITHUB_OUTPUT as the runner reads it: ``name=value`` and ``name<<DELIM ... DELIM``."""
+    outputs: dict[str, str] = {}
+    lines = iter(text.splitlines())
+    for line in lines:
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            body: list[str] = []
+            for inner in lines:
+                if inner == delimiter:
+                    break
+                body.append(inner)
+            else:
+                raise AssertionError(f"GITHUB_OUTPUT: delimiter {delimiter!r} of {name} never closed")
+            outputs[name] = "\n".join(body)
+        elif "=" in line:
+            name, value = line.split("=", 1)
+            outputs[name] = value
+    return outputs
+
+
+def run_action(image: str, workspace: Path, rundir: Path, github: Any, inputs: dict[str, str]) -> Run:
+    """The container, once, with GitHub's mounts and environment (tests/container/run-action.sh)."""
+    (rundir / "workflow").mkdir(parents=True, exist_ok=True)
+    (rundir / "workflow" / "event.json").write_text(json.dumps(pull_request_event()), encoding="utf-8")
+    for name in ("output", "summary.md"):  # fresh per step, as the runner gives them
+        (rundir / "file_commands").mkdir(parents=True, exist_ok=True)
+        (rundir / "file_commands" / name).write_text("", encoding="utf-8")
+    container = f"mcp-replay-test-{uuid.uuid4().hex[:12]}"
+    options = [
+        "--name", container,
+        "-e", "GITHUB_EVENT_NAME=pull_request",
+        "-e", f"GITHUB_REPOSITORY={REPO}",
+        "-e", f"GITHUB_SHA={HEAD_SHA}",
+        "-e", "GITHUB_REF=refs/pull/7/merge",
+        "-e", "GITHUB_RUN_ID=4242",
+        "-e", "GITHUB_RUN_ATTEMPT=1",
+        "-e", "GITHUB_SERVER_URL=https://github.example",
+        "-e", f"GITHUB_API_URL={github.url}",
+        "-e", f"INPUT_GITHUB-TOKEN={TOKEN}",
+    ]  # fmt: skip
+    for name, value in inputs.items():
+        options += ["-e", f"INPUT_{name.upper()}={value}"]
+    env = {**os.environ, "MCP_REPLAY_IMAGE": image, "MCP_REPLAY_RUN_TIMEOUT": "600"}
+    try:
+        result = subprocess.run(
+            ["bash", str(SCRIPTS / "run-action.sh"), str(workspace), str(rundir), *options],
+            env=env, capture_output=True, text=True, timeout=700, check=False, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    finally:
+        # A run cut short by the timeout must not leave its container behind.
+        subprocess.run(
+            ["podman", "rm", "-f", "--ignore", container], env=env, capture_output=True, timeout=120, check=False
+        )
+    return Run(
+        returncode=result.returncode,
+        stdout=result.stdout,
+        stderr=result.stderr,
+        outputs=parse_outputs((rundir / "file_commands" / "output").read_text(encoding="utf-8")),
+        summary=(rundir / "file_commands" / "summary.md").read_text(encoding="utf-8"),
+    )
+
+
+def explain(run: Run) -> str:
+    return f"exit {run.returncode}\n--- stdout\n{run.stdout[-6000:]}\n--- stderr\n{run.stderr[-6000:]}"
+
+
+def comments(github: Any) -> list[dict[str, Any]]:
+    return list(github.comments.get((REPO, PR), []))
+
+
+# ---- recording the cassettes the container replays (on the host, through the real proxy) ------
+
+
+def record_calc_cassette(path: Path) -> None:
+    from mcp_replay_action.demo import record_demo_session
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    record_demo_session(path)
+
+
+def record_everything_cassette(path: Path, server: Path) -> None:
+    """A short session with the npm 'everything' server through ``mcp-replay record``."""
+    from mcp_replay_action.transport.stdio import StdioTransport
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    proxy = [sys.executable, "-m", "mcp_replay_action", "record", "--server", f"node {server}", "--cassette", str(path)]
+    transport = StdioTransport(proxy)
+    transport.start()
+    try:
+        next_id = 0
+
+        def request(method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+            nonlocal next_id
+            next_id += 1
+            message: dict[str, Any] = {"jsonrpc": "2.0", "id": next_id, "method": method}
+            if params is not None:
+                message["params"] = params
+            transport.send(message)
+            while True:
+                reply = transport.receive(30.0)
+                if reply.get("id") == next_id and "method" not in reply:
+                    return reply
+
+        client_info = {"name": "container-test", "version": "1"}
+        request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client_info})
+        transport.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        request("tools/list")
+        request("tools/call", {"name": "echo", "arguments": {"message": "hello from the container test"}})
+        request("tools/call", {"name": "get-sum", "arguments": {"a": 2, "b": 3}})
+        request("prompts/list")
+    finally:
+        transport.close()
+    assert path.exists() and len(path.read_text(encoding="utf-8").splitlines()) >= 5
+
+
+# ---- the tests -------------------------------------------------------------------------------
+
+
+def test_python_sample_server_outputs_summary_annotations_and_one_sticky_comment(
+    image: str, github: Any, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "workspace"
+    record_calc_cassette(workspace / "cassettes" / "calc.jsonl")
+    inputs = {"server": "python -m mcp_replay_action.samples.calc_server", "min-grade": "B"}
+
+    first = run_action(image, workspace, tmp_path / "run1", github, inputs)
+    assert first.returncode == 0, explain(first)
+    outputs = first.outputs
+    assert outputs["grade"] == "A", outputs
+    assert float(outputs["score"]) >= 90
+    assert int(outputs["passed"]) >= 5 and outputs["failed"] == "0" and outputs["missing"] == "0"
+    report = workspace / outputs["report"]
+    assert report.is_file(), f"report {outputs['report']} is not in the workspace"
+    assert json.loads(report.read_text(encoding="utf-8"))
+    assert "calc.jsonl" in first.summary and "A" in first.summary
+    assert "::error" not in first.stdout
+    posted = comments(github)
+    assert len(posted) == 1, posted
+    assert outputs.get("comment-url") == posted[0]["html_url"]
+    assert "calc.jsonl" in posted[0]["body"]
+
+    # A second push with the same result: still one comment, not edited (the body is unchanged).
+    second = run_action(image, workspace, tmp_path / "run2", github, inputs)
+    assert second.returncode == 0, explain(second)
+    assert len(comments(github)) == 1
+    assert not github.requests("PATCH"), "an unchanged comment was edited"
+
+    # The regressed twin: the gate fails, annotations point at the cassette lines, and the same
+    # comment is edited in place.
+    regressed = run_action(
+        image, workspace, tmp_path / "run3", github,
+        {**inputs, "server": "python -m mcp_replay_action.samples.calc_server_regressed"},
+    )  # fmt: skip
+    assert regressed.returncode == 1, explain(regressed)
+    assert int(regressed.outputs["failed"]) >= 1
+    assert regressed.outputs["grade"] != "A"
+    annotations = re.findall(r"^::(error|warning) file=([^,]+),line=(\d+)", regressed.stdout, re.M)
+    assert annotations, explain(regressed)
+    assert {file for _, file, _ in annotations} == {"cassettes/calc.jsonl"}
+    lines = (workspace / "cassettes" / "calc.jsonl").read_text(encoding="utf-8").splitlines()
+    assert all(1 <= int(line) <= len(lines) for _, _, line in annotations)
+    assert "<details>" in regressed.summary
+    final = comments(github)
+    assert len(final) == 1 and final[0]["id"] == posted[0]["id"]
+    assert final[0]["body"] != posted[0]["body"]
+    assert len(github.requests("PATCH")) == 1
+
+
+def test_node_server_installed_by_the_install_input(image: str, github: Any, tmp_path: Path) -> None:
+    manifest = json.loads((ROOT / "tests" / "servers" / "package.json").read_text(encoding="utf-8"))
+    version = manifest["dependencies"][EVERYTHING]
+    local = ROOT / "tests" / "servers" / "node_modules" / EVERYTHING / "dist" / "index.js"
+    if not local.exists() or shutil.which("node") is None:
+        pytest.skip("the npm test servers are not installed: npm ci --prefix tests/servers")
+    workspace = tmp_path / "workspace"
+    record_everything_cassette(workspace / "cassettes" / "everything.jsonl", local)
+
+    run = run_action(
+        image, workspace, tmp_path / "run", github,
+        {
+            # npm and npx from the image, the server from the npm registry at the recorded version.
+            "install": f"npm install --no-audit --no-fund --no-save {EVERYTHING}@{version}",
+            "server": "npx --no-install mcp-server-everything",
+            "comment-id": "node",
+            "min-grade": "A",
+        },
+    )  # fmt: skip
+    assert run.returncode == 0, explain(run)
+    assert run.outputs["grade"] == "A", run.outputs
+    assert int(run.outputs["passed"]) >= 4 and run.outputs["failed"] == "0"
+    assert (workspace / "node_modules" / EVERYTHING / "package.json").is_file()
+    assert "everything.jsonl" in run.summary
+    posted = comments(github)
+    assert len(posted) == 1 and "everything.jsonl" in posted[0]["body"]
+
+
+def test_dogfood_workflow_through_act(image: str, tmp_path: Path) -> None:
+    if not sorted((ROOT / "cassettes").glob("**/*.jsonl")):
+        pytest.skip("no sample cassettes committed under cassettes/ yet")
+    result = subprocess.run(
+        ["bash", str(SCRIPTS / "act.sh")],
+        cwd=ROOT, env={**os.environ, "MCP_REPLAY_IMAGE": image, "ACT_LOG_DIR": str(tmp_path)},
+        capture_output=True, text=True, timeout=1500, check=False, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    log = result.stdout + result.stderr
+    assert result.returncode == 0, log[-8000:]
+    assert "Job succeeded" in log, log[-8000:]
+    assert re.search(r"grade=A score=\S+ passed=[1-9]\d* failed=0 missing=0", log), log[-8000:]
