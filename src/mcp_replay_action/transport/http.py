@@ -86,7 +86,8 @@ def parse_header(text: str) -> tuple[str, str]:
     name, sep, value = text.partition(":")
     name = name.strip()
     if not sep or not name or any(c.isspace() for c in name):
-        raise ConfigError(f"--header {name[:40]!r}...: expected 'Name: value'")
+        # Nothing of the option is echoed: without a colon, all of it may be the secret.
+        raise ConfigError("--header: expected 'Name: value' (the option is not shown, it may hold a secret)")
     return name, value.strip()
 
 
