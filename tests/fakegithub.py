@@ -336,3 +336,13 @@ class _Handler(BaseHTTPRequestHandler):
     do_PATCH = _serve
     do_PUT = _serve
     do_DELETE = _serve
+
+
+def running_fake(**kwargs: Any) -> FakeGitHub:
+    """A started fake with the usual tokens: ``app-token`` (github-actions[bot], may write),
+    ``fork-token`` (read-only), ``user-token`` (a person's token, login ``octo-user``)."""
+    fake = FakeGitHub(**kwargs).start()
+    fake.add_token("app-token", BOT)
+    fake.add_token("fork-token", BOT, write=False)
+    fake.add_token("user-token", "octo-user", app=False)
+    return fake

@@ -11,6 +11,7 @@ Foreign output printed in bulk (the install log) is also fenced by ``stop-comman
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import sys
 from collections.abc import Iterator, Mapping
@@ -22,6 +23,23 @@ from typing import Literal, TextIO
 from mcp_replay_action.report.safe import no_workflow_commands
 
 Level = Literal["error", "warning", "notice"]
+
+
+# Characters that would act rather than show in the log viewer or break the line elsewhere: C0/C1
+# controls other than CR/LF/TAB (CR and LF are escaped as GitHub specifies), other line and
+# paragraph separators, bidi overrides, and lone surrogates (which cannot be written as UTF-8).
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _show(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` with control, separator and bidi characters shown as escapes (``\\x1b``)."""
+    return _UNPRINTABLE.sub(_show, text)
 
 
 def escape_data(text: str) -> str:
@@ -42,6 +60,12 @@ def format_command(name: str, properties: Mapping[str, object] | None = None, me
         if value is not None and value != ""
     )
     return f"::{name}{' ' + props if props else ''}::{escape_data(message)}"
+
+
+def format_annotation_command(name: str, properties: Mapping[str, object], message: str) -> str:
+    """Like ``format_command``, with foreign text first made printable (annotations show it)."""
+    clean = {key: printable(str(value)) for key, value in properties.items() if value is not None}
+    return format_command(name, clean, printable(message))
 
 
 def neutralise(text: str) -> str:
@@ -75,7 +99,8 @@ class Commands:
         self.debug_enabled = debug
 
     def _write(self, line: str) -> None:
-        self.stream.write(line + "\n")
+        # A lone surrogate (legal in JSON) cannot be encoded: show it instead of crashing.
+        self.stream.write(_SURROGATE.sub(_show, line) + "\n")
         self.stream.flush()
 
     def log(self, text: str) -> None:
@@ -98,7 +123,7 @@ class Commands:
                 props["line"] = annotation.line
         if annotation.title:
             props["title"] = annotation.title
-        self._write(format_command(annotation.level, props, annotation.message))
+        self._write(format_annotation_command(annotation.level, props, annotation.message))
 
     def error(self, message: str, *, title: str = "") -> None:
         self.annotate(Annotation("error", message, title))
@@ -142,7 +167,7 @@ def write_outputs(path: str | os.PathLike[str] | None, outputs: Mapping[str, str
         while delimiter in text or delimiter in name:  # pragma: no cover - 128 random bits
             delimiter = "ghadelimiter_" + secrets.token_hex(16)
         blocks.append(f"{name}<<{delimiter}\n{text}\n{delimiter}\n")
-    with open(path, "a", encoding="utf-8") as fh:
+    with open(path, "a", encoding="utf-8", errors="backslashreplace") as fh:
         fh.write("".join(blocks))
 
 
@@ -176,5 +201,5 @@ def append_summary(path: str | os.PathLike[str] | None, markdown: str) -> None:
     """Append Markdown to ``GITHUB_STEP_SUMMARY`` (the runner shows it on the run page)."""
     if not path:
         return
-    with open(path, "a", encoding="utf-8") as fh:
+    with open(path, "a", encoding="utf-8", errors="backslashreplace") as fh:
         fh.write(markdown if markdown.endswith("\n") else markdown + "\n")

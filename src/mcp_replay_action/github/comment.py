@@ -93,18 +93,22 @@ def upsert_comment(
     *,
     login: str | None = None,
     fallback: str | None = None,
-) -> Posted:
+    create: bool = True,
+) -> Posted | None:
     """Create our sticky comment, or edit it when its body changed.
 
     ``body`` must already carry the marker. When GitHub refuses the body (422, too long by its
-    count) and a shorter ``fallback`` is given, that is sent instead. Raises ``Forbidden`` for a
-    read-only token.
+    count) and a shorter ``fallback`` is given, that is sent instead. With ``create=False`` only an
+    existing comment is refreshed (None when there is none). Raises ``Forbidden`` for a read-only
+    token.
     """
     mark = marker(comment_id)
     if mark not in body:
         raise ValueError("the comment body must contain its marker")
     login = login or my_login(gh)
     existing = find_comment(gh, repo, pr_number, comment_id, login)
+    if existing is None and not create:
+        return None
     try:
         return _write(gh, repo, pr_number, body, existing)
     except Unprocessable:

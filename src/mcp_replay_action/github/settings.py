@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -358,7 +358,7 @@ SCRUBBED_NAMES = (
 )
 
 
-def scrub(environ: dict[str, str] | os._Environ[str]) -> None:
+def scrub(environ: MutableMapping[str, str]) -> None:
     """Remove tokens, inputs and file-command paths from ``environ`` (the process environment,
     which every child inherits)."""
     for name in list(environ):

@@ -39,4 +39,3 @@ def write_summary(path: str | os.PathLike[str] | None, report: Report, *, footer
     text = render_summary(report, max_bytes=room, footer=footer)
     append_summary(path, text)
     return len(text.encode("utf-8"))
-

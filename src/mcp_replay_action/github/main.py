@@ -1,0 +1,287 @@
+"""The action's entrypoint: the story of one run.
+
+1. Read the settings (``INPUT_*``) and the event; keep tokens and inputs away from the code under
+   test by scrubbing them from the environment it inherits.
+2. Run ``install`` in the working directory.
+3. Replay every cassette the globs match, each against a fresh server.
+4. Report: the JSON report file, annotations on the cassette lines, the job summary, the sticky
+   PR comment (or the comment file, for pull requests from forks), the step outputs.
+5. Exit by the gate: 0 passed, 1 failed. A bad input or cassette is one line and exit 2; a server,
+   install or GitHub failure is one line and exit 3.
+
+``mode: post-comment`` instead posts a comment file saved by an earlier run (a ``workflow_run``
+job), after verifying it against that run.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import sys
+import traceback
+from collections.abc import Mapping, MutableMapping
+from dataclasses import replace
+from typing import TextIO
+
+from mcp_replay_action.cassette import Cassette, atomic_write_text
+from mcp_replay_action.errors import EXIT_GATE, EXIT_INFRA, EXIT_OK, ConfigError, ReplayError, ServerError
+from mcp_replay_action.github import comment as sticky
+from mcp_replay_action.github.annotations import annotations_for
+from mcp_replay_action.github.client import Forbidden, GitHubClient, GitHubError
+from mcp_replay_action.github.commands import Commands, write_outputs
+from mcp_replay_action.github.event import Event, read_event
+from mcp_replay_action.github.install import run_install
+from mcp_replay_action.github.settings import RunContext, Settings, scrub
+from mcp_replay_action.github.summary import write_summary
+from mcp_replay_action.github.template import Links, render_comment
+from mcp_replay_action.report import json as report_json
+from mcp_replay_action.results import Report
+from mcp_replay_action.transport import Transport
+
+DOCS_URL = "https://github.com/mcp-replay/mcp-replay-action#pull-requests-from-forks"
+FALLBACK_COMMENT_CHARS = 8000  # a short body for when GitHub refuses the full one (422)
+
+
+def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None = None) -> int:
+    """Run the action with ``environ`` (the process environment by default); return the exit code."""
+    environ = os.environ if environ is None else environ
+    context = RunContext.from_env(environ)
+    out = Commands(stdout, debug=context.debug)
+    try:
+        settings = Settings.from_env(environ)
+        event = read_event(environ)
+        scrub(environ)
+        out.debug(f"event {event.name}: pr={event.pr_number} sha={event.head_sha[:12]} fork={event.is_fork}")
+        if settings.mode == "post-comment":
+            return post_saved_comment(settings, context, event, out)
+        return replay_and_report(settings, context, event, out)
+    except ReplayError as exc:
+        if isinstance(exc, ServerError) and exc.stderr_tail:
+            with out.group("Server stderr (last lines)"), out.untrusted():
+                out.log(exc.stderr_tail)
+        out.error(exc.one_line(), title="mcp-replay")
+        return exc.exit_code
+    except Exception as exc:  # a bug of ours: still one line and an exit code, details in a group
+        with out.group("Internal error (please report it)"), out.untrusted():
+            out.log(traceback.format_exc())
+        out.error(f"internal error: {type(exc).__name__}: {exc}", title="mcp-replay")
+        return EXIT_INFRA
+
+
+def replay_and_report(settings: Settings, context: RunContext, event: Event, out: Commands) -> int:
+    """Install, replay, report, gate."""
+    child_env = dict(settings.env)
+    if settings.install:
+        run_install(settings.install, cwd=settings.working_directory, env=child_env, out=out)
+    paths = find_cassettes(settings)
+    target = settings.url or " ".join(settings.server)
+    out.info(f"Replaying {len(paths)} cassette(s) against {target}")
+    report = replay(settings, paths, child_env)
+    report = with_relative_paths(report, settings)
+    gate_passed = bool(report.gate.get("passed", True))
+
+    atomic_write_text(settings.report_file, report_json.dumps(report))
+    out.info(
+        f"Grade {report.score.grade} ({report.score.score:.1f}/100): "
+        f"{report.passed} passed, {report.failed} failed, {report.missing} missing"
+    )
+    if settings.annotations:
+        for annotation in annotations_for(report):
+            out.annotate(annotation)
+    if not gate_passed:
+        reasons = "; ".join(str(r) for r in report.gate.get("reasons") or ()) or "see the job summary"
+        out.error(f"mcp-replay gate failed: {reasons}", title="mcp-replay gate")
+    if settings.job_summary:
+        write_summary(context.summary_path, report)
+    comment_url, comment_file = publish_comment(settings, context, event, report, out)
+
+    write_outputs(
+        context.output_path,
+        {
+            "grade": report.score.grade,
+            "score": f"{report.score.score:.1f}",
+            "passed": str(report.passed),
+            "failed": str(report.failed),
+            "missing": str(report.missing),
+            "report": settings.relative(settings.report_file),
+            "comment-url": comment_url,
+            "comment-file": comment_file,
+        },
+    )
+    return EXIT_OK if gate_passed else EXIT_GATE
+
+
+def find_cassettes(settings: Settings) -> list[str]:
+    """Absolute paths of the cassettes the globs match (``!glob`` excludes), sorted, each inside
+    the workspace. Raises ConfigError when none match."""
+    root = str(settings.workspace)
+    included: set[str] = set()
+    excluded: set[str] = set()
+    for pattern in settings.cassettes:
+        target = excluded if pattern.startswith("!") else included
+        target.update(glob.glob(pattern.removeprefix("!"), root_dir=root, recursive=True))
+    paths = []
+    for rel in sorted(included - excluded):
+        path = (settings.workspace / rel).resolve()
+        if not path.is_file():
+            continue
+        if not path.is_relative_to(settings.workspace):
+            raise ConfigError(f"input cassettes: {rel} points outside the workspace")
+        paths.append(str(path))
+    if not paths:
+        shown = ", ".join(settings.cassettes)
+        raise ConfigError(f"input cassettes: no file matches {shown} in the workspace")
+    return paths
+
+
+def replay(settings: Settings, paths: list[str], child_env: Mapping[str, str]) -> Report:
+    """Replay every cassette against a fresh server and gate the report."""
+    from mcp_replay_action.compare import CompareOptions
+    from mcp_replay_action.replay import ReplayOptions, replay_paths
+
+    options = ReplayOptions(
+        timeout=settings.timeout,
+        startup_timeout=max(settings.timeout, 30.0),
+        compare=CompareOptions(
+            ignore_paths=settings.ignore_paths,
+            ignore_keys=settings.ignore_keys,
+            allow_reorder=settings.allow_reorder,
+        ),
+    )
+    cwd = settings.working_directory
+
+    def make_transport(cassette: Cassette) -> Transport:
+        if settings.url:
+            from mcp_replay_action.transport.http import HttpTransport
+
+            return HttpTransport(
+                settings.url,
+                headers=settings.headers,
+                server=list(settings.server) or None,
+                cwd=str(cwd),
+                env=child_env,
+            )
+        from mcp_replay_action.transport.stdio import StdioTransport
+
+        return StdioTransport(list(settings.server), cwd=cwd, env=child_env)
+
+    return replay_paths(
+        paths,
+        make_transport,
+        options,
+        target=settings.url or " ".join(settings.server),
+        min_grade=settings.min_grade,
+        fail_on_regression=settings.fail_on_regression,
+    )
+
+
+def with_relative_paths(report: Report, settings: Settings) -> Report:
+    """The report with cassette paths relative to the workspace: what annotations, the summary
+    and the comment show, and what GitHub matches annotations against."""
+    cassettes = tuple(replace(c, path=settings.relative(c.path)) for c in report.cassettes)
+    return replace(report, cassettes=cassettes)
+
+
+def wants_comment(settings: Settings, event: Event, gate_passed: bool) -> str:
+    """``post`` (create or update), ``update`` (only refresh an existing comment) or ``skip``."""
+    if settings.comment == "off" or not event.is_pull_request:
+        return "skip"
+    if settings.comment == "on-failure" and gate_passed:
+        # A comment that said "failing" must not go on saying so once the PR is fixed.
+        return "update"
+    return "post"
+
+
+def publish_comment(
+    settings: Settings, context: RunContext, event: Event, report: Report, out: Commands
+) -> tuple[str, str]:
+    """Post or refresh the sticky comment; save it to the comment file first, so a fork's run
+    can hand it to a ``post-comment`` job. Returns (comment URL, comment file) for the outputs."""
+    gate_passed = bool(report.gate.get("passed", True))
+    how = wants_comment(settings, event, gate_passed)
+    if how == "skip" or event.pr_number is None:
+        out.debug(f"no PR comment (comment: {settings.comment}, event: {event.name or 'none'})")
+        return "", ""
+    repo = context.repository or event.repository
+    mark = sticky.marker(settings.comment_id)
+    links = Links(server_url=context.server_url, repository=repo, sha=event.head_sha, run_url=context.run_url)
+    body = render_comment(report, marker=mark, comment_id=settings.comment_id, links=links)
+    saved = sticky.SavedComment(
+        repository=repo,
+        pr_number=event.pr_number,
+        head_sha=event.head_sha,
+        comment_id=settings.comment_id,
+        body=body,
+        run_id=context.run_id,
+    )
+    sticky.save_comment_file(settings.comment_file, saved)
+    comment_file = settings.relative(settings.comment_file)
+    docs = docs_url(context)
+    if not settings.github_token:
+        out.warning(f"No github-token: the PR comment was saved to {comment_file} instead. See {docs}")
+        return "", comment_file
+    gh = GitHubClient(context.api_url, settings.github_token, log=out.debug)
+    fallback = render_comment(
+        report, marker=mark, comment_id=settings.comment_id, links=links, limit=FALLBACK_COMMENT_CHARS
+    )
+    try:
+        posted = sticky.upsert_comment(
+            gh,
+            repo,
+            event.pr_number,
+            body,
+            settings.comment_id,
+            fallback=fallback,
+            create=how == "post",
+        )
+    except Forbidden as exc:
+        why = "this pull request comes from a fork, whose token is read-only" if event.is_fork else exc.api_message
+        out.warning(
+            f"Cannot write the PR comment ({why}). It was saved to {comment_file}: upload it as an "
+            f"artifact and post it from a workflow_run job with mode: post-comment. See {docs}",
+            title="mcp-replay comment",
+        )
+        return "", comment_file
+    except GitHubError as exc:
+        # The replay result stands; a comment that could not be written is a warning, not a failure.
+        out.warning(f"Cannot write the PR comment: {exc.one_line()}", title="mcp-replay comment")
+        return "", comment_file
+    if posted is None:
+        out.debug("gate passed and no earlier comment: nothing to update (comment: on-failure)")
+        return "", comment_file
+    out.info(f"PR comment {posted.action}: {posted.url}")
+    return posted.url, comment_file
+
+
+def post_saved_comment(settings: Settings, context: RunContext, event: Event, out: Commands) -> int:
+    """``mode: post-comment``: post the comment file an earlier (fork) run saved, once the API
+    confirms it belongs to the pull request that run was for."""
+    saved = sticky.load_comment_file(settings.comment_file)
+    if not settings.github_token:
+        raise ConfigError("input github-token: missing; post-comment needs a token with pull-requests: write")
+    repo = context.repository or event.repository
+    gh = GitHubClient(context.api_url, settings.github_token, log=out.debug)
+    verdict = sticky.verify_saved_comment(gh, repo, event, saved)
+    comment_file = settings.relative(settings.comment_file)
+    if not verdict.ok:
+        out.warning(f"Not posting the saved comment: {verdict.reason}", title="mcp-replay comment")
+        write_outputs(context.output_path, {"comment-url": "", "comment-file": comment_file})
+        return EXIT_OK
+    body = sticky.sanitise_saved_body(saved)
+    posted = sticky.upsert_comment(gh, repo, saved.pr_number, body, saved.comment_id)
+    url = posted.url if posted else ""
+    out.info(f"PR comment {posted.action if posted else 'skipped'} on #{saved.pr_number}: {url}")
+    write_outputs(context.output_path, {"comment-url": url, "comment-file": comment_file})
+    return EXIT_OK
+
+
+def docs_url(context: RunContext) -> str:
+    """Where the README explains pull requests from forks (this action's own repository when the
+    runner says which it is)."""
+    if context.action_repository:
+        return f"{context.server_url}/{context.action_repository}#pull-requests-from-forks"
+    return DOCS_URL
+
+
+if __name__ == "__main__":  # pragma: no cover - python -m mcp_replay_action.github.main
+    sys.exit(main())
