@@ -55,7 +55,7 @@ def render(report: Report, *, max_bytes: int = MAX_BYTES, title: str = "mcp-repl
         return text
     note = (
         "\n> **Report shortened** to stay under {limit:,} bytes: passing interactions and failure "
-        "details are not shown. The JSON report (`--json`) has everything.\n"
+        "details are not shown. The JSON report (--json) has everything.\n"
     )
     no_details = [c for c in no_passing if not c.detail]
     text = _join(no_details) + note.format(limit=max_bytes)
@@ -63,7 +63,7 @@ def render(report: Report, *, max_bytes: int = MAX_BYTES, title: str = "mcp-repl
         return text
     cut_note = (
         "\n> **Report truncated** to stay under {limit:,} bytes: {n} more table row(s) or section(s) "
-        "not shown, nor passing interactions and failure details. The JSON report (`--json`) has everything.\n"
+        "not shown, nor passing interactions and failure details. The JSON report (--json) has everything.\n"
     )
     budget = max_bytes - _size(cut_note.format(limit=max_bytes, n=len(no_details)))
     kept: list[_Chunk] = []

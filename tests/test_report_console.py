@@ -1,0 +1,135 @@
+"""The console report: the seed tool's layout, colour only when asked, hostile text neutralised."""
+
+from __future__ import annotations
+
+import re
+
+import click
+
+from mcp_replay_action.report import console
+from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
+from report_fixtures import healthy_cassette, hostile_report, regressed_cassette, report, score
+
+
+def test_layout_matches_the_seed_tool() -> None:
+    out = console.render(report(regressed_cassette()))
+    lines = out.splitlines()
+    assert lines[0] == "cassettes/regressed.jsonl  (handshake 2025-06-18)"
+    assert "  [PASS] #0 initialize" in lines
+    assert "  [PASS] #2 tools/list" in lines
+    i = lines.index("  [FAIL] #4 tools/call add  value-change")
+    assert lines[i + 1] == "         $.result.content[0].text: '5' -> '6'"
+    # A finding without a message shows before -> after, then its diff indented under it.
+    assert lines[i + 2] == "         $.result.content[1].text: 'line one\\nline two' -> 'line one\\nline 2'"
+    assert lines[i + 3 : i + 9] == [
+        "           --- recorded",
+        "           +++ live",
+        "           @@ -1,2 +1,2 @@",
+        "            line one",
+        "           -line two",
+        "           +line 2",
+    ]
+    j = lines.index("  [FAIL] #3 tools/call echo  structure-change")
+    assert lines[j + 1] == "         $.result: key 'echoed' added"
+    k = lines.index("  [MISS] #5 tools/call slow  missing-response")
+    assert lines[k + 1] == "         $: no response within 5.0s"
+    assert "  [SKIP] #6 ping" in lines
+    assert "  GRADE D  (62.5/100)  capped at D: a request got no response" in lines
+    assert "OVERALL" not in out  # one cassette: no overall line
+    assert lines[-1] == "2 passed, 2 failed, 1 missing, 1 skipped of 6 interactions in 1 cassette"
+    assert out.endswith("\n")
+
+
+def test_several_cassettes_get_an_overall_grade() -> None:
+    out = console.render(report(healthy_cassette(), regressed_cassette(), overall=score(80.0, "B")))
+    lines = out.splitlines()
+    assert "  GRADE A  (100.0/100)" in lines
+    assert "OVERALL  GRADE B  (80.0/100)" in lines
+    assert lines[-1] == "5 passed, 2 failed, 1 missing, 1 skipped of 9 interactions in 2 cassettes"
+
+
+def test_gate_line() -> None:
+    failed = {"min_grade": "B", "fail_on_regression": True, "passed": False, "reasons": ["grade D below B"]}
+    out = console.render(report(regressed_cassette(), gate=failed))
+    assert out.splitlines()[-1] == "gate FAILED (min grade B, fail on regression): grade D below B"
+    out = console.render(report(healthy_cassette(), gate={"min_grade": "C", "passed": True}))
+    assert out.splitlines()[-1] == "gate passed (min grade C)"
+
+
+def test_no_colour_unless_asked_and_colour_is_only_decoration() -> None:
+    plain = console.render(report())
+    assert "\x1b" not in plain
+    coloured = console.render(report(), color=True)
+    assert "\x1b[" in coloured
+    assert click.unstyle(coloured) == plain
+
+
+def test_verbose_adds_latency_and_findings_on_passes() -> None:
+    cosmetic = Finding(kind="ordering-change", cls="cosmetic", path="$.result.tools", message="order changed")
+    cassette = CassetteResult(
+        path="c.jsonl",
+        results=(
+            InteractionResult(
+                seq=1, line=2, method="tools/list", name=None, status="pass", findings=(cosmetic,), latency_ms=12.34
+            ),
+        ),
+        score=score(100.0, "A"),
+    )
+    quiet = console.render(report(cassette))
+    assert "  [PASS] #1 tools/list\n" in quiet and "order changed" not in quiet
+    loud = console.render(report(cassette), verbose=True)
+    assert "  [PASS] #1 tools/list  (12.3 ms)" in loud
+    assert "         $.result.tools: order changed" in loud
+
+
+def test_long_findings_and_diffs_are_capped() -> None:
+    findings = tuple(
+        Finding(kind="value-change", cls="breaking", path=f"$.result.v{i}", message="x", diff="\n".join(["+l"] * 50))
+        for i in range(9)
+    )
+    cassette = CassetteResult(
+        path="c.jsonl",
+        results=(InteractionResult(seq=1, line=2, method="m", name=None, status="fail", findings=findings),),
+        score=score(50.0, "F"),
+    )
+    out = console.render(report(cassette))
+    assert out.count("$.result.v") == console.FINDINGS_SHOWN
+    assert "... and 4 more finding(s)" in out
+    assert "... 38 more diff lines" in out
+    verbose = console.render(report(cassette), verbose=True)
+    assert verbose.count("$.result.v") == 9 and "more diff lines" not in verbose
+
+
+def test_replay_error_and_stderr_are_shown() -> None:
+    cassette = CassetteResult(
+        path="c.jsonl",
+        results=(InteractionResult(seq=1, line=2, method="tools/call", name="x", status="missing"),),
+        score=score(0.0, "F", capped=True),
+        error="server exited with status 1",
+        stderr_tail="line 1\nTraceback: boom\n",
+        non_json_lines=3,
+    )
+    out = console.render(report(cassette))
+    assert "  [MISS] #1 tools/call x" in out
+    assert "  ERROR: server exited with status 1" in out
+    assert "    | Traceback: boom" in out
+    assert "3 non-JSON line(s)" in out
+
+
+def test_empty_report() -> None:
+    out = console.render(Report(cassettes=(), score=score(0.0, "F")))
+    assert "no cassettes replayed" in out and "GRADE F  (0.0/100)" in out
+
+
+def test_hostile_text_cannot_act_on_a_terminal_or_the_runner() -> None:
+    for colour in (False, True):
+        out = console.render(hostile_report(), color=colour, verbose=True)
+        out.encode("utf-8")
+        plain = click.unstyle(out)
+        for line in plain.split("\n"):
+            assert not line.lstrip().startswith("::"), line
+            assert "##[" not in line
+            assert len(line) <= 420, len(line)
+        # Only newlines and (when asked) our own colour codes are control characters.
+        assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]", plain)
+        assert "\r" not in out
