@@ -1,0 +1,460 @@
+"""Redaction: scrub secrets from messages before a cassette touches disk (a VCR.py *filter*).
+
+Three default rules, each cheap enough for every message of a long replay:
+
+* **secret keys**: the value under a key that names a credential (``authorization``, ``api_key``,
+  ``access_token``, ``password``, ``client_secret``, ``set-cookie``, ...). Keys are compared by
+  their words, so ``apiKey``, ``API_KEY`` and ``x-api-key`` are all one key, while ``max_tokens``,
+  ``tokens_used`` and MCP's own ``progressToken`` / ``nextCursor`` are not secrets and stay;
+* **secret-shaped strings** anywhere in a string: ``Bearer <token>``, ``Basic <user:pass>``,
+  well-known key prefixes (``sk-``, ``ghp_``, ``github_pat_``, ``xoxb-``, ``AKIA``, JWTs, PEM
+  private keys, ...);
+* **high-entropy tokens**: a standalone run of 32 to 100 token characters mixing upper case, lower
+  case and digits whose entropy is what a random key has (hex digests and UUIDs do not qualify),
+  except under keys that hold identifiers, cursors or state a replay must send back unchanged.
+
+Content is not a secret: the base64 ``data`` of image and audio content, a resource ``blob`` and
+everything under ``inputSchema`` / ``outputSchema`` are copied untouched, so a change in them is
+still caught by replay.
+
+Every redacted value becomes the fixed placeholder ``[REDACTED]``, never a hash of the secret. The
+same Redactor is applied to the live response before comparing, so a recorded ``[REDACTED]`` meets
+a live ``[REDACTED]`` and matches even when the secret rotates between runs (a per-secret hash
+would then differ and report a false regression), and a short hash of a weak password is a
+dictionary lookup away from the password.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import collections
+import json
+import math
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from mcp_replay_action.errors import ConfigError
+
+PLACEHOLDER = "[REDACTED]"
+
+# Key names (lower case, words joined) that hold a credential, as the whole key or its last words.
+_SECRET_KEYS = frozenset(
+    {
+        "authorization",
+        "apikey",
+        "apisecret",
+        "apitoken",
+        "accesskey",
+        "secretaccesskey",
+        "accesstoken",
+        "refreshtoken",
+        "idtoken",
+        "authtoken",
+        "sessiontoken",
+        "bearertoken",
+        "password",
+        "passwd",
+        "passphrase",
+        "secret",
+        "secrets",
+        "clientsecret",
+        "cookie",
+        "cookies",
+        "setcookie",
+        "privatekey",
+        "secretkey",
+        "signingkey",
+        "encryptionkey",
+        "masterkey",
+        "credential",
+        "credentials",
+    }
+)
+# A key written as one word still counts when it ends in one of these (``dbpassword``).
+_SECRET_ENDINGS = (
+    "password",
+    "passwd",
+    "secret",
+    "apikey",
+    "privatekey",
+    "accesstoken",
+    "refreshtoken",
+    "authtoken",
+    "sessiontoken",
+    "clientsecret",
+)
+# ``<word> token`` is a credential (``github_token``, ``csrf_token``) unless the word says it is
+# protocol or accounting: pagination, progress, tokenizer vocabulary, usage counters.
+_NOT_SECRET_TOKENS = frozenset(
+    {
+        "progress",
+        "next",
+        "nextpage",
+        "page",
+        "prev",
+        "previous",
+        "continuation",
+        "continue",
+        "cursor",
+        "sync",
+        "resume",
+        "cancellation",
+        "cancel",
+        "pagination",
+        "idempotency",
+        "correlation",
+        "change",
+        "delta",
+        "stop",
+        "eos",
+        "bos",
+        "pad",
+        "unk",
+        "mask",
+        "sep",
+        "cls",
+        "start",
+        "end",
+        "special",
+        "max",
+        "min",
+        "num",
+        "total",
+        "input",
+        "output",
+        "prompt",
+        "completion",
+        "reasoning",
+        "cached",
+        "count",
+        "used",
+        "limit",
+    }
+)
+# Keys whose values a replay sends back or compares verbatim (ids, cursors, server-minted state):
+# the high-entropy rule, the one rule that guesses, leaves them alone.
+_OPAQUE_KEYS = frozenset(
+    {
+        "id",
+        "ids",
+        "uuid",
+        "guid",
+        "cursor",
+        "nextcursor",
+        "requeststate",
+        "progresstoken",
+        "etag",
+        "hash",
+        "sha",
+        "checksum",
+        "digest",
+        "uri",
+        "url",
+        "href",
+        "path",
+        "name",
+        "method",
+        "jsonrpc",
+        "version",
+        "protocolversion",
+        "mimetype",
+    }
+)
+# Content, not secrets: copied untouched wherever they appear.
+_CONTENT_KEYS = frozenset({"inputSchema", "outputSchema", "blob"})
+_MEDIA_TYPES = frozenset({"image", "audio"})
+
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+_TOKEN_CHARS = r"A-Za-z0-9_\-+/"
+_BUILTIN = re.compile(
+    r"(?P<bearer>\b[Bb][Ee][Aa][Rr][Ee][Rr][ \t]+)(?P<bearer_token>[A-Za-z0-9\-._~+/]{8,}=*)"
+    r"|(?P<basic>\b[Bb][Aa][Ss][Ii][Cc][ \t]+)(?P<basic_token>[A-Za-z0-9+/]{8,}={0,2})"
+    r"|(?P<pem>-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?-----END[A-Z ]*PRIVATE KEY-----)"
+    r"|(?P<prefix>(?<![A-Za-z0-9_\-])(?:"
+    r"sk-[A-Za-z0-9_\-]{20,}"
+    r"|gh[pousr]_[A-Za-z0-9]{30,}"
+    r"|github_pat_[A-Za-z0-9_]{22,}"
+    r"|glpat-[A-Za-z0-9_\-]{20,}"
+    r"|xox[abposr]-[A-Za-z0-9\-]{10,}"
+    r"|(?:AKIA|ASIA)[A-Z0-9]{16}"
+    r"|AIza[0-9A-Za-z_\-]{35}"
+    r"|(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}"
+    r"|npm_[A-Za-z0-9]{36}"
+    r"|hf_[A-Za-z0-9]{30,}"
+    r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
+    r"))"
+    rf"|(?P<entropy>(?<![{_TOKEN_CHARS}=.])[{_TOKEN_CHARS}]{{32,}}={{0,2}}(?![{_TOKEN_CHARS}=]))"
+)
+# A cheap test that lets most strings skip _BUILTIN: every secret it finds has a run of 20 token
+# characters, or the word bearer/basic, or a PEM armour line.
+_LONG_RUN = re.compile(r"[A-Za-z0-9_\-+/]{20,}")
+_BUILTIN_NAMES = ("secret-keys", "bearer", "basic-auth", "private-key-pem", "known-prefixes", "high-entropy")
+# JSON text is searched for secret keys only when one of these occurs in it at all.
+_KEY_HINTS = ("pass", "secret", "token", "key", "auth", "cookie", "credential")
+
+
+def _words(key: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(key)]
+
+
+def _norm(key: str) -> str:
+    """``X-Api-Key``, ``api_key``, ``apiKey`` -> ``xapikey`` / ``apikey``: case and separators ignored."""
+    return "".join(ch for ch in key.lower() if ch.isalnum())
+
+
+def is_secret_key(key: str) -> bool:
+    """Whether the default rules treat the value under ``key`` as a credential."""
+    words = _words(key)
+    if not words:
+        return False
+    if _norm(key).endswith(_SECRET_ENDINGS):
+        return True
+    for n in (1, 2, 3):
+        if len(words) >= n and "".join(words[-n:]) in _SECRET_KEYS:
+            return True
+    if words[-1] == "token":
+        return len(words) == 1 or words[-2] not in _NOT_SECRET_TOKENS
+    return False
+
+
+def _is_opaque_key(key: str) -> bool:
+    if _norm(key) in _OPAQUE_KEYS:
+        return True
+    words = _words(key)
+    return bool(words) and words[-1] in ("id", "ids", "uuid", "cursor", "state")
+
+
+def _entropy(text: str) -> float:
+    n = len(text)
+    return -sum(c / n * math.log2(c / n) for c in collections.Counter(text).values())
+
+
+def looks_random(text: str) -> bool:
+    """A 32..100 character token that mixes upper case, lower case and digits (at least two of
+    each) with the entropy of a random key. Calibrated so that 99.9% of random base62 keys pass
+    while hex digests, UUIDs, paths and ordinary identifiers do not."""
+    core = text.rstrip("=")
+    n = len(core)
+    if n < 32 or n > 100 or core.count("/") > 3:
+        return False
+    upper = lower = digit = 0
+    for ch in core:
+        if ch.isdigit():
+            digit += 1
+        elif ch.isupper():
+            upper += 1
+        elif ch.islower():
+            lower += 1
+    if upper < 2 or lower < 2 or digit < 2:
+        return False
+    return _entropy(core) >= 4.0 + 0.016 * (n - 32)
+
+
+def _basic_credentials(token: str) -> bool:
+    """``Basic <base64 of user:password>``; a word that merely follows "basic" in prose is not."""
+    try:
+        decoded = base64.b64decode(token, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in decoded and all(32 <= b < 127 for b in decoded)
+
+
+class Redactor:
+    """Scrubs secrets from any JSON value.
+
+    ``keys`` adds key names whose values are always redacted (compared ignoring case and
+    separators: ``session_id`` also matches ``sessionId`` and ``Session-Id``). ``patterns`` adds
+    regular expressions searched in every string: the whole match is replaced, or only the first
+    capturing group when the pattern has one (``password=(\\S+)``). ``defaults=False`` turns the
+    built-in rules off.
+    """
+
+    def __init__(self, keys: Iterable[str] = (), patterns: Iterable[str] = (), defaults: bool = True) -> None:
+        self.defaults = defaults
+        self.keys = tuple(dict.fromkeys(k for k in keys if k))
+        self._user_keys = frozenset(_norm(k) for k in self.keys)
+        self.patterns = tuple(dict.fromkeys(patterns))
+        self._patterns = tuple(self._compile(p) for p in self.patterns)
+        self._key_cache: dict[str, bool] = {}
+        self._opaque_cache: dict[str, bool] = {}
+        self.hits: collections.Counter[str] = collections.Counter()
+
+    @staticmethod
+    def _compile(pattern: str) -> re.Pattern[str]:
+        try:
+            return re.compile(pattern)
+        except re.error as exc:
+            raise ConfigError(f"invalid --redact-pattern {pattern!r}: {exc}") from None
+
+    # -- public -----------------------------------------------------------------------------
+
+    def apply(self, obj: Any) -> Any:
+        """A redacted deep copy of ``obj`` (any JSON value); ``obj`` itself is never changed."""
+        return self._walk(obj, None, False)
+
+    def apply_argv(self, argv: Sequence[str]) -> list[str]:
+        """A server command line with secrets hidden: values of ``--token X``, ``--api-key=X`` and
+        ``API_KEY=X`` (an env assignment), header arguments such as ``Authorization: Bearer X``,
+        and anything the string rules find."""
+        out: list[str] = []
+        hide_next = False
+        for arg in argv:
+            if hide_next:
+                out.append(self._hit("secret-keys"))
+                hide_next = False
+                continue
+            name, sep, value = arg.partition("=") if "=" in arg else arg.partition(":")
+            flag = name.strip().lstrip("-")
+            if sep and value and flag and " " not in flag and self._secret_key(flag):
+                out.append(f"{name}{sep}{' ' if value.startswith(' ') else ''}{self._hit('secret-keys')}")
+                continue
+            if arg.startswith("-") and not sep and self._secret_key(flag):
+                hide_next = True
+            out.append(self._text(arg, None))
+        return out
+
+    def rules(self) -> dict[str, Any]:
+        """What this redactor does, for a cassette header: rule names, user keys and patterns, and
+        how many values each rule replaced so far. Never a secret value."""
+        counted = self.hits.copy()
+        # A pattern that is a literal key must not put that key in the header.
+        patterns = [self._builtin_text(p, None) if self.defaults else p for p in self.patterns]
+        self.hits = counted
+        return {
+            "placeholder": PLACEHOLDER,
+            "defaults": list(_BUILTIN_NAMES) if self.defaults else [],
+            "keys": list(self.keys),
+            "patterns": patterns,
+            "hits": dict(sorted(self.hits.items())),
+        }
+
+    # -- the walk ---------------------------------------------------------------------------
+
+    def _secret_key(self, key: str) -> bool:
+        cached = self._key_cache.get(key)
+        if cached is None:
+            cached = (self.defaults and is_secret_key(key)) or (bool(self._user_keys) and _norm(key) in self._user_keys)
+            self._key_cache[key] = cached
+        return cached
+
+    def _opaque_key(self, key: str | None) -> bool:
+        if key is None:
+            return False
+        cached = self._opaque_cache.get(key)
+        if cached is None:
+            cached = self._opaque_cache[key] = _is_opaque_key(key)
+        return cached
+
+    def _hit(self, rule: str) -> str:
+        self.hits[rule] += 1
+        return PLACEHOLDER
+
+    def _walk(self, value: Any, key: str | None, secret: bool) -> Any:
+        kind = type(value)
+        if kind is str:
+            if secret:
+                return self._hit("secret-keys") if value else value
+            return self._text(value, key)
+        if kind is dict:
+            media = value.get("type") in _MEDIA_TYPES
+            out: dict[str, Any] = {}
+            for k, v in value.items():
+                if k in _CONTENT_KEYS or (media and k == "data"):
+                    out[k] = _copy(v)
+                else:
+                    out[k] = self._walk(v, k, secret or self._secret_key(k))
+            return out
+        if kind is list:
+            return [self._walk(v, key, secret) for v in value]
+        if secret and (kind is int or kind is float):
+            return self._hit("secret-keys")
+        return value  # None, booleans, numbers
+
+    def _text(self, text: str, key: str | None) -> str:
+        if self.defaults:
+            text = self._builtin_text(text, key)
+        if text[:1] in ("{", "[") and len(text) >= 12:
+            lowered = text.lower()
+            if self._user_keys or any(hint in lowered for hint in _KEY_HINTS):
+                text = self._json_text(text)
+        for pattern in self._patterns:
+            text = pattern.sub(self._user_match, text)
+        return text
+
+    def _builtin_text(self, text: str, key: str | None) -> str:
+        if len(text) >= 12 and (
+            _LONG_RUN.search(text) is not None
+            or "PRIVATE KEY" in text
+            or any(word in text.lower() for word in ("bearer", "basic"))
+        ):
+            opaque = self._opaque_key(key)
+            text = _BUILTIN.sub(lambda m: self._builtin(m, opaque), text)
+        return text
+
+    def _builtin(self, match: re.Match[str], opaque: bool) -> str:
+        group = match.lastgroup
+        if group == "bearer_token":
+            token = match.group("bearer_token")
+            if token.isalpha() and token.islower():  # "Bearer authentication": prose, not a token
+                return match.group(0)
+            return match.group("bearer") + self._hit("bearer")
+        if group == "basic_token":
+            if not _basic_credentials(match.group("basic_token")):
+                return match.group(0)
+            return match.group("basic") + self._hit("basic-auth")
+        if group == "pem":
+            return self._hit("private-key-pem")
+        if group == "prefix":
+            return self._hit("known-prefixes")
+        if group == "entropy" and not opaque and looks_random(match.group(0)):
+            return self._hit("high-entropy")
+        return match.group(0)
+
+    def _user_match(self, match: re.Match[str]) -> str:
+        self.hits["patterns"] += 1
+        if match.re.groups and match.group(1) is not None:
+            whole, start = match.group(0), match.start(1) - match.start(0)
+            return whole[:start] + PLACEHOLDER + whole[match.end(1) - match.start(0) :]
+        return PLACEHOLDER
+
+    def _json_text(self, text: str) -> str:
+        """Secret keys inside JSON carried as text (a tool's text content): the secret strings are
+        replaced in place, so the text keeps its exact formatting."""
+        try:
+            doc = json.loads(text)
+        except ValueError:
+            return text
+        if not isinstance(doc, (dict, list)):
+            return text
+        found: list[str] = []
+        self._collect(doc, False, found)
+        for secret in dict.fromkeys(found):
+            for literal in {json.dumps(secret), json.dumps(secret, ensure_ascii=False)}:
+                if literal in text:
+                    self.hits["secret-keys"] += 1
+                    text = text.replace(literal, json.dumps(PLACEHOLDER))
+        return text
+
+    def _collect(self, value: Any, secret: bool, found: list[str]) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if k not in _CONTENT_KEYS:
+                    self._collect(v, secret or self._secret_key(k), found)
+        elif isinstance(value, list):
+            for v in value:
+                self._collect(v, secret, found)
+        elif secret and isinstance(value, str) and value and value != PLACEHOLDER:
+            found.append(value)
+
+
+def _copy(value: Any) -> Any:
+    """A deep copy of a JSON value (faster than copy.deepcopy; strings are immutable)."""
+    kind = type(value)
+    if kind is dict:
+        return {k: _copy(v) for k, v in value.items()}
+    if kind is list:
+        return [_copy(v) for v in value]
+    return value

@@ -1,0 +1,325 @@
+"""Redaction: what is a secret, what is content, and that the result is stable for replay."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import json
+import random
+import secrets
+import string
+import uuid
+
+import pytest
+
+from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.redact import PLACEHOLDER, Redactor, is_secret_key, looks_random
+
+R = PLACEHOLDER
+GHP = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ"
+    ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "authorization",
+        "Authorization",
+        "Proxy-Authorization",
+        "api_key",
+        "apiKey",
+        "API_KEY",
+        "apikey",
+        "x-api-key",
+        "X-Api-Key",
+        "OPENAI_API_KEY",
+        "token",
+        "access_token",
+        "accessToken",
+        "refresh_token",
+        "id_token",
+        "session_token",
+        "github_token",
+        "csrf_token",
+        "password",
+        "dbPassword",
+        "dbpassword",
+        "passwd",
+        "secret",
+        "client_secret",
+        "clientSecret",
+        "webhook_secret",
+        "cookie",
+        "Set-Cookie",
+        "private_key",
+        "privateKey",
+        "aws_secret_access_key",
+        "credentials",
+    ],
+)
+def test_secret_keys(key):
+    assert is_secret_key(key)
+    assert Redactor().apply({key: "hunter2"}) == {key: R}
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "max_tokens",
+        "maxTokens",
+        "tokens_used",
+        "token_count",
+        "input_tokens",
+        "completion_tokens",
+        "progressToken",
+        "nextPageToken",
+        "next_token",
+        "cursor",
+        "nextCursor",
+        "key",
+        "keyboard",
+        "monkey",
+        "author",
+        "authorName",
+        "secretary",
+        "password_policy",
+        "tokenizer",
+        "description",
+    ],
+)
+def test_not_secret_keys(key):
+    assert not is_secret_key(key)
+    assert Redactor().apply({key: "hunter2"}) == {key: "hunter2"}
+
+
+def test_values_under_secret_keys_of_every_type():
+    out = Redactor().apply(
+        {
+            "password": 1234,
+            "has_password": True,
+            "token": None,
+            "secret": "",
+            "cookies": ["a=1", "b=2"],
+            "credentials": {"user": "bob", "pass": "x"},
+        }
+    )
+    assert out == {
+        "password": R,
+        "has_password": True,  # a flag is not a secret
+        "token": None,
+        "secret": "",  # nothing to hide
+        "cookies": [R, R],
+        "credentials": {"user": R, "pass": R},
+    }
+
+
+def test_bearer_and_basic_inside_strings():
+    r = Redactor()
+    assert r.apply("curl -H 'Authorization: Bearer abc123DEF456ghi' x") == "curl -H 'Authorization: Bearer " + R + "' x"
+    assert r.apply("bearer " + JWT) == "bearer " + R
+    assert r.apply("We use Bearer authentication here") == "We use Bearer authentication here"
+    creds = base64.b64encode(b"alice:wonderland").decode()
+    assert r.apply(f"Authorization: Basic {creds}") == f"Authorization: Basic {R}"
+    assert r.apply("Basic usage: call the tool twice") == "Basic usage: call the tool twice"
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [
+        "sk-proj-Ab3dEf5gHi7jKl9mNo1pQr3sTu5vWx7yZ",
+        "sk-ant-api03-Zx8yW7vU6tS5rQ4pO3nM2lK1jI0hG9fE8dC7bA6",
+        GHP,
+        "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+        "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+        "AKIAIOSFODNN7EXAMPLE",
+        "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+        "sk_live_51Habcdefghijklmnop",
+        JWT,
+    ],
+)
+def test_known_prefixes_anywhere_in_text(secret):
+    assert Redactor().apply(f"your key is {secret}, keep it safe") == f"your key is {R}, keep it safe"
+    assert Redactor().apply({"note": secret}) == {"note": R}
+
+
+def test_pem_private_key():
+    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7\nabc\n-----END RSA PRIVATE KEY-----"
+    assert Redactor().apply(f"key:\n{pem}\nend") == f"key:\n{R}\nend"
+
+
+def test_high_entropy_tokens_are_redacted_and_look_alikes_are_not():
+    rng = random.Random(7)
+    alphabet = string.ascii_letters + string.digits
+    r = Redactor()
+    for _ in range(300):
+        token = secrets.token_urlsafe(rng.choice((24, 32, 48)))
+        base62 = "".join(rng.choice(alphabet) for _ in range(rng.randint(32, 64)))
+        for value in (token, base62):
+            if looks_random(value):
+                assert r.apply(f"token: {value} ok") == f"token: {R} ok"
+    # What is not a secret, however long:
+    for value in (
+        str(uuid.uuid4()),
+        uuid.uuid4().hex,
+        hashlib.sha256(b"x").hexdigest(),
+        hashlib.sha1(b"x").hexdigest().upper(),
+        "getUserProfileByIdentifierAsyncWrapper",
+        "/Users/Bob/Projects/App2/src/Main2Test",
+        "a" * 40,
+        base64.b64encode(b"\x00" * 300).decode(),
+        "The quick brown fox jumps over the lazy dog 1234567890 times",
+    ):
+        assert r.apply(value) == value, value
+    rng_hits = sum(
+        looks_random("".join(rng.choice(alphabet) for _ in range(40))) for _ in range(1000)
+    )  # calibrated: nearly every random key qualifies
+    assert rng_hits > 980
+
+
+def test_identifiers_cursors_and_state_are_not_guessed_at():
+    minted = "Zx8yW7vU6tS5rQ4pO3nM2lK1jI0hG9fE8dC7bA6"
+    assert looks_random(minted)
+    doc = {
+        "id": minted,
+        "taskId": minted,
+        "nextCursor": minted,
+        "requestState": minted,
+        "_meta": {"progressToken": minted},
+        "uri": f"memo://{minted}",
+        "text": minted,
+    }
+    out = Redactor().apply(doc)
+    assert out == {**doc, "text": R}
+
+
+def test_content_payloads_are_never_redacted():
+    secretish = "Zx8yW7vU6tS5rQ4pO3nM2lK1jI0hG9fE8dC7bA6"
+    image = {"type": "image", "data": secretish, "mimeType": "image/png"}
+    audio = {"type": "audio", "data": "sk-proj-Ab3dEf5gHi7jKl9mNo1pQr3sTu5vWx7yZ", "mimeType": "audio/wav"}
+    blob = {"uri": "file:///a.bin", "mimeType": "application/octet-stream", "blob": secretish}
+    tool = {
+        "name": "login",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"api_key": {"type": "string", "default": "sk-proj-Ab3dEf5gHi7jKl9mNo1pQr3sTu5vWx7yZ"}},
+        },
+        "outputSchema": {"type": "object", "properties": {"token": {"type": "string"}}},
+    }
+    text = {"type": "text", "text": "Plain prose, with numbers 12 and a URL https://example.com/docs?page=2."}
+    doc = {"content": [image, audio, {"type": "resource", "resource": blob}, text], "tools": [tool]}
+    assert Redactor().apply(doc) == doc
+
+
+def test_json_inside_text_keeps_its_formatting():
+    text = json.dumps({"user": "bob", "api_key": "abc123xyz", "nested": {"password": "pw"}, "n": 3}, indent=2)
+    out = Redactor().apply({"type": "text", "text": text})["text"]
+    assert out == text.replace('"abc123xyz"', f'"{R}"').replace('"pw"', f'"{R}"')
+    assert json.loads(out)["user"] == "bob"
+
+
+def test_apply_returns_a_deep_copy_and_never_changes_its_input():
+    doc = {"a": [{"password": "x"}, {"blob": "b", "inputSchema": {"p": [1]}}], "image": {"type": "image", "data": "d"}}
+    before = copy.deepcopy(doc)
+    out = Redactor().apply(doc)
+    assert doc == before
+    out["a"][1]["inputSchema"]["p"].append(2)
+    out["image"]["type"] = "x"
+    assert doc == before
+
+
+def test_placeholder_is_stable_across_rotating_secrets():
+    r = Redactor()
+    recorded = r.apply({"result": {"session_token": "first-secret", "text": "Bearer abcdef123456"}})
+    live = r.apply({"result": {"session_token": "rotated-secret", "text": "Bearer zyxwvu987654"}})
+    assert recorded == live
+
+
+def test_user_keys_and_patterns():
+    r = Redactor(keys=["session_id"], patterns=[r"pin=(\d+)", r"internal-\w+"])
+    out = r.apply({"sessionId": "s1", "Session-Id": "s2", "note": "pin=1234 on internal-host please"})
+    assert out == {"sessionId": R, "Session-Id": R, "note": f"pin={R} on {R} please"}
+    assert Redactor(keys=["session_id"]).apply({"text": '{"session_id": "abc", "n": 1}'}) == {
+        "text": f'{{"session_id": "{R}", "n": 1}}'
+    }
+
+
+def test_invalid_pattern_is_a_config_error_naming_it():
+    with pytest.raises(ConfigError, match=r"invalid --redact-pattern '\(unclosed'"):
+        Redactor(patterns=["(unclosed"])
+
+
+def test_defaults_off_keeps_only_user_rules():
+    r = Redactor(keys=["mine"], defaults=False)
+    assert r.apply({"password": "x", "mine": "y", "t": GHP}) == {"password": "x", "mine": R, "t": GHP}
+    assert r.rules()["defaults"] == []
+
+
+def test_rules_describe_without_revealing():
+    r = Redactor(keys=["session_id"], patterns=[r"pin=(\d+)", GHP])
+    r.apply({"password": "hunter2", "text": "Bearer abcdef123456", "note": "pin=42"})
+    rules = r.rules()
+    assert rules["placeholder"] == R
+    assert "secret-keys" in rules["defaults"] and "high-entropy" in rules["defaults"]
+    assert rules["keys"] == ["session_id"]
+    assert rules["patterns"] == [r"pin=(\d+)", R]  # a literal key given as a pattern stays off disk
+    assert rules["hits"] == {"bearer": 1, "patterns": 1, "secret-keys": 1}
+    assert "hunter2" not in json.dumps(rules) and GHP not in json.dumps(rules)
+
+
+def test_apply_argv():
+    argv = [
+        "node",
+        "dist/index.js",
+        "--api-key",
+        "abc",
+        "--token=def",
+        "--max-tokens=5",
+        "API_KEY=ghi",
+        "-H",
+        "Authorization: Bearer abcdef123456",
+        "--url=http://localhost:8080/mcp",
+        GHP,
+    ]
+    assert Redactor().apply_argv(argv) == [
+        "node",
+        "dist/index.js",
+        "--api-key",
+        R,
+        f"--token={R}",
+        "--max-tokens=5",
+        f"API_KEY={R}",
+        "-H",
+        f"Authorization: {R}",
+        "--url=http://localhost:8080/mcp",
+        R,
+    ]
+
+
+def test_a_whole_mcp_exchange():
+    request = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tools/call",
+        "params": {
+            "name": "fetch",
+            "arguments": {"url": "https://api.example.com", "headers": {"Authorization": "Bearer abc.def.ghi123"}},
+            "_meta": {"progressToken": 7},
+        },
+    }
+    response = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "result": {"content": [{"type": "text", "text": f"fetched with {GHP}"}], "isError": False},
+    }
+    r = Redactor()
+    assert r.apply(request)["params"] == {
+        "name": "fetch",
+        "arguments": {"url": "https://api.example.com", "headers": {"Authorization": R}},
+        "_meta": {"progressToken": 7},
+    }
+    assert r.apply(response)["result"]["content"][0]["text"] == f"fetched with {R}"
+    assert r.apply(response)["id"] == 3
