@@ -1,5 +1,6 @@
-"""Wording shared by the renderers, so a finding reads the same in the console, Markdown and
-JUnit. Plain text only: each renderer escapes for its own medium."""
+"""Wording shared by the renderers (and the GitHub comment template), so a finding reads the same
+in the console, Markdown, JUnit and on GitHub. Plain text only: each caller escapes for its own
+medium. Private to the report side: ``report/*`` and ``github/template.py`` use it."""
 
 from __future__ import annotations
 
