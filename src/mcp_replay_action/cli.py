@@ -304,11 +304,11 @@ def emit_report(
     from mcp_replay_action.report import json as jsonreport
 
     if as_json:
-        click.echo(jsonreport.dumps(report))
+        click.echo(jsonreport.dumps(report), nl=False)
     else:
-        click.echo(console.render(report, color=sys.stdout.isatty(), verbose=verbose))
+        click.echo(console.render(report, color=sys.stdout.isatty(), verbose=verbose), nl=False)
     if report_file:
-        atomic_write_text(report_file, jsonreport.dumps(report) + "\n")
+        atomic_write_text(report_file, jsonreport.dumps(report))
     if markdown_file:
         atomic_write_text(markdown_file, markdown.render(report))
     if junit_file:
