@@ -71,3 +71,11 @@ def test_text_with_different_shape_does_not_pair_tokens() -> None:
     carry = Carry()
     carry.learn({"t": f"started {REC_ID}"}, {"t": f"failed to start, see {LIVE_ID}"})
     assert not carry
+
+
+def test_only_values_later_requests_quote_are_remembered() -> None:
+    later = [{"params": {"arguments": {"jobId": REC_ID}}}]
+    carry = Carry(later)
+    carry.learn({"a": REC_ID, "b": "7f0e1d2c-3b4a-4958-8766-554433221100"}, {"a": LIVE_ID, "b": "0" * 8 + "-aaaa"})
+    assert carry.mapping == {REC_ID: LIVE_ID}
+    assert carry.apply(later[0]) == {"params": {"arguments": {"jobId": LIVE_ID}}}

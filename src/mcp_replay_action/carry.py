@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 # Keys whose string values are minted by the server and only ever echoed back by the client.
@@ -53,11 +54,21 @@ def _norm_key(key: str | None) -> str:
 
 
 class Carry:
-    """The recorded->live substitutions learned so far in one replay."""
+    """The recorded->live substitutions learned so far in one replay.
 
-    def __init__(self) -> None:
+    ``outgoing`` are the recorded messages that will be sent later (requests, notifications,
+    answers): only values they quote are worth remembering, which keeps the mapping small, the
+    rewrite fast, and a coincidental match from rewriting anything.
+    """
+
+    def __init__(self, outgoing: Iterable[Any] | None = None) -> None:
         self.mapping: dict[str, str] = {}
         self._pattern: re.Pattern[str] | None = None
+        self._quoted: set[str] | None = None
+        if outgoing is not None:
+            self._quoted = set()
+            for message in outgoing:
+                _collect_quoted(message, self._quoted)
 
     def __bool__(self) -> bool:
         return bool(self.mapping)
@@ -94,6 +105,8 @@ class Carry:
                 self._remember(r_match.group(), l_match.group())
 
     def _remember(self, recorded: str, live: str) -> None:
+        if self._quoted is not None and recorded not in self._quoted:
+            return
         if recorded and self.mapping.get(recorded) != live:
             self.mapping[recorded] = live
             self._pattern = None
@@ -126,6 +139,20 @@ class Carry:
             alternatives = sorted(embedded, key=len, reverse=True)
             self._pattern = re.compile("|".join(re.escape(k) for k in alternatives))
         return self._pattern.sub(lambda m: self.mapping[m.group()], text)
+
+
+def _collect_quoted(value: Any, into: set[str]) -> None:
+    """Every string a message carries, and every token embedded in those strings."""
+    if isinstance(value, dict):
+        for item in value.values():
+            _collect_quoted(item, into)
+    elif isinstance(value, list):
+        for item in value:
+            _collect_quoted(item, into)
+    elif isinstance(value, str):
+        into.add(value)
+        if len(value) > _MIN_TOKEN:
+            into.update(m.group() for m in _TOKEN.finditer(value))
 
 
 def _json_container(text: str) -> Any:

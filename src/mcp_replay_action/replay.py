@@ -79,7 +79,7 @@ class _Session:
         self.cassette = cassette
         self.transport = transport
         self.options = options
-        self.carry = Carry()
+        self.carry = Carry(i.message for i in cassette.interactions if i.kind in ("request", "notification"))
         self.results: list[InteractionResult] = []
         self.server_requests = [i for i in cassette.interactions if i.kind == "server-request"]
         self.answered: set[int] = set()
