@@ -232,7 +232,7 @@ def _redaction_rules(rules: Any) -> tuple[str, ...]:
         return ()
     out: list[str] = []
     for family, value in rules.items():
-        if value in (None, False, [], {}, ""):
+        if family == "placeholder" or value in (None, False, [], {}, ""):
             continue
         if value is True:
             out.append(str(family))
@@ -279,7 +279,7 @@ def interaction_line(item: InteractionSummary) -> str:
     if item.http_status is not None or item.sse:
         extras.append(" ".join(p for p in (str(item.http_status or ""), "SSE" if item.sse else "") if p))
     if item.latency_ms is not None:
-        extras.append(f"{item.latency_ms:g} ms")
+        extras.append(f"{round(item.latency_ms, 1):g} ms")
     tail = f" ({', '.join(extras)})" if extras else ""
     arrow = "" if item.outcome == "notification" else " -> "
     return f"{where}  {label}{arrow}{outcome}{tail}"
@@ -288,7 +288,7 @@ def interaction_line(item: InteractionSummary) -> str:
 def lifecycle_line(entry: HttpLifecycle) -> str:
     """``GET /mcp -> 200 SSE (40 ms)``: one of mcp-recorder's bare HTTP exchanges."""
     status = " ".join(p for p in (str(entry.status or ""), "SSE" if entry.sse else "") if p) or "?"
-    latency = f" ({entry.latency_ms:g} ms)" if entry.latency_ms is not None else ""
+    latency = f" ({round(entry.latency_ms, 1):g} ms)" if entry.latency_ms is not None else ""
     return f"{_printable(entry.method)} {_printable(entry.path)} -> {status}{latency}"
 
 
