@@ -75,6 +75,8 @@ class Carry:
 
     def learn(self, recorded: Any, live: Any, key: str | None = None) -> None:
         """Remember every minted value that differs between a recorded and a live response."""
+        if self._quoted is not None and not self._quoted:
+            return  # nothing later quotes anything: there is nothing worth learning
         if isinstance(recorded, dict) and isinstance(live, dict):
             for k, value in recorded.items():
                 if k in live:

@@ -158,7 +158,7 @@ class _Session:
             live = redactor.apply(live)
         recorded = inter.response
         findings = compare(recorded, live, self.options.compare)
-        if recorded is not None:
+        if recorded is not None and recorded != live:
             self.carry.learn(recorded, live)
         self.results.append(
             InteractionResult(
