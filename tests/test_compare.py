@@ -1,0 +1,570 @@
+"""Comparison: every kind and class of finding, paths, caps, and compare(x, x) == ()."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcp_replay_action.compare import (
+    DIFF_MAX_BYTES,
+    DIFF_MAX_LINES,
+    MAX_FINDINGS,
+    CompareOptions,
+    compare,
+    status_for,
+)
+from mcp_replay_action.normalize import canonical, normalize
+from mcp_replay_action.results import Finding
+
+NO_OPTIONS = CompareOptions()
+
+
+def ok(result: Any, msg_id: int = 1) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": msg_id, "result": result}
+
+
+def err(code: int, message: str, msg_id: int = 1) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
+
+
+def text_result(*texts: str, **extra: Any) -> dict[str, Any]:
+    return ok({"content": [{"type": "text", "text": t} for t in texts], **extra})
+
+
+def one(findings: tuple[Finding, ...]) -> Finding:
+    assert len(findings) == 1, findings
+    return findings[0]
+
+
+TOOLS = [
+    {
+        "name": "add",
+        "description": "Add two numbers",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+            "required": ["a", "b"],
+        },
+    },
+    {"name": "echo", "description": "Echo", "inputSchema": {"type": "object", "properties": {}}},
+    {"name": "sleep", "description": "Sleep", "inputSchema": {"type": "object", "properties": {}}},
+]
+
+
+def tools_result(tools: list[dict[str, Any]]) -> dict[str, Any]:
+    return ok({"tools": tools})
+
+
+# -- the seed's two regressions -----------------------------------------------------------------
+
+
+def test_seed_added_key_is_structure_change() -> None:
+    recorded = text_result("5")
+    live = copy.deepcopy(recorded)
+    live["result"]["echoed"] = {"a": 2, "b": 3}
+    finding = one(compare(recorded, live, NO_OPTIONS))
+    assert (finding.kind, finding.cls, finding.path) == ("structure-change", "additive", "$.result.echoed")
+    assert finding.message == "key 'echoed' added"
+    assert status_for((finding,)) == "fail"
+
+
+def test_seed_changed_text_is_value_change() -> None:
+    finding = one(compare(text_result("5"), text_result("6"), NO_OPTIONS))
+    assert (finding.kind, finding.cls, finding.path) == ("value-change", "breaking", "$.result.content[0].text")
+    assert (finding.before, finding.after) == ("5", "6")
+    assert '"5" -> "6"' in finding.message
+
+
+# -- missing and error flips ------------------------------------------------------------------
+
+
+def test_missing_response() -> None:
+    finding = one(compare(text_result("5"), None, NO_OPTIONS))
+    assert (finding.kind, finding.cls, finding.path) == ("missing-response", "breaking", "$")
+    assert status_for((finding,)) == "missing"
+    assert compare(None, None, NO_OPTIONS) == ()
+
+
+def test_response_where_none_was_recorded() -> None:
+    finding = one(compare(None, text_result("5"), NO_OPTIONS))
+    assert (finding.kind, finding.cls) == ("structure-change", "additive")
+
+
+def test_result_became_error_is_one_finding() -> None:
+    finding = one(compare(text_result("5"), err(-32602, "Invalid params"), NO_OPTIONS))
+    assert (finding.kind, finding.cls, finding.path) == ("error-status-change", "breaking", "$")
+    assert "-32602 Invalid params" in finding.message
+
+
+def test_error_became_result() -> None:
+    finding = one(compare(err(-32601, "Method not found"), ok({}), NO_OPTIONS))
+    assert finding.kind == "error-status-change"
+    assert "an error became a result" in finding.message
+
+
+def test_error_code_change_is_value_change() -> None:
+    finding = one(compare(err(-32602, "bad"), err(-32603, "bad"), NO_OPTIONS))
+    assert (finding.kind, finding.cls, finding.path) == ("value-change", "breaking", "$.error.code")
+
+
+def test_same_error_matches() -> None:
+    assert compare(err(-32602, "bad", 1), err(-32602, "bad", 7), NO_OPTIONS) == ()
+
+
+def test_tool_is_error_flip() -> None:
+    finding = one(compare(text_result("5"), text_result("boom", isError=True), NO_OPTIONS))
+    assert (finding.kind, finding.path) == ("error-status-change", "$.result.isError")
+    back = one(compare(text_result("boom", isError=True), text_result("5", isError=False), NO_OPTIONS))
+    assert back.kind == "error-status-change"
+
+
+def test_is_error_false_equals_absent() -> None:
+    assert compare(text_result("5", isError=False), text_result("5"), NO_OPTIONS) == ()
+
+
+# -- envelope and ids -------------------------------------------------------------------------
+
+
+def test_envelope_id_and_jsonrpc_are_not_compared() -> None:
+    assert compare(ok({"a": 1}, 1), {"jsonrpc": "2.0", "id": "other", "result": {"a": 1}}, NO_OPTIONS) == ()
+
+
+def test_id_keys_inside_results_are_compared() -> None:
+    finding = one(compare(ok({"items": [{"id": 1}]}), ok({"items": [{"id": 2}]}), NO_OPTIONS))
+    assert (finding.kind, finding.path) == ("value-change", "$.result.items[0].id")
+    json_text = text_result(json.dumps({"id": "a"}))
+    finding = one(compare(json_text, text_result(json.dumps({"id": "b"})), NO_OPTIONS))
+    assert finding.path == "$.result.content[0].text{json}.id"
+
+
+# -- structure ----------------------------------------------------------------------------------
+
+
+def test_removed_key_is_breaking() -> None:
+    finding = one(compare(ok({"a": 1, "b": 2}), ok({"a": 1}), NO_OPTIONS))
+    assert (finding.kind, finding.cls, finding.path) == ("structure-change", "breaking", "$.result.b")
+    assert finding.message == "key 'b' removed"
+
+
+def test_type_change_is_breaking_structure_change() -> None:
+    finding = one(compare(ok({"a": "1"}), ok({"a": 1}), NO_OPTIONS))
+    assert (finding.kind, finding.cls) == ("structure-change", "breaking")
+    assert finding.message == "type changed from string to number"
+    finding = one(compare(ok({"a": True}), ok({"a": 1}), NO_OPTIONS))
+    assert finding.message == "type changed from boolean to number"
+
+
+def test_json_text_becoming_plain_text_is_a_type_change() -> None:
+    finding = one(compare(text_result('{"a": 1}'), text_result("a=1"), NO_OPTIONS))
+    assert finding.kind == "structure-change"
+    assert finding.message == "type changed from JSON text to string"
+
+
+def test_numbers_compare_by_value() -> None:
+    assert compare(ok({"a": 1, "b": [2.0]}), ok({"a": 1.0, "b": [2]}), NO_OPTIONS) == ()
+    finding = one(compare(ok({"a": 1}), ok({"a": 1.5}), NO_OPTIONS))
+    assert finding.kind == "value-change"
+
+
+def test_key_order_never_matters() -> None:
+    assert compare(ok({"a": 1, "b": {"c": 1, "d": 2}}), ok({"b": {"d": 2, "c": 1}, "a": 1}), NO_OPTIONS) == ()
+
+
+def test_list_item_removed_in_the_middle_is_one_finding() -> None:
+    recorded = text_result("one", "two", "three")
+    live = text_result("one", "three")
+    finding = one(compare(recorded, live, NO_OPTIONS))
+    assert (finding.kind, finding.cls, finding.path) == ("structure-change", "breaking", "$.result.content[1]")
+    assert finding.message == "list item removed"
+
+
+def test_list_item_added_is_additive() -> None:
+    finding = one(compare(text_result("one"), text_result("zero", "one"), NO_OPTIONS))
+    assert (finding.kind, finding.cls, finding.path) == ("structure-change", "additive", "$.result.content[0]")
+
+
+# -- named lists ------------------------------------------------------------------------------
+
+
+def test_removed_tool_is_one_finding_naming_it() -> None:
+    finding = one(compare(tools_result(TOOLS), tools_result(TOOLS[1:]), NO_OPTIONS))
+    assert (finding.kind, finding.cls, finding.path) == ("structure-change", "breaking", "$.result.tools[name=add]")
+    assert finding.message == "tool 'add' removed"
+
+
+def test_new_tool_is_additive() -> None:
+    extra = {"name": "mul", "inputSchema": {"type": "object"}}
+    finding = one(compare(tools_result(TOOLS), tools_result([*TOOLS, extra]), NO_OPTIONS))
+    assert (finding.cls, finding.path, finding.message) == ("additive", "$.result.tools[name=mul]", "tool 'mul' added")
+
+
+def test_tool_change_path_uses_identity() -> None:
+    live = copy.deepcopy(TOOLS)
+    live[2]["inputSchema"]["properties"]["ms"] = {"type": "integer"}
+    finding = one(compare(tools_result(TOOLS), tools_result(live), NO_OPTIONS))
+    assert finding.path == "$.result.tools[name=sleep].inputSchema.properties.ms"
+    assert (finding.kind, finding.cls) == ("structure-change", "additive")  # an optional argument
+
+
+def test_new_required_argument_is_breaking_and_reported_once() -> None:
+    live = copy.deepcopy(TOOLS)
+    live[0]["inputSchema"]["properties"]["c"] = {"type": "number"}
+    live[0]["inputSchema"]["required"].append("c")
+    finding = one(compare(tools_result(TOOLS), tools_result(live), NO_OPTIONS))
+    assert (finding.cls, finding.path) == ("breaking", "$.result.tools[name=add].inputSchema.properties.c")
+    assert finding.message == "required argument 'c' added"
+
+
+def test_existing_argument_becoming_required_is_breaking() -> None:
+    recorded = copy.deepcopy(TOOLS)
+    recorded[0]["inputSchema"]["required"] = ["a"]
+    finding = one(compare(tools_result(recorded), tools_result(TOOLS), NO_OPTIONS))
+    assert (finding.cls, finding.message) == ("breaking", "argument 'b' became required")
+    back = one(compare(tools_result(TOOLS), tools_result(recorded), NO_OPTIONS))
+    assert (back.cls, back.message) == ("additive", "argument 'b' is no longer required")
+
+
+def test_removed_argument_is_breaking() -> None:
+    live = copy.deepcopy(TOOLS)
+    del live[0]["inputSchema"]["properties"]["b"]
+    live[0]["inputSchema"]["required"] = ["a"]
+    findings = compare(tools_result(TOOLS), tools_result(live), NO_OPTIONS)
+    assert all(f.kind == "structure-change" for f in findings)
+    assert any(f.cls == "breaking" and f.path.endswith("properties.b") for f in findings)
+
+
+def test_description_and_title_changes_are_cosmetic() -> None:
+    live = copy.deepcopy(TOOLS)
+    live[0]["description"] = "Adds two numbers together"
+    live[1]["title"] = "Echo tool"
+    findings = compare(tools_result(TOOLS), tools_result(live), NO_OPTIONS)
+    assert {f.path: f.cls for f in findings} == {
+        "$.result.tools[name=add].description": "cosmetic",
+        "$.result.tools[name=echo].title": "cosmetic",
+    }
+    assert status_for(findings) == "pass"
+
+
+def test_title_inside_tool_output_is_data_not_cosmetic() -> None:
+    recorded = ok({"structuredContent": {"book": {"title": "Dune"}}})
+    live = ok({"structuredContent": {"book": {"title": "Emma"}}})
+    assert one(compare(recorded, live, NO_OPTIONS)).cls == "breaking"
+
+
+def test_server_version_is_cosmetic() -> None:
+    recorded = ok({"protocolVersion": "2025-06-18", "serverInfo": {"name": "s", "version": "1.0.0"}})
+    live = ok({"protocolVersion": "2025-06-18", "serverInfo": {"name": "s", "version": "1.1.0"}})
+    finding = one(compare(recorded, live, NO_OPTIONS))
+    assert (finding.kind, finding.cls, finding.path) == ("value-change", "cosmetic", "$.result.serverInfo.version")
+    assert status_for((finding,)) == "pass"
+
+
+def test_resources_keyed_by_uri_and_templates_by_uri_template() -> None:
+    resources = [{"uri": "file:///a", "name": "x"}, {"uri": "file:///b", "name": "x"}]
+    finding = one(compare(ok({"resources": resources}), ok({"resources": resources[1:]}), NO_OPTIONS))
+    assert (finding.path, finding.message) == ("$.result.resources[uri=file:///a]", "resource 'file:///a' removed")
+    templates = [{"uriTemplate": "file:///{p}", "name": "f"}, {"uriTemplate": "db://{t}", "name": "d"}]
+    finding = one(compare(ok({"resourceTemplates": templates}), ok({"resourceTemplates": templates[:1]}), NO_OPTIONS))
+    assert finding.path == "$.result.resourceTemplates[uriTemplate=db://{t}]"
+    assert finding.message == "resource template 'db://{t}' removed"
+
+
+def test_identity_with_spaces_is_quoted_in_path() -> None:
+    prompts = [{"name": "a b"}, {"name": "c"}]
+    finding = one(compare(ok({"prompts": prompts}), ok({"prompts": prompts[1:]}), NO_OPTIONS))
+    assert finding.path == "$.result.prompts[name='a b']"
+
+
+# -- ordering ---------------------------------------------------------------------------------
+
+
+def test_reordered_plain_list_is_ordering_change() -> None:
+    finding = one(compare(text_result("a", "b", "c"), text_result("c", "a", "b"), NO_OPTIONS))
+    assert (finding.kind, finding.cls, finding.path) == ("ordering-change", "breaking", "$.result.content")
+    assert status_for((finding,)) == "fail"
+
+
+def test_reordered_plain_list_matches_with_allow_reorder() -> None:
+    assert compare(text_result("a", "b", "c"), text_result("c", "a", "b"), CompareOptions(allow_reorder=True)) == ()
+
+
+def test_allow_reorder_still_catches_membership_changes() -> None:
+    finding = one(compare(text_result("a", "b", "c"), text_result("c", "x", "a"), CompareOptions(allow_reorder=True)))
+    assert (finding.kind, finding.path) == ("value-change", "$.result.content[1].text")
+
+
+def test_reordered_tools_are_cosmetic_ordering_change() -> None:
+    live = list(reversed(TOOLS))
+    finding = one(compare(tools_result(TOOLS), tools_result(live), NO_OPTIONS))
+    assert (finding.kind, finding.cls, finding.path) == ("ordering-change", "cosmetic", "$.result.tools")
+    assert compare(tools_result(TOOLS), tools_result(live), CompareOptions(allow_reorder=True)) == ()
+
+
+def test_nested_reorder_is_found_inside_changed_items() -> None:
+    recorded = ok({"rows": [{"tags": ["x", "y"], "n": 1}]})
+    live = ok({"rows": [{"tags": ["y", "x"], "n": 2}]})
+    findings = compare(recorded, live, NO_OPTIONS)
+    assert [(f.kind, f.path) for f in findings] == [
+        ("ordering-change", "$.result.rows[0].tags"),
+        ("value-change", "$.result.rows[0].n"),
+    ]
+
+
+# -- masks in comparisons ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("2026-11-29T20:41:14Z", "2027-01-02T03:04:05.678Z"),
+        ("Sun Nov 29 20:41:14 UTC 2026", "Mon Nov 30 08:00:01 UTC 2026"),
+        ("11/29/2026, 8:41:14 PM", "12/1/2026, 9:00:00 AM"),
+        ("Sun, 29 Nov 2026 20:41:14 +0000", "Tue, 01 Dec 2026 10:00:00 +0000"),
+        ("Today is Sunday, November 29, 2026", "Today is Monday, November 30, 2026"),
+        ("id 3f2b8c1e-9a7d-4e2b-8f1c-0a9b8c7d6e5f", "id 77aa0011-2233-4455-8899-aabbccddeeff"),
+        ("sha 0123456789abcdef0123", "sha fedcba9876543210fedc"),
+    ],
+)
+def test_masked_values_match(before: str, after: str) -> None:
+    assert compare(text_result(before), text_result(after), NO_OPTIONS) == ()
+
+
+def test_masks_do_not_hide_real_changes_next_to_them() -> None:
+    finding = one(compare(text_result("At 2026-11-29 sum=5"), text_result("At 2026-11-30 sum=6"), NO_OPTIONS))
+    assert finding.before == "At <timestamp> sum=5"
+
+
+def test_opaque_tokens_match() -> None:
+    recorded = ok({"nextCursor": "abc", "task": {"taskId": "t-1", "status": "working"}})
+    live = ok({"nextCursor": "xyz", "task": {"taskId": "t-9", "status": "working"}})
+    assert compare(recorded, live, NO_OPTIONS) == ()
+    gone = one(compare(recorded, ok({"task": {"taskId": "t-9", "status": "working"}}), NO_OPTIONS))
+    assert (gone.path, gone.cls) == ("$.result.nextCursor", "breaking")
+
+
+# -- JSON in text -----------------------------------------------------------------------------
+
+
+def test_json_in_text_compares_structurally() -> None:
+    recorded = text_result(json.dumps({"a": 1, "b": [1, 2], "at": "2026-11-29T20:41:14Z"}))
+    live = text_result(json.dumps({"at": "2026-12-01T00:00:00Z", "b": [1, 2], "a": 1.0}, indent=2))
+    assert compare(recorded, live, NO_OPTIONS) == ()
+
+
+def test_json_in_text_changes_point_inside() -> None:
+    recorded = text_result(json.dumps({"user": {"name": "ann", "age": 3}}))
+    live = text_result(json.dumps({"user": {"name": "ann", "age": 4, "email": "a@b"}}))
+    findings = compare(recorded, live, NO_OPTIONS)
+    assert [(f.kind, f.path) for f in findings] == [
+        ("structure-change", "$.result.content[0].text{json}.user.email"),
+        ("value-change", "$.result.content[0].text{json}.user.age"),
+    ]
+
+
+def test_ignore_path_inside_json_text() -> None:
+    recorded = text_result(json.dumps({"requestId": "r1", "value": 5}))
+    live = text_result(json.dumps({"requestId": "r2", "value": 5}))
+    assert one(compare(recorded, live, NO_OPTIONS)).path == "$.result.content[0].text{json}.requestId"
+    for pattern in ("result.content[].text.requestId", "$.result.content[0].text{json}.requestId"):
+        assert compare(recorded, live, CompareOptions(ignore_paths=(pattern,))) == ()
+    assert compare(recorded, live, CompareOptions(ignore_keys=("requestId",))) == ()
+
+
+def test_ignore_path_whole_text() -> None:
+    options = CompareOptions(ignore_paths=("result.content[].text",))
+    assert compare(text_result("5"), text_result("6"), options) == ()
+    assert compare(text_result("5"), text_result("6"), CompareOptions(ignore_paths=("$.result.content[0].text",))) == ()
+    # the type of each item is still compared
+    live = ok({"content": [{"type": "image", "text": "6"}]})
+    assert one(compare(text_result("5"), live, options)).path == "$.result.content[0].type"
+
+
+def test_ignored_key_may_be_missing_on_one_side() -> None:
+    options = CompareOptions(ignore_keys=("elapsed",))
+    assert compare(ok({"a": 1, "elapsed": 3}), ok({"a": 1}), options) == ()
+
+
+# -- base64 -----------------------------------------------------------------------------------
+
+
+def blob_result(data: bytes, key: str = "blob") -> dict[str, Any]:
+    return ok({"contents": [{"uri": "file:///f", key: base64.b64encode(data).decode()}]})
+
+
+def test_base64_text_blob_equal_after_masks() -> None:
+    assert compare(blob_result(b"built 2026-11-29\n"), blob_result(b"built 2026-12-24\n"), NO_OPTIONS) == ()
+
+
+def test_base64_text_blob_change_is_shown_as_text() -> None:
+    finding = one(compare(blob_result(b"hello world"), blob_result(b"hello there"), NO_OPTIONS))
+    assert finding.path == "$.result.contents[uri=file:///f].blob{base64}"
+    assert (finding.before, finding.after) == ("hello world", "hello there")
+
+
+def test_binary_image_change_is_caught() -> None:
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(200))
+    changed = png[:-1] + b"\x00"
+    recorded = ok({"content": [{"type": "image", "mimeType": "image/png", "data": base64.b64encode(png).decode()}]})
+    live = ok({"content": [{"type": "image", "mimeType": "image/png", "data": base64.b64encode(changed).decode()}]})
+    finding = one(compare(recorded, live, NO_OPTIONS))
+    assert (finding.kind, finding.cls, finding.path) == ("value-change", "breaking", "$.result.content[0].data")
+    assert compare(recorded, copy.deepcopy(recorded), NO_OPTIONS) == ()
+
+
+# -- caps ---------------------------------------------------------------------------------------
+
+
+def test_long_multiline_text_change_carries_capped_diff() -> None:
+    lines = [f"line {i}" for i in range(500)]
+    changed = list(lines)
+    for i in range(0, 500, 3):
+        changed[i] = f"LINE {i} changed"
+    finding = one(compare(text_result("\n".join(lines)), text_result("\n".join(changed)), NO_OPTIONS))
+    assert finding.kind == "value-change"
+    assert finding.diff.startswith("--- recorded\n+++ live\n@@")
+    assert len(finding.diff.splitlines()) <= DIFF_MAX_LINES + 1
+    assert len(finding.diff.encode()) <= DIFF_MAX_BYTES + 64
+    assert finding.diff.endswith("(diff truncated)")
+    assert "lines" in finding.message and len(finding.message) < 300
+
+
+def test_short_multiline_change_has_full_diff() -> None:
+    finding = one(compare(text_result("a\nb\nc"), text_result("a\nB\nc"), NO_OPTIONS))
+    assert finding.diff.splitlines()[-3:] == ["-b", "+B", " c"]
+
+
+def test_hostile_huge_values_are_capped_everywhere() -> None:
+    huge = "x" * 5_000_000
+    findings = compare(text_result(huge + "a"), text_result(huge + "b"), NO_OPTIONS)
+    finding = one(findings)
+    assert len(finding.message) < 300
+    assert len(str(finding.before)) <= 210 and len(str(finding.after)) <= 210
+    assert str(finding.before).endswith("a") and str(finding.after).endswith("b")  # the window shows the change
+    assert len(finding.diff) <= DIFF_MAX_BYTES + 64
+    # a huge added value and a huge key are capped too
+    added = one(compare(ok({}), ok({"k" * 10_000: ["y" * 10_000] * 100}), NO_OPTIONS))
+    assert len(added.message) < 300 and len(added.path) < 300 and len(str(added.after)) <= 210
+
+
+def test_huge_multiline_text_diff_is_bounded() -> None:
+    lines = [f"row {i}" for i in range(50_000)]
+    live = list(lines)
+    live[40_000] = "changed"
+    finding = one(compare(text_result("\n".join(lines)), text_result("\n".join(live)), NO_OPTIONS))
+    assert "-row 40000" in finding.diff and "+changed" in finding.diff
+
+
+def test_number_of_findings_is_capped() -> None:
+    recorded = ok({f"k{i}": i for i in range(500)})
+    live = ok({f"k{i}": i + 1 for i in range(500)})
+    findings = compare(recorded, live, NO_OPTIONS)
+    assert len(findings) == MAX_FINDINGS
+    assert findings[-1].message == f"{500 - MAX_FINDINGS + 1} more differences not shown"
+    assert findings[-1].kind == "value-change"
+
+
+# -- status_for -------------------------------------------------------------------------------
+
+
+def test_status_for() -> None:
+    cosmetic = Finding("value-change", "cosmetic", "$.result.serverInfo.version", "m")
+    additive = Finding("structure-change", "additive", "$.result.x", "m")
+    missing = Finding("missing-response", "breaking", "$", "m")
+    assert status_for(()) == "pass"
+    assert status_for((cosmetic,)) == "pass"
+    assert status_for((cosmetic, additive)) == "fail"
+    assert status_for((missing,)) == "missing"
+
+
+def test_findings_are_sorted_worst_first() -> None:
+    recorded = ok({"a": 1, "b": 2, "serverInfo": {"version": "1"}})
+    live = ok({"a": 2, "c": 3, "serverInfo": {"version": "2"}})
+    kinds = [(f.kind, f.cls) for f in compare(recorded, live, NO_OPTIONS)]
+    assert kinds == [
+        ("structure-change", "breaking"),
+        ("structure-change", "additive"),
+        ("value-change", "breaking"),
+        ("value-change", "cosmetic"),
+    ]
+
+
+def test_options_accept_lists_and_reject_bad_paths() -> None:
+    options = CompareOptions(ignore_paths=["result.a"], ignore_keys=["b"])  # type: ignore[arg-type]
+    assert options.ignore_paths == ("result.a",) and options.ignore_keys == ("b",)
+    assert hash(options)  # frozen and hashable: normalisers are cached per options
+
+
+# -- property: anything compared with itself is empty -------------------------------------------
+
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**63),
+    st.floats(allow_nan=False),
+    st.text(max_size=40),
+    st.sampled_from(
+        [
+            "2026-11-29T20:41:14Z",
+            '{"a": [1, 2.0, "2026-11-29"]}',
+            "[1, 2",
+            base64.b64encode(b"text 2026-11-29").decode(),
+            "3f2b8c1e-9a7d-4e2b-8f1c-0a9b8c7d6e5f",
+        ]
+    ),
+)
+KEYS = st.one_of(st.text(max_size=8), st.sampled_from(["name", "uri", "id", "blob", "data", "cursor", "text"]))
+JSON = st.recursive(
+    SCALARS,
+    lambda children: st.lists(children, max_size=5) | st.dictionaries(KEYS, children, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=JSON, allow_reorder=st.booleans())
+def test_compare_with_itself_is_empty(body: Any, allow_reorder: bool) -> None:
+    options = CompareOptions(allow_reorder=allow_reorder)
+    message = ok(body)
+    assert compare(message, copy.deepcopy(message), options) == ()
+    # also through a JSON round trip (what a cassette does to a recording)
+    assert compare(message, json.loads(json.dumps(message)), options) == ()
+
+
+@settings(max_examples=200, deadline=None)
+@given(body=JSON)
+def test_compare_never_crashes_and_caps_messages(body: Any) -> None:
+    other = ok({"wrapped": body, "extra": [body, body]})
+    for finding in compare(ok(body), other, NO_OPTIONS):
+        assert len(finding.message) < 400
+        assert finding.kind and finding.cls and finding.path.startswith("$")
+
+
+def _reverse_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _reverse_keys(value[k]) for k in reversed(list(value))}
+    if isinstance(value, list):
+        return [_reverse_keys(v) for v in value]
+    return value
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=JSON)
+def test_compare_with_itself_in_another_key_order_is_empty(body: Any) -> None:
+    # Not byte-identical, so this goes through normalisation rather than the raw fast path.
+    assert compare(ok(body), _reverse_keys(ok(body)), NO_OPTIONS) == ()
+
+
+@settings(max_examples=400, deadline=None)
+@given(a=JSON, b=JSON)
+def test_a_normalised_difference_is_always_reported(a: Any, b: Any) -> None:
+    findings = compare(ok(a), ok(b), NO_OPTIONS)
+    if canonical(normalize(a)) != canonical(normalize(b)):
+        assert findings, "a difference after normalisation produced no finding"
+    else:
+        assert findings == ()

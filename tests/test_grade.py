@@ -1,0 +1,128 @@
+"""Grading: the weighted score, letters, the missing-response cap and the gate."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcp_replay_action.compare import compare, status_for
+from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.grade import GRADES, grade_letter, meets, score
+from mcp_replay_action.results import Finding, InteractionResult
+
+STRUCTURE = Finding("structure-change", "additive", "$.result.echoed", "key 'echoed' added")
+VALUE = Finding("value-change", "breaking", "$.result.content[0].text", "value changed")
+COSMETIC = Finding("value-change", "cosmetic", "$.result.serverInfo.version", "value changed")
+MISSING = Finding("missing-response", "breaking", "$", "no response")
+
+
+def result(
+    seq: int, *findings: Finding, recorded_error: bool = False, live_error: bool | None = False
+) -> InteractionResult:
+    status = status_for(findings)
+    return InteractionResult(
+        seq=seq,
+        line=seq + 2,
+        method="tools/call",
+        name="add",
+        status=status,
+        findings=findings,
+        recorded_error=recorded_error,
+        live_error=None if status == "missing" else live_error,
+    )
+
+
+def test_seed_example_scores_80_b() -> None:
+    results = [result(0), result(1), result(2, STRUCTURE), result(3, VALUE), result(4)]
+    s = score(results)
+    assert s.score == 80.0
+    assert s.grade == "B"
+    assert (s.responsiveness, s.match_rate, s.error_parity, s.structural_stability) == (1.0, 0.6, 1.0, 0.8)
+    assert s.capped is False
+
+
+def test_seed_example_from_real_comparisons() -> None:
+    ok = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "5"}]}}
+    echoed = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "5"}], "echoed": {}}}
+    six = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "6"}]}}
+    pairs = [(ok, ok), (ok, ok), (ok, echoed), (ok, six), (ok, ok)]
+    results = [result(i, *compare(a, b)) for i, (a, b) in enumerate(pairs)]
+    assert [r.status for r in results] == ["pass", "pass", "fail", "fail", "pass"]
+    assert (score(results).score, score(results).grade) == (80.0, "B")
+
+
+def test_all_pass_is_100_a() -> None:
+    s = score([result(i) for i in range(3)])
+    assert (s.score, s.grade, s.capped) == (100.0, "A", False)
+
+
+def test_empty_results_score_100_a() -> None:
+    s = score([])
+    assert (s.score, s.grade, s.capped) == (100.0, "A", False)
+    assert (s.responsiveness, s.match_rate, s.error_parity, s.structural_stability) == (1.0, 1.0, 1.0, 1.0)
+
+
+def test_cosmetic_findings_pass_and_do_not_lower_the_score() -> None:
+    r = result(0, COSMETIC)
+    assert r.status == "pass"
+    assert score([r]).score == 100.0
+
+
+def test_missing_response_caps_the_grade_at_d_but_keeps_the_score() -> None:
+    results = [result(i) for i in range(19)] + [result(19, MISSING)]
+    s = score(results)
+    # responsiveness 0.95, match 0.95, parity 0.95, stability 1.0
+    assert s.score == pytest.approx(95.5)
+    assert s.grade == "D"
+    assert s.capped is True
+
+
+def test_missing_response_does_not_lift_an_f() -> None:
+    results = [result(0, MISSING), result(1, MISSING), result(2, VALUE)]
+    s = score(results)
+    assert s.grade == "F" and s.capped is True
+
+
+def test_error_parity_counts_success_error_class() -> None:
+    # recorded an error and got one: parity; recorded success and got an error: no parity
+    flip = Finding("error-status-change", "breaking", "$", "a result became an error")
+    results = [result(0, recorded_error=True, live_error=True), result(1, flip, recorded_error=False, live_error=True)]
+    s = score(results)
+    assert s.error_parity == 0.5
+    assert s.match_rate == 0.5
+    assert s.score == pytest.approx(25 + 22.5 + 10 + 10)
+
+
+def test_skipped_interactions_do_not_count() -> None:
+    skipped = InteractionResult(seq=9, line=11, method="tools/call", name=None, status="skipped")
+    assert score([result(0), skipped]).score == 100.0
+
+
+@pytest.mark.parametrize(
+    ("value", "capped", "letter"),
+    [
+        (100.0, False, "A"),
+        (90.0, False, "A"),
+        (89.9, False, "B"),
+        (80.0, False, "B"),
+        (79.99, False, "C"),
+        (70.0, False, "C"),
+        (60.0, False, "D"),
+        (59.9, False, "F"),
+        (0.0, False, "F"),
+        (100.0, True, "D"),
+        (65.0, True, "D"),
+        (10.0, True, "F"),
+    ],
+)
+def test_grade_letter(value: float, capped: bool, letter: str) -> None:
+    assert grade_letter(value, capped) == letter
+
+
+def test_meets() -> None:
+    assert GRADES == ("A", "B", "C", "D", "F")
+    assert meets("A", "B") and meets("B", "B") and not meets("C", "B")
+    assert meets("f", "f") and meets("b", "c")
+    with pytest.raises(ConfigError, match="invalid minimum grade 'E'"):
+        meets("A", "E")
+    with pytest.raises(ConfigError):
+        meets("", "A")

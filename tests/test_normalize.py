@@ -1,0 +1,350 @@
+"""Normalisation: masks, JSON in text, base64 text, named lists, numbers, ignore rules."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+
+from mcp_replay_action.compare import CompareOptions
+from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.normalize import (
+    HEX,
+    OPAQUE,
+    TIMESTAMP,
+    UUID,
+    Base64Text,
+    JsonText,
+    Keyed,
+    canonical,
+    is_opaque,
+    mask_text,
+    normalize,
+    parse_path,
+)
+
+# -- timestamps -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2026-11-29T20:41:14Z",
+        "2026-11-29T20:41:14.123456Z",
+        "2026-11-29T15:41:14-05:00",
+        "2026-11-29T20:41:14+0530",
+        "2026-11-29 20:41:14",
+        "2026-11-29",
+        "20261129T204114Z",
+        "Sun Nov 29 20:41:14 UTC 2026",
+        "Sun Nov 29 20:41:14 2026",
+        "Mon Jan  5 09:03:01 PST 2026",
+        "11/29/2026, 8:41:14 PM",
+        "11/29/2026",
+        "29.11.2026 20:41",
+        "2026/11/29",
+        "Sun, 29 Nov 2026 20:41:14 +0000",
+        "Wed, 02 Oct 2002 13:00:00 GMT",
+        "29 November 2026",
+        "Sunday, November 29, 2026",
+        "Nov 29, 2026 at 8:41 PM EST",
+        "November 29th, 2026",
+        "20:41:14",
+        "8:41 PM",
+        "8:41:14 a.m.",
+        "Sunday",
+        "SUNDAY, NOVEMBER 29, 2026",
+    ],
+)
+def test_whole_timestamps_are_masked(text: str) -> None:
+    assert mask_text(text) == TIMESTAMP
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("Today is Sunday, November 29, 2026", "Today is <timestamp>"),
+        ("at 2026-11-29T20:41:14.123+05:30 ok", "at <timestamp> ok"),
+        ("time 20:41:14 next", "time <timestamp> next"),
+        ("Generated Sun Nov 29 20:41:14 UTC 2026 by cron", "Generated <timestamp> by cron"),
+        ("file:///logs/app_2026-11-29.log", "file:///logs/app_<timestamp>.log"),
+        ("from 2026-11-29 to 2026-12-01", "from <timestamp> to <timestamp>"),
+        ("at 12:00:00.5 UTC.", "at <timestamp>."),
+    ],
+)
+def test_timestamps_inside_text_are_masked(text: str, masked: str) -> None:
+    assert mask_text(text) == masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "5",
+        "Result: 5",
+        "version 1.2.3",
+        "10.15.7",
+        "ratio 3:4",
+        "call 555-1234",
+        "It is sunny",
+        "The sum of 2 and 3 is 5",
+        "1234567890123456789",  # a big number, not an id
+        "abcdefabcdefabcdef",  # a word made of hex letters
+        "Mondays are hard",
+    ],
+)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert mask_text(text) == text
+
+
+# -- uuids, hex, opaque -----------------------------------------------------------------------
+
+
+def test_uuid_and_hex_are_masked() -> None:
+    assert mask_text("3f2b8c1e-9a7d-4e2b-8f1c-0a9b8c7d6e5f") == UUID
+    assert mask_text("job 3F2B8C1E-9A7D-4E2B-8F1C-0A9B8C7D6E5F started") == f"job {UUID} started"
+    assert mask_text("commit deadbeef0123456789abcdef00 landed") == f"commit {HEX} landed"
+    assert mask_text("0123456789abcdef") == HEX  # exactly 16
+    assert mask_text("0123456789abcde") == "0123456789abcde"  # 15: too short to be an id
+
+
+def test_opaque_keys_are_masked_whatever_the_value() -> None:
+    body = {
+        "result": {
+            "nextCursor": "page-2",
+            "cursor": "c1",
+            "taskId": "task-7",
+            "session_id": "s",
+            "progressToken": 42,
+            "requestState": "eyJ",
+            "id": "keep-me",
+        }
+    }
+    out = normalize(body)["result"]
+    assert out["nextCursor"] == out["cursor"] == out["taskId"] == OPAQUE
+    assert out["session_id"] == out["progressToken"] == out["requestState"] == OPAQUE
+    assert out["id"] == "keep-me"  # never masked just because it is called id
+
+
+def test_random_looking_whole_values_are_opaque_but_identifiers_are_not() -> None:
+    assert normalize({"token": "sk_live_4eC39HqLyjWDarjtT1zdp7dc"}) == {"token": OPAQUE}
+    jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+    assert normalize({"t": jwt}) == {"t": OPAQUE}
+    for plain in ("src/components/Button2Test.tsx", "getUserById2024Version", "hello world 12345 abc XYZ"):
+        assert normalize({"t": plain}) == {"t": plain}
+
+
+@pytest.mark.parametrize(
+    ("value", "key", "expected"),
+    [
+        ("anything", "requestState", True),
+        ("page-2", "nextCursor", True),
+        ("x", "task_id", True),
+        ("3f2b8c1e-9a7d-4e2b-8f1c-0a9b8c7d6e5f", None, True),
+        ("deadbeef0123456789abcdef", None, True),
+        ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "token", True),
+        ("2026-11-29T20:41:14Z", None, True),
+        ("<uuid>", None, True),
+        ("hello", None, False),
+        ("started 3f2b8c1e-9a7d-4e2b-8f1c-0a9b8c7d6e5f", None, False),  # text holding one, not one
+        ("add", "name", False),
+        ("", None, False),
+    ],
+)
+def test_is_opaque(value: str, key: str | None, expected: bool) -> None:
+    assert is_opaque(value, key) is expected
+
+
+# -- numbers, keys, booleans ------------------------------------------------------------------
+
+
+def test_numbers_compare_by_value_and_booleans_stay_booleans() -> None:
+    assert normalize({"a": 1.0, "b": 2.5, "c": True, "d": 0}) == {"a": 1, "b": 2.5, "c": True, "d": 0}
+    assert type(normalize(1.0)) is int
+    assert canonical(normalize({"x": True})) != canonical(normalize({"x": 1}))
+    assert canonical(normalize({"x": 1})) == canonical(normalize({"x": 1.0}))
+
+
+def test_key_order_never_matters() -> None:
+    a = normalize({"b": 1, "a": {"d": 2, "c": 3}})
+    b = normalize({"a": {"c": 3, "d": 2}, "b": 1})
+    assert canonical(a) == canonical(b)
+
+
+def test_normalize_does_not_modify_its_input() -> None:
+    body = {"result": {"content": [{"type": "text", "text": '{"at": "2026-11-29"}'}], "isError": False}}
+    before = json.dumps(body, sort_keys=True)
+    normalize(body, CompareOptions(ignore_keys=("type",)))
+    assert json.dumps(body, sort_keys=True) == before
+
+
+# -- JSON in text -----------------------------------------------------------------------------
+
+
+def test_json_in_text_is_parsed_and_masked_inside() -> None:
+    text = json.dumps({"when": "2026-11-29T20:41:14Z", "id": "3f2b8c1e-9a7d-4e2b-8f1c-0a9b8c7d6e5f", "n": 1.0})
+    out = normalize({"text": text})["text"]
+    assert isinstance(out, JsonText)
+    assert out == {"{json}": {"id": UUID, "n": 1, "when": TIMESTAMP}}
+
+
+def test_json_in_text_nested_twice_and_arrays() -> None:
+    inner = json.dumps({"at": "2026-11-29"})
+    text = json.dumps([{"payload": inner}])
+    out = normalize({"text": text})["text"]
+    assert out == {"{json}": [{"payload": {"{json}": {"at": TIMESTAMP}}}]}
+
+
+@pytest.mark.parametrize("text", ["5", '"quoted"', "null", "{not json}", "[1, 2", "{} trailing"])
+def test_strings_that_are_not_json_containers_stay_strings(text: str) -> None:
+    assert normalize({"text": text}) == {"text": text}
+
+
+# -- base64 -----------------------------------------------------------------------------------
+
+
+def test_base64_text_blob_is_decoded_and_masked() -> None:
+    blob = base64.b64encode(b"hello\nbuilt 2026-11-29T20:41:14Z\n").decode()
+    out = normalize({"blob": blob})["blob"]
+    assert isinstance(out, Base64Text)
+    assert out == {"{base64}": f"hello\nbuilt {TIMESTAMP}\n"}
+
+
+def test_base64_json_blob_is_compared_structurally() -> None:
+    blob = base64.b64encode(json.dumps({"b": 1, "a": 2}).encode()).decode()
+    assert normalize({"blob": blob}) == {"blob": {"{base64}": {"{json}": {"a": 2, "b": 1}}}}
+
+
+def test_binary_base64_data_stays_as_is() -> None:
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))).decode()
+    assert normalize({"data": png}) == {"data": png}
+    # Only blob/data keys are decoded: "dGVzdA==" elsewhere is just a string.
+    assert normalize({"text": "dGVzdA=="}) == {"text": "dGVzdA=="}
+    assert normalize({"data": "dGVzdA=="}) == {"data": {"{base64}": "test"}}
+
+
+# -- named lists ------------------------------------------------------------------------------
+
+
+def test_named_lists_are_keyed_by_identity() -> None:
+    tools = [{"name": "add"}, {"name": "sub"}]
+    out = normalize({"tools": tools})["tools"]
+    assert isinstance(out, Keyed) and out.key == "name"
+    assert list(out) == ["add", "sub"]
+    resources = [{"uri": "file:///a", "name": "same"}, {"uri": "file:///b", "name": "same"}]
+    out = normalize({"resources": resources})["resources"]
+    assert isinstance(out, Keyed) and out.key == "uri"
+    templates = [{"uriTemplate": "file:///{x}", "name": "t"}]
+    assert normalize({"t": templates})["t"].key == "uriTemplate"
+
+
+def test_lists_without_a_unique_identity_stay_lists() -> None:
+    assert type(normalize([{"name": "a"}, {"name": "a"}])) is list
+    assert type(normalize([{"name": "a"}, {"title": "b"}])) is list
+    assert type(normalize([{"type": "text", "text": "x"}])) is list
+    assert type(normalize([{"name": 1}])) is list
+
+
+def test_allow_reorder_sorts_named_lists() -> None:
+    out = normalize([{"name": "b"}, {"name": "a"}], CompareOptions(allow_reorder=True))
+    assert list(out) == ["a", "b"]
+
+
+# -- ignore rules -----------------------------------------------------------------------------
+
+
+BODY = {
+    "result": {
+        "content": [
+            {"type": "text", "text": json.dumps({"requestId": "r-1", "value": 5})},
+            {"type": "text", "text": "plain"},
+        ],
+        "tools": [{"name": "add", "description": "d"}, {"name": "sub", "description": "e"}],
+        "meta": {"id": 1, "nested": {"id": 2}},
+    }
+}
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected_content"),
+    [
+        ("result.content[].text", [{"type": "text"}, {"type": "text"}]),
+        ("$.result.content[*].text", [{"type": "text"}, {"type": "text"}]),
+        ("$.result.content[0].text", [{"type": "text"}, {"type": "text", "text": "plain"}]),
+        ("result.content[1]", [{"type": "text", "text": {"{json}": {"requestId": "r-1", "value": 5}}}]),
+        (
+            "result.content[].text.requestId",
+            [{"type": "text", "text": {"{json}": {"value": 5}}}, {"type": "text", "text": "plain"}],
+        ),
+        (
+            "$.result.content[0].text{json}.requestId",
+            [{"type": "text", "text": {"{json}": {"value": 5}}}, {"type": "text", "text": "plain"}],
+        ),
+        ("result.content[0].text{json}", [{"type": "text"}, {"type": "text", "text": "plain"}]),
+    ],
+)
+def test_ignore_paths(pattern: str, expected_content: list[object]) -> None:
+    out = normalize(BODY, CompareOptions(ignore_paths=(pattern,)))
+    assert out["result"]["content"] == expected_content
+
+
+def test_ignore_path_by_identity_and_any_key() -> None:
+    out = normalize(BODY, CompareOptions(ignore_paths=("result.tools[name=add].description",)))
+    assert out["result"]["tools"] == {"add": {"name": "add"}, "sub": {"name": "sub", "description": "e"}}
+    out = normalize(BODY, CompareOptions(ignore_paths=("result.tools[].description",)))
+    assert out["result"]["tools"] == {"add": {"name": "add"}, "sub": {"name": "sub"}}
+    out = normalize(BODY, CompareOptions(ignore_paths=("result.meta.*",)))
+    assert out["result"]["meta"] == {}
+
+
+def test_ignore_keys_at_any_depth_including_json_text() -> None:
+    out = normalize(BODY, CompareOptions(ignore_keys=("requestId", "id")))
+    assert out["result"]["content"][0]["text"] == {"{json}": {"value": 5}}
+    assert out["result"]["meta"] == {"nested": {}}
+
+
+def test_ignore_path_quoted_keys() -> None:
+    body = {"result": {"_meta": {"io.example/trace": "t", "keep": 1}}}
+    out = normalize(body, CompareOptions(ignore_paths=("result._meta['io.example/trace']",)))
+    assert out == {"result": {"_meta": {"keep": 1}}}
+
+
+@pytest.mark.parametrize("pattern", ["", "$", "result..x", "result[abc", "result.{yaml}"])
+def test_bad_ignore_paths_are_config_errors(pattern: str) -> None:
+    with pytest.raises(ConfigError, match="invalid ignore path"):
+        CompareOptions(ignore_paths=(pattern,))
+
+
+def test_parse_path_forms() -> None:
+    assert parse_path("result.content[].text") == parse_path("$.result.content[*].text")
+    assert parse_path("a[0]['b.c'][name=x y]") == (
+        ("key", "a"),
+        ("index", 0),
+        ("key", "b.c"),
+        ("ident", "name", "x y"),
+    )
+
+
+# -- hostile input ----------------------------------------------------------------------------
+
+
+def test_deep_nesting_does_not_blow_the_stack() -> None:
+    deep: object = "leaf"
+    for _ in range(600):
+        deep = [deep]
+    out = normalize({"x": deep})
+    assert json.dumps(out)  # still plain JSON
+    other: object = "leaf2"
+    for _ in range(600):
+        other = [other]
+    assert canonical(normalize({"x": other})) != canonical(out)
+
+
+def test_deeply_nested_json_text_stays_text() -> None:
+    text = "[" * 100_000 + "]" * 100_000
+    assert normalize({"t": text}) == {"t": text}
+
+
+def test_huge_strings_are_handled() -> None:
+    big = "x" * 2_000_000 + " 2026-11-29T20:41:14Z"
+    assert normalize(big).endswith(" " + TIMESTAMP)
