@@ -1,0 +1,431 @@
+"""Recording over stdio: a transparent proxy that an MCP client launches in place of the server.
+
+Every byte goes both ways unchanged (line by line, flushed per line, never re-encoded), and every
+message is teed into a cassette: a client request paired with the server's response by id
+(``request``), a client notification (``notification``), a server-to-client request paired with
+the client's answer (``server-request``) and a server notification (``server-notification``).
+JSON-RPC ids are scoped per direction, so a server request may reuse the id of an open client
+request and still be paired right.
+
+Redaction happens before anything is written; the cassette is written atomically now and then
+while recording (so a killed recording loses little) and once more at the end: when the client
+closes our stdin, when the server exits, or on SIGTERM/SIGINT. A request that never got an answer
+is left out (a cassette line promises an answer to compare against) and counted in the header's
+``unanswered``. The server lives exactly as long as the client's session.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import IO, Any, cast
+
+from mcp_replay_action import __version__
+from mcp_replay_action.cassette import Cassette, Interaction, save
+from mcp_replay_action.jsonrpc import decode_all
+from mcp_replay_action.protocol import META_PROTOCOL_VERSION
+from mcp_replay_action.redact import Redactor
+from mcp_replay_action.transport.stdio import SHUTDOWN_GRACE, StderrTail, spawn_server
+
+SAVE_EVERY_INTERACTIONS = 25
+SAVE_EVERY_SECONDS = 2.0
+
+
+@dataclass
+class _Open:
+    """An interaction whose initiating message has been seen."""
+
+    order: int
+    kind: str
+    message: dict[str, Any]
+    seen: float  # monotonic time the initiating message passed through
+    response: dict[str, Any] | None = None
+    answered: float | None = None
+
+
+@dataclass(frozen=True)
+class RecordSummary:
+    """How a recording ended."""
+
+    path: str
+    interactions: int
+    unanswered: int
+    saved: bool  # False when nothing was recorded (an existing cassette is then left alone)
+    server_exit_status: int | None
+    stderr_tail: str
+    non_json_lines: int
+    ended_by: str  # "client" (stdin closed), "server" (it exited) or "signal"
+
+
+@dataclass
+class Tape:
+    """Pairs messages into interactions as they pass, from both directions (thread-safe)."""
+
+    redactor: Redactor
+    t0: float = field(default_factory=time.monotonic)
+    _entries: list[_Open] = field(default_factory=list)
+    _client_asked: dict[str, _Open | None] = field(default_factory=dict)  # client requests awaiting the server
+    _server_asked: dict[str, _Open | None] = field(default_factory=dict)  # server requests awaiting the client
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    unanswered_dropped: int = 0  # a request whose id was reused before it was answered
+    unmatched_responses: int = 0
+    non_json_lines: int = 0
+    completed: int = 0
+
+    def from_client(self, line: bytes, seen: float) -> None:
+        """One line the client wrote to the server."""
+        self._take(line, seen, from_server=False)
+
+    def from_server(self, line: bytes, seen: float) -> None:
+        """One line the server wrote to the client."""
+        self._take(line, seen, from_server=True)
+
+    def _take(self, line: bytes, seen: float, *, from_server: bool) -> None:
+        messages = decode_all(line)
+        if messages is None:
+            if from_server and line.strip():
+                self.non_json_lines += 1
+            return
+        with self._lock:
+            for message in messages:
+                self._one(message, seen, from_server)
+
+    def _one(self, message: dict[str, Any], seen: float, from_server: bool) -> None:
+        # Pairing uses the raw id; what is kept is redacted at once, so every value is scrubbed
+        # exactly once and nothing unredacted waits in memory for a save.
+        asked: dict[str, _Open | None]
+        answers: dict[str, _Open | None]
+        if from_server:
+            asked, answers = self._server_asked, self._client_asked
+        else:
+            asked, answers = self._client_asked, self._server_asked
+        if "method" in message:
+            if "id" in message:
+                key = _id_key(message["id"])
+                previous = asked.get(key)
+                if previous is not None and previous.kind == "request":
+                    self.unanswered_dropped += 1
+                asked[key] = self._add("server-request" if from_server else "request", message, seen)
+            else:
+                self._add("server-notification" if from_server else "notification", message, seen)
+                self.completed += 1
+            return
+        answered = answers.pop(_id_key(message.get("id")), None)
+        if answered is None:
+            self.unmatched_responses += 1
+            return
+        answered.response = self.redactor.apply(message)
+        answered.answered = seen
+        self.completed += 1
+
+    def _add(self, kind: str, message: dict[str, Any], seen: float) -> _Open:
+        entry = _Open(order=len(self._entries), kind=kind, message=self.redactor.apply(message), seen=seen)
+        self._entries.append(entry)
+        return entry
+
+    def interactions(self) -> list[Interaction]:
+        """Every complete interaction (redacted), in the order its first message was seen."""
+        with self._lock:
+            entries = [e for e in self._entries if not (e.kind == "request" and e.response is None)]
+        out: list[Interaction] = []
+        for seq, e in enumerate(sorted(entries, key=lambda e: (e.seen, e.order))):
+            latency = (e.answered - e.seen) * 1000.0 if e.answered is not None else None
+            out.append(
+                Interaction(
+                    seq=seq,
+                    kind=cast(Any, e.kind),
+                    message=e.message,
+                    response=e.response,
+                    ts=max(0.0, e.seen - self.t0),
+                    latency_ms=latency,
+                )
+            )
+        return out
+
+    @property
+    def unanswered(self) -> int:
+        with self._lock:
+            open_requests = sum(1 for e in self._client_asked.values() if e is not None and e.response is None)
+        return open_requests + self.unanswered_dropped
+
+
+def session_facts(interactions: Sequence[Interaction]) -> dict[str, Any]:
+    """``era``, ``protocol_version`` and ``server_info`` as the traffic shows them.
+
+    A successful ``initialize`` means the handshake era, whatever came before it: the official
+    SDKs probe ``server/discover`` first and fall back to the handshake when it fails. Otherwise a
+    successful ``server/discover``, or any answered request that declares its protocol version in
+    ``params._meta``, means the stateless era.
+    """
+    stateless: dict[str, Any] | None = None
+    for inter in interactions:
+        if inter.kind != "request" or not inter.response or "result" not in inter.response:
+            continue
+        result = inter.response.get("result")
+        result = result if isinstance(result, dict) else {}
+        info = result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else None
+        if inter.method == "initialize":
+            version = result.get("protocolVersion")
+            return {"era": "handshake", "protocol_version": version, "server_info": info}
+        params = inter.message.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+        if stateless is None and (version or inter.method == "server/discover"):
+            stateless = {"era": "stateless", "protocol_version": version, "server_info": info}
+        elif stateless is not None and stateless["server_info"] is None and info is not None:
+            stateless["server_info"] = info
+    return stateless or {"era": None, "protocol_version": None, "server_info": None}
+
+
+class _Recording:
+    """One proxy session: the server, the two pumps, the tape and the saver."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        path: str,
+        redactor: Redactor,
+        stdin: IO[bytes],
+        stdout: IO[bytes],
+        stderr: IO[bytes] | None,
+        save_every: int,
+        save_seconds: float,
+    ) -> None:
+        self.argv = argv
+        self.shown_argv = redactor.apply_argv(argv)  # once: the header must not carry a secret flag
+        self.path = path
+        self.redactor = redactor
+        self.stdin = stdin
+        self.stdout = stdout
+        self.stderr = stderr
+        self.save_every = save_every
+        self.save_seconds = save_seconds
+        self.tape = Tape(redactor)
+        self.done = threading.Event()
+        self.ended_by = ""
+        self._save_lock = threading.Lock()
+        self._saved_completed = 0
+        self.saved = False
+
+    def end(self, why: str) -> None:
+        if not self.done.is_set():
+            self.ended_by = why
+            self.done.set()
+
+    def pump(
+        self, src: IO[bytes], dst: IO[bytes], tee: Callable[[bytes, float], None], on_eof: Callable[[], None]
+    ) -> None:
+        """Copy ``src`` to ``dst`` line by line, flushing each line, and tee every line."""
+        readline = src.readline
+        clock = time.monotonic
+        writable = True
+        try:
+            while True:
+                line = readline()
+                if not line:
+                    break
+                seen = clock()
+                # Tee before forwarding: once the peer has the line it may answer at once, and the
+                # answer must find this message already on the tape (a server-to-client request
+                # answered before it was recorded would lose its pairing).
+                tee(line, seen)
+                if writable:
+                    try:
+                        dst.write(line)
+                        dst.flush()
+                    except (OSError, ValueError):
+                        writable = False  # the reader went away; keep recording what still comes
+        except (OSError, ValueError):
+            pass  # our end of the pipe was closed during shutdown
+        finally:
+            on_eof()
+
+    def save(self, *, final: bool = False) -> None:
+        """Write what is complete so far; nothing at all until one interaction is complete."""
+        with self._save_lock:
+            completed = self.tape.completed
+            if completed == 0 or (completed == self._saved_completed and not final):
+                return
+            interactions = self.tape.interactions()
+            if not interactions:
+                return
+            self._saved_completed = completed
+            save(self.cassette(interactions), self.path)
+            self.saved = True
+
+    def cassette(self, interactions: list[Interaction]) -> Cassette:
+        meta: dict[str, Any] = {
+            "server": self.shown_argv,
+            "transport": "stdio",
+            "recorded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            **session_facts(interactions),
+            "tool_version": __version__,
+            "unanswered": self.tape.unanswered,
+        }
+        if self.tape.unmatched_responses:
+            meta["unmatched_responses"] = self.tape.unmatched_responses
+        if self.tape.non_json_lines:
+            meta["non_json_lines"] = self.tape.non_json_lines
+        meta["redaction"] = self.redactor.rules()  # last: its hit counts include this save's work
+        return Cassette(meta=meta, interactions=tuple(interactions), path=self.path)
+
+    def saver(self) -> None:
+        """Save every ``save_seconds``, or sooner once ``save_every`` interactions are new."""
+        last = time.monotonic()
+        while not self.done.wait(0.1):
+            fresh = self.tape.completed - self._saved_completed
+            if fresh and (fresh >= self.save_every or time.monotonic() - last >= self.save_seconds):
+                self.save()
+                last = time.monotonic()
+
+
+def record_stdio(
+    command: str | Sequence[str],
+    cassette_path: str,
+    *,
+    redactor: Redactor | None = None,
+    cwd: str | None = None,
+    env: Mapping[str, str] | None = None,
+    isolate: bool = False,
+    stdin: IO[bytes] | None = None,
+    stdout: IO[bytes] | None = None,
+    stderr: IO[bytes] | None = None,
+    save_every: int = SAVE_EVERY_INTERACTIONS,
+    save_seconds: float = SAVE_EVERY_SECONDS,
+    shutdown_grace: float = SHUTDOWN_GRACE,
+) -> RecordSummary:
+    """Run ``command`` as an MCP server behind a recording proxy on ``stdin``/``stdout`` (ours by
+    default) and write what passes to ``cassette_path``. The server's stderr is passed through to
+    ``stderr`` (ours by default). Returns when the client closes ``stdin``, the server exits, or
+    SIGTERM/SIGINT arrives; the server is stopped and the cassette saved before it returns.
+
+    Raises ConfigError for an unparsable command and ServerStartError when it cannot be started.
+    """
+    redactor = redactor if redactor is not None else Redactor()
+    stdin = stdin if stdin is not None else sys.stdin.buffer
+    stdout = stdout if stdout is not None else sys.stdout.buffer
+    stderr = stderr if stderr is not None else sys.stderr.buffer
+    server = spawn_server(command, cwd=cwd, env=env, isolate=isolate)
+    rec = _Recording(server.argv, str(cassette_path), redactor, stdin, stdout, stderr, save_every, save_seconds)
+    rec.tape.t0 = time.monotonic()
+    popen = server.popen
+    assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
+    server_in, server_out = popen.stdin, popen.stdout
+    tail = StderrTail(popen.stderr, echo=stderr)
+    tail.start()
+
+    def client_closed() -> None:
+        try:
+            server_in.close()  # the client's EOF is the server's EOF: the spec's shutdown starts here
+        except OSError:
+            pass
+        rec.end("client")
+
+    threads = [
+        threading.Thread(
+            target=rec.pump, args=(stdin, server_in, rec.tape.from_client, client_closed), daemon=True, name="record-in"
+        ),
+        threading.Thread(
+            target=rec.pump,
+            args=(server_out, stdout, rec.tape.from_server, lambda: rec.end("server")),
+            daemon=True,
+            name="record-out",
+        ),
+        threading.Thread(target=rec.saver, daemon=True, name="record-save"),
+    ]
+    previous = _trap_signals(lambda: rec.end("signal"))
+    try:
+        for thread in threads:
+            thread.start()
+        while not rec.done.wait(0.2):  # a timed wait lets signal handlers run promptly
+            pass
+    finally:
+        try:
+            status = server.stop(grace=shutdown_grace)
+            threads[1].join(2.0)  # the server's last answers still reach the client and the tape
+            threads[2].join(1.0)
+            tail.join(1.0)
+            rec.save(final=True)
+        finally:
+            _restore_signals(previous)
+    return RecordSummary(
+        path=str(cassette_path),
+        interactions=len(rec.tape.interactions()),
+        unanswered=rec.tape.unanswered,
+        saved=rec.saved,
+        server_exit_status=status,
+        stderr_tail=tail.text(),
+        non_json_lines=rec.tape.non_json_lines,
+        ended_by=rec.ended_by,
+    )
+
+
+_Handler = Callable[[int, FrameType | None], Any] | int | None
+
+
+def _trap_signals(on_signal: Callable[[], None]) -> dict[int, _Handler]:
+    """Turn SIGTERM and SIGINT into a clean end of the session (only possible in the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    previous: dict[int, _Handler] = {}
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        previous[sig] = signal.signal(sig, lambda signum, frame: on_signal())
+    return previous
+
+
+def _restore_signals(previous: dict[int, _Handler]) -> None:
+    for sig, handler in previous.items():
+        signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+
+
+def _id_key(value: Any) -> str:
+    # 1 and "1" are different ids; JSON text keeps them apart.
+    return json.dumps(value, sort_keys=True)
+
+
+def _main(argv: Sequence[str]) -> int:
+    """``--server CMD --cassette PATH [--redact KEY]... [--redact-pattern RE]... [--cwd DIR]
+    [--isolate]``: the proxy without the CLI (tests run it as a subprocess). The real command
+    line is ``mcp-replay record``."""
+    args = list(argv)
+    opts: dict[str, Any] = {"keys": [], "patterns": [], "isolate": False, "cwd": None}
+    command = cassette = None
+    while args:
+        flag = args.pop(0)
+        if flag == "--isolate":
+            opts["isolate"] = True
+            continue
+        value = args.pop(0)
+        if flag == "--server":
+            command = value
+        elif flag == "--cassette":
+            cassette = value
+        elif flag == "--redact":
+            opts["keys"].append(value)
+        elif flag == "--redact-pattern":
+            opts["patterns"].append(value)
+        elif flag == "--cwd":
+            opts["cwd"] = value
+        else:
+            raise SystemExit(f"unknown option {flag}")
+    if not command or not cassette:
+        raise SystemExit("--server and --cassette are required")
+    summary = record_stdio(
+        command,
+        cassette,
+        redactor=Redactor(keys=opts["keys"], patterns=opts["patterns"]),
+        cwd=opts["cwd"],
+        isolate=opts["isolate"],
+    )
+    sys.stderr.write(
+        f"mcp-replay: recorded {summary.interactions} interaction(s) to {summary.path}"
+        f" ({summary.unanswered} unanswered, ended by {summary.ended_by})\n"
+    )
+    return 0
