@@ -213,6 +213,10 @@ def test_unknown_type_names_the_file_and_the_interactions_line(tmp_path: Path) -
         ),
         ({"type": "jsonrpc_request", "request": {"id": 1, "method": "ping"}, "response": None}, '"jsonrpc": "2.0"'),
         ("not an object", "expected an object"),
+        (
+            {"type": "jsonrpc_request", "request": PING, "response": None},
+            'a recorded request needs its response, but "response" is null',
+        ),
     ],
 )
 def test_bad_interactions_point_at_their_line(tmp_path: Path, item: object, reason: str) -> None:

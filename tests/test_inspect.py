@@ -78,6 +78,11 @@ def test_recorder_json_summary_lists_http_lifecycle() -> None:
     assert "    GET /mcp -> 200 SSE (40 ms)" in text.splitlines()
 
 
+def test_http_target_started_by_a_command() -> None:
+    meta = {"url": "http://127.0.0.1:8080", "server": ["node", "server.js"], "transport": "http"}
+    assert summarize(Cassette(meta=meta)).target == "http://127.0.0.1:8080 (started by: node server.js)"
+
+
 def test_empty_cassette_and_missing_facts() -> None:
     s = summarize(Cassette(meta={}, path="x.jsonl"))
     text = render_summary(s)

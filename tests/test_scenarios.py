@@ -715,3 +715,38 @@ def test_record_scenarios_command(tmp_path: Path) -> None:
     )
     assert proc.returncode == 3, proc.stderr
     assert "Traceback" not in proc.stderr and proc.stderr.strip().count("\n") == 0
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.skipif(not EVERYTHING.exists(), reason="npm test servers are not installed")
+def test_real_everything_server_over_streamable_http(tmp_path: Path) -> None:
+    port = _free_port()
+    recorded = _record_real(
+        tmp_path,
+        f"""
+        target:
+          url: http://127.0.0.1:{port}/mcp
+          command: {EVERYTHING}
+          args: [streamableHttp]
+          env: {{PORT: "{port}"}}
+        scenarios:
+          http:
+            - list_tools
+            - call_tool: {{name: echo, arguments: {{message: over http}}}}
+        """,
+    )
+    c = recorded["http"]
+    assert c.meta["transport"] == "http"
+    assert c.meta["url"] == f"http://127.0.0.1:{port}"
+    assert c.meta["server"] == [str(EVERYTHING), "streamableHttp"]
+    calls = [i for i in c.interactions if i.kind == "request"]
+    assert [i.method for i in calls] == ["initialize", "tools/list", "tools/call"]
+    assert all(i.transport and i.transport["http_status"] == 200 for i in calls)
+    assert calls[2].response["result"]["content"][0]["text"].endswith("over http")  # type: ignore[index]

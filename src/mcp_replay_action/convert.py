@@ -223,6 +223,9 @@ def _interaction(item: dict[str, Any], kind: str, *, path: str, line: int, index
         # Some recorders file a notification under jsonrpc_request; the message itself decides.
         kind = "notification" if kind == "request" else "server-notification"
         response = None
+    if kind == "request" and not isinstance(response, dict):
+        reason = f"interaction {index} ({message.get('method', '?')}): a recorded request needs its response"
+        raise CassetteError(path, line, f'{reason}, but "response" is {json.dumps(response)}')
     ext = item.get(EXTENSION_KEY)
     ext = ext if isinstance(ext, dict) else {}
     doc: dict[str, Any] = {

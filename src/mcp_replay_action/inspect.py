@@ -164,11 +164,15 @@ def _server_identity(cassette: Cassette) -> tuple[str | None, str | None]:
 
 def _target(meta: dict[str, Any]) -> str | None:
     server = meta.get("server")
+    command = None
     if isinstance(server, list) and server:
-        return shlex.join(str(part) for part in server)
-    if isinstance(server, str) and server:
-        return server
-    return _str_or_none(meta.get("url"))
+        command = shlex.join(str(part) for part in server)
+    elif isinstance(server, str) and server:
+        command = server
+    url = _str_or_none(meta.get("url"))
+    if url and command:
+        return f"{url} (started by: {command})"
+    return url or command
 
 
 def _summarize_one(inter: Interaction) -> InteractionSummary:
