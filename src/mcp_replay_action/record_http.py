@@ -176,8 +176,8 @@ def _id_key(value: Any) -> str:
 
 
 class _TeeText:
-    """Stands in for the upstream response inside httpx-sse: every raw chunk is forwarded to the
-    client the moment it arrives, then decoded for the parser."""
+    """Stands in for the upstream response inside httpx-sse: every raw chunk is handed to the
+    parser and then, at once, forwarded to the client unchanged."""
 
     def __init__(self, upstream: httpx.Response, forward: Callable[[bytes], None]) -> None:
         self.headers = upstream.headers
@@ -187,10 +187,12 @@ class _TeeText:
     def iter_text(self) -> Iterator[str]:
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
         for chunk in self._upstream.iter_raw():
-            self._forward(chunk)
             text = decoder.decode(chunk)
             if text:
+                # The parser takes every event this chunk completes before asking for more, so an
+                # event is on the tape before the client can see it (and answer it).
                 yield text
+            self._forward(chunk)
         tail = decoder.decode(b"", final=True)
         if tail:
             yield tail
@@ -432,7 +434,6 @@ def _make_handler(proxy: RecordingProxy) -> type[Handler]:
                     continue
                 for message in _messages(_decode(event.data)):
                     proxy.tape.from_server(message, scope, request=request, facts=facts)
-                proxy.save()
             self.end_stream()
 
         def _forward(self, chunk: bytes) -> None:
