@@ -297,3 +297,30 @@ def test_a_failed_conversion_writes_nothing(tmp_path: Path) -> None:
 def test_missing_file() -> None:
     with pytest.raises(CassetteError, match="no such file"):
         convert.from_recorder_json("/nonexistent/cassette.json")
+
+
+def test_convert_command_both_ways(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    ours = tmp_path / "ours.jsonl"
+    back = tmp_path / "back.json"
+    for src, dst in ((HTTP, ours), (ours, back)):
+        proc = subprocess.run(
+            [sys.executable, "-m", "mcp_replay_action", "convert", str(src), str(dst)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == 0, proc.stderr
+    assert cassette.load(ours).source_format == "jsonl"
+    assert cassette.load(back).source_format == "mcp-recorder-json"
+    bad = _write(tmp_path, _doc({"type": "mystery", "request": PING}))
+    proc = subprocess.run(
+        [sys.executable, "-m", "mcp_replay_action", "convert", str(bad), str(tmp_path / "x.jsonl")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and f"{bad}:5:" in proc.stderr
