@@ -296,7 +296,8 @@ def build_report(
         score=report.score,
         target=target,
         tool_version=__version__,
-        gate=gate.to_json(),
+        # With no gate configured there is nothing to report as passed or failed.
+        gate=gate.to_json() if min_grade is not None or fail_on_regression else {},
     )
 
 

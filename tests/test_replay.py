@@ -1,0 +1,232 @@
+"""The replay engine against real processes: the bundled calc server (both protocol eras) and the
+fault-injection fakes in tests/fakes/. Cassettes are written out by hand so every case is exact."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp_replay_action.cassette import Cassette, Interaction, with_lines
+from mcp_replay_action.errors import ServerStartError
+from mcp_replay_action.replay import ReplayOptions, build_report, replay_cassette
+from mcp_replay_action.transport.stdio import StdioTransport
+
+FAKES = Path(__file__).parent / "fakes"
+CALC = [sys.executable, "-m", "mcp_replay_action.samples.calc_server"]
+STATELESS = "2026-07-28"
+META = {"io.modelcontextprotocol/protocolVersion": STATELESS, "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+def fake(name: str, *args: str) -> list[str]:
+    return [sys.executable, str(FAKES / f"{name}.py"), *args]
+
+
+def req(seq: int, rid: Any, method: str, params: dict | None, response: dict, kind: str = "request") -> Interaction:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+    if params is not None:
+        message["params"] = params
+    return Interaction(seq=seq, kind=kind, message=message, response={"jsonrpc": "2.0", "id": rid, **response})  # type: ignore[arg-type]
+
+
+def note(seq: int, method: str) -> Interaction:
+    return Interaction(seq=seq, kind="notification", message={"jsonrpc": "2.0", "method": method})
+
+
+def handshake(version: str = "2025-11-25", server: str = "mcp-replay-sample-calc") -> list[Interaction]:
+    init = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    result = {
+        "protocolVersion": version,
+        "capabilities": {"tools": {"listChanged": False}, "resources": {}},
+        "serverInfo": {"name": server, "version": "1.4.0"},
+    }
+    return [req(0, 0, "initialize", init, {"result": result}), note(1, "notifications/initialized")]
+
+
+def text(value: str, **extra: Any) -> dict[str, Any]:
+    return {"result": {"content": [{"type": "text", "text": value}], "isError": False, **extra}}
+
+
+def cassette(*interactions: Interaction) -> Cassette:
+    return with_lines(Cassette(meta={}, interactions=tuple(interactions), path="t.jsonl"))
+
+
+def run(c: Cassette, command: list[str], **options: Any) -> Any:
+    return replay_cassette(c, StdioTransport(command), ReplayOptions(**{"timeout": 10.0, **options}))
+
+
+def statuses(result: Any) -> list[str]:
+    return [r.status for r in result.results]
+
+
+def test_minted_job_id_is_threaded_into_the_next_call() -> None:
+    old = "93b4f6f5-414f-4b2c-854d-4dbf783fb39d"
+    c = cassette(
+        *handshake(),
+        req(
+            2,
+            1,
+            "tools/call",
+            {"name": "start_job", "arguments": {"size": 3}},
+            {"result": {"content": [{"type": "text", "text": f"started {old}"}], "structuredContent": {"jobId": old}}},
+        ),
+        req(
+            3,
+            2,
+            "tools/call",
+            {"name": "job_status", "arguments": {"jobId": old}},
+            {
+                "result": {
+                    "content": [{"type": "text", "text": "done"}],
+                    "structuredContent": {"jobId": old, "items": 3},
+                }
+            },
+        ),
+    )
+    result = run(c, CALC)
+    assert statuses(result) == ["pass", "pass", "pass"], result.results
+    assert result.score.grade == "A"
+
+
+def test_stateless_era_multi_round_trip_threads_request_state() -> None:
+    discover = {
+        "supportedVersions": [STATELESS, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
+        "capabilities": {"tools": {"listChanged": False}, "resources": {}},
+        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "mcp-replay-sample-calc", "version": "1.4.0"}},
+        "resultType": "complete",
+    }
+    recorded_state = "q7dXcZ0mRk2c9yVfW1o2aB3xY4zT5uV6"
+    ask = {
+        "resultType": "input_required",
+        "inputRequests": {
+            "ok": {
+                "method": "elicitation/create",
+                "params": {"message": "Really deploy?", "requestedSchema": {"type": "object", "properties": {}}},
+            }
+        },
+        "requestState": recorded_state,
+    }
+    args = {"name": "confirm", "arguments": {"action": "deploy"}, "_meta": META}
+    retry = {**args, "inputResponses": {"ok": {"action": "accept"}}, "requestState": recorded_state}
+    c = cassette(
+        req(0, 1, "server/discover", {"_meta": META}, {"result": discover}),
+        req(1, 2, "tools/call", args, {"result": ask}),
+        req(2, 3, "tools/call", retry, text("deploy: accept", resultType="complete")),
+    )
+    result = run(c, CALC)
+    assert result.era == "stateless" and result.protocol_version == STATELESS
+    assert statuses(result) == ["pass", "pass", "pass"], [r.findings for r in result.results]
+
+
+def test_server_request_with_a_colliding_id_is_answered_from_the_cassette() -> None:
+    roots = {"roots": [{"uri": "file:///work", "name": "work"}]}
+    c = cassette(
+        *handshake("2025-06-18", "roots"),
+        req(2, 5, "tools/call", {"name": "echo", "arguments": {}}, text('["file:///work"]')),
+        Interaction(
+            seq=3,
+            kind="server-request",
+            message={"jsonrpc": "2.0", "id": 5, "method": "roots/list", "params": {}},
+            response={"jsonrpc": "2.0", "id": 5, "result": roots},
+        ),
+    )
+    c = Cassette(
+        meta={},
+        interactions=tuple(
+            i
+            if i.kind != "request" or i.method != "initialize"
+            else Interaction(
+                seq=i.seq,
+                kind="request",
+                message=i.message,
+                line=i.line,
+                response={
+                    "jsonrpc": "2.0",
+                    "id": 0,
+                    "result": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {"tools": {}},
+                        "serverInfo": {"name": "roots", "version": "1.0.0"},
+                    },
+                },
+            )
+            for i in c.interactions
+        ),
+        path="t.jsonl",
+    )
+    result = run(c, fake("roots_server"))
+    assert statuses(result) == ["pass", "pass"], [r.findings for r in result.results]
+
+
+def _fake_handshake(name: str) -> list[Interaction]:
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    result = {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {"tools": {}},
+        "serverInfo": {"name": name, "version": "1.0.0"},
+    }
+    return [req(0, 0, "initialize", init, {"result": result}), note(1, "notifications/initialized")]
+
+
+def test_notifications_before_the_response_are_not_taken_for_it() -> None:
+    c = cassette(*_fake_handshake("notify"), req(2, 1, "tools/call", {"name": "x", "arguments": {}}, text("done")))
+    assert statuses(run(c, fake("notify_server"))) == ["pass", "pass"]
+
+
+def test_crash_mid_session_is_missing_with_stderr_and_caps_the_grade() -> None:
+    calls = [req(2 + i, 1 + i, "tools/call", {"name": "x", "arguments": {}}, text("ok")) for i in range(3)]
+    result = run(cassette(*_fake_handshake("crash"), *calls), fake("crash_server"))
+    assert statuses(result) == ["pass", "missing", "missing", "missing"]
+    first = result.results[1].findings[0]
+    assert first.kind == "missing-response"
+    assert "exited with status 3" in first.message and "RuntimeError: boom" in first.message
+    assert result.score.grade in ("D", "F") and result.score.capped
+    assert "boom" in result.stderr_tail
+
+
+def test_hanging_server_ends_within_the_timeout() -> None:
+    calls = [req(2 + i, 1 + i, "tools/call", {"name": "x", "arguments": {}}, text("ok")) for i in range(5)]
+    started = time.monotonic()
+    result = run(cassette(*_fake_handshake("hang"), *calls), fake("hang_server"), timeout=1.0)
+    elapsed = time.monotonic() - started
+    assert statuses(result) == ["pass"] + ["missing"] * 5
+    assert "skipped: the server stopped answering" in result.results[-1].findings[0].message
+    # Two timeouts, then the rest is skipped, then a bounded shutdown of a server ignoring SIGTERM.
+    assert elapsed < 60
+
+
+def test_wrong_id_answers_are_reported() -> None:
+    c = cassette(*_fake_handshake("wrong-id"), req(2, 1, "tools/call", {"name": "x", "arguments": {}}, text("ok")))
+    result = run(c, fake("wrong_id_server"), timeout=1.0)
+    assert statuses(result) == ["pass", "missing"]
+    assert "answered other ids: 1001" in result.results[1].findings[0].message
+
+
+def test_server_that_never_answers_its_first_request_is_an_infrastructure_error() -> None:
+    c = cassette(req(0, 1, "tools/list", None, {"result": {"tools": []}}))
+    with pytest.raises(ServerStartError, match="never answered tools/list"):
+        run(c, [sys.executable, "-c", "import time; time.sleep(30)"], startup_timeout=1.0)
+    with pytest.raises(ServerStartError):
+        run(c, fake("crash_server", "--at-start"))
+
+
+def test_missing_binary_is_a_start_error() -> None:
+    with pytest.raises(ServerStartError, match="not found"):
+        run(cassette(*handshake()), ["definitely-not-a-real-mcp-server-binary"])
+
+
+def test_regressed_twin_is_caught_and_report_gates() -> None:
+    c = cassette(
+        *handshake(),
+        req(2, 1, "tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}}, text("5")),
+        req(3, 2, "tools/call", {"name": "echo", "arguments": {"message": "hi"}}, text("hi")),
+    )
+    result = run(c, [*CALC, "--regressed"])
+    kinds = [r.kind for r in result.results]
+    assert kinds == [None, "value-change", "structure-change"]
+    report = build_report([result], min_grade="A", fail_on_regression=True)
+    assert report.gate["passed"] is False and len(report.gate["reasons"]) == 2
+    assert build_report([result]).gate == {}
