@@ -1,0 +1,124 @@
+"""The command line as a user meets it: exit codes, one-line errors, report files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CALC = f"{sys.executable} -m mcp_replay_action.samples.calc_server"
+REGRESSED = f"{sys.executable} -m mcp_replay_action.samples.calc_server_regressed"
+
+
+def cli(*args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mcp_replay_action", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+@pytest.fixture(scope="module")
+def demo_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    keep = tmp_path_factory.mktemp("demo")
+    done = cli("demo", "--keep", str(keep))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "GRADE A" in done.stdout and "value-change" in done.stdout and "structure-change" in done.stdout
+    return keep / "demo.jsonl"
+
+
+def test_replay_healthy_passes_and_writes_every_report(demo_cassette: Path, tmp_path: Path) -> None:
+    files = {k: tmp_path / f"r.{k}" for k in ("json", "md", "xml", "badge")}
+    done = cli(
+        "replay",
+        "--server",
+        CALC,
+        "--cassette",
+        str(demo_cassette),
+        "--min-grade",
+        "A",
+        "--fail-on-regression",
+        "--report",
+        str(files["json"]),
+        "--markdown",
+        str(files["md"]),
+        "--junit",
+        str(files["xml"]),
+        "--badge",
+        str(files["badge"]),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "GRADE A" in done.stdout
+    report = json.loads(files["json"].read_text())
+    assert report["schema"] == "mcp-replay/report@1" and report["grade"] == "A" and report["failed"] == 0
+    assert json.loads(files["badge"].read_text())["message"].startswith("A")
+    assert "<testsuite" in files["xml"].read_text()
+    assert "mcp-replay" in files["md"].read_text()
+
+
+def test_replay_regressed_fails_the_gate_with_exit_1(demo_cassette: Path) -> None:
+    done = cli("replay", "--server", REGRESSED, "--cassette", str(demo_cassette), "--fail-on-regression", "--json")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    kinds = {i["kind"] for c in report["cassettes"] for i in c["interactions"] if i["kind"]}
+    assert kinds == {"value-change", "structure-change"}
+    lines = {i["line"] for c in report["cassettes"] for i in c["interactions"] if i["status"] == "fail"}
+    assert lines == {5, 6}  # header is line 1; add and echo are the 4th and 5th interactions
+    # Without a gate, a regression is reported but does not fail.
+    assert cli("replay", "--server", REGRESSED, "--cassette", str(demo_cassette)).returncode == 0
+    assert cli("replay", "--server", REGRESSED, "--cassette", str(demo_cassette), "--min-grade", "A").returncode == 1
+
+
+def test_ignore_path_silences_a_known_change(demo_cassette: Path) -> None:
+    done = cli(
+        "replay",
+        "--server",
+        REGRESSED,
+        "--cassette",
+        str(demo_cassette),
+        "--fail-on-regression",
+        "--ignore-path",
+        "result.content[].text",
+        "--ignore-key",
+        "echoed",
+    )
+    assert done.returncode == 0, done.stdout
+
+
+def test_missing_binary_exits_3_with_one_line(demo_cassette: Path) -> None:
+    done = cli("replay", "--server", "no-such-mcp-server --flag", "--cassette", str(demo_cassette))
+    assert done.returncode == 3
+    assert done.stderr.count("\n") == 1 and "not found" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_malformed_cassette_exits_2_naming_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"schema": "mcp-replay/cassette@1", "meta": {}}\n{"seq": 0, "kind": "request"\n')
+    done = cli("replay", "--server", CALC, "--cassette", str(bad))
+    assert done.returncode == 2
+    assert f"{bad}:2: invalid JSON" in done.stderr and done.stderr.count("\n") == 1
+    assert cli("inspect", str(bad)).returncode == 2
+
+
+def test_usage_errors_exit_2(demo_cassette: Path) -> None:
+    assert cli("replay", "--cassette", str(demo_cassette)).returncode == 2  # neither --server nor --url
+    assert cli("replay", "--server", CALC, "--cassette", "nothing/**/*.jsonl").returncode == 2
+    assert cli("replay", "--server", CALC, "--cassette", str(demo_cassette), "--env", "NOEQUALS").returncode == 2
+
+
+def test_inspect_diff_and_convert(demo_cassette: Path, tmp_path: Path) -> None:
+    shown = cli("inspect", str(demo_cassette))
+    assert shown.returncode == 0 and "tools/call" in shown.stdout and "handshake" in shown.stdout
+    same = cli("diff", str(demo_cassette), str(demo_cassette), "--fail-on-regression")
+    assert same.returncode == 0, same.stdout
+    foreign = tmp_path / "c.json"
+    assert cli("convert", str(demo_cassette), str(foreign)).returncode == 0
+    assert json.loads(foreign.read_text())["version"] == "1.0"
+    back = cli("replay", "--server", CALC, "--cassette", str(foreign), "--fail-on-regression")
+    assert back.returncode == 0, back.stdout + back.stderr
