@@ -174,7 +174,8 @@ def explain(run: Run) -> str:
 
 
 def comments(github: Any) -> list[dict[str, Any]]:
-    return list(github.comments.get((REPO, PR), []))
+    """Copies of the PR's comments as they are now (the fake edits its own dicts in place)."""
+    return [dict(comment) for comment in github.comments.get((REPO, PR), [])]
 
 
 # ---- recording the cassettes the container replays (on the host, through the real proxy) ------
