@@ -3,6 +3,7 @@ fault-injection fakes in tests/fakes/. Cassettes are written out by hand so ever
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
@@ -230,3 +231,27 @@ def test_regressed_twin_is_caught_and_report_gates() -> None:
     report = build_report([result], min_grade="A", fail_on_regression=True)
     assert report.gate["passed"] is False and len(report.gate["reasons"]) == 2
     assert build_report([result]).gate == {}
+
+
+def test_header_redaction_rules_apply_to_live_responses(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_SERVICE_SECRET", "s3cr3t-value-123")
+    args = {"session_label": "blue-team", "note": "s3cr3t-value-123"}
+    redacted = {"session_label": "[REDACTED]", "note": "[REDACTED]"}
+    c = cassette(
+        *_fake_handshake("echo"),
+        req(
+            2,
+            1,
+            "tools/call",
+            {"name": "echo", "arguments": args},
+            {"result": {"content": [{"type": "text", "text": json.dumps(redacted)}], "structuredContent": redacted}},
+        ),
+    )
+    plain = run(c, fake("echo_server"))
+    assert statuses(plain) == ["pass", "fail"]
+    c = Cassette(
+        meta={"redaction": {"keys": ["session_label"], "patterns": ["[REDACTED]"], "env": ["MY_SERVICE_SECRET"]}},
+        interactions=c.interactions,
+        path=c.path,
+    )
+    assert statuses(run(c, fake("echo_server"))) == ["pass", "pass"]

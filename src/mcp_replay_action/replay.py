@@ -9,6 +9,8 @@ with the id the live server used.
 
 from __future__ import annotations
 
+import os
+import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -21,7 +23,7 @@ from mcp_replay_action.compare import CompareOptions, compare, status_for
 from mcp_replay_action.errors import ServerExited, ServerStartError, TransportTimeout
 from mcp_replay_action.grade import GRADES, meets, score
 from mcp_replay_action.protocol import detect_era
-from mcp_replay_action.redact import Redactor
+from mcp_replay_action.redact import PLACEHOLDER, Redactor
 from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
 from mcp_replay_action.transport import Transport
 
@@ -72,6 +74,31 @@ def evaluate_gate(report: Report, *, min_grade: str | None, fail_on_regression: 
     return Gate(not reasons, tuple(reasons), min_grade, fail_on_regression)
 
 
+def redactor_for(cassette: Cassette, base: Redactor | None) -> Redactor | None:
+    """The redactor live responses go through: the user's rules plus the rules the cassette's
+    header says ran when it was recorded (keys, patterns, and the values of named environment
+    variables), so a value redacted on disk is redacted live too and never reads as a change."""
+    found = cassette.meta.get("redaction")
+    rules: dict[str, Any] = found if isinstance(found, dict) else {}
+    keys = [k for k in rules.get("keys") or () if isinstance(k, str)]
+    # A pattern the header had to redact itself (it was a literal secret) cannot be rebuilt.
+    patterns = [p for p in rules.get("patterns") or () if isinstance(p, str) and PLACEHOLDER not in p]
+    for name in rules.get("env") or ():
+        value = os.environ.get(name) if isinstance(name, str) else None
+        if value and len(value) >= 4:
+            patterns.append(re.escape(value))
+    if base is None and not (keys or patterns or rules.get("defaults")):
+        return None
+    if not (keys or patterns):
+        return base or Redactor()
+    defaults = base.defaults if base is not None else bool(rules.get("defaults", True))
+    return Redactor(
+        keys=[*(base.keys if base else ()), *keys],
+        patterns=[*(base.patterns if base else ()), *patterns],
+        defaults=defaults,
+    )
+
+
 class _Session:
     """One cassette's replay against one live transport."""
 
@@ -79,6 +106,7 @@ class _Session:
         self.cassette = cassette
         self.transport = transport
         self.options = options
+        self.redactor = redactor_for(cassette, options.redactor)
         self.carry = Carry(i.message for i in cassette.interactions if i.kind in ("request", "notification"))
         self.results: list[InteractionResult] = []
         self.server_requests = [i for i in cassette.interactions if i.kind == "server-request"]
@@ -153,9 +181,8 @@ class _Session:
             return
         latency = (time.monotonic() - started) * 1000.0
         self.consecutive_timeouts = 0
-        redactor = self.options.redactor
-        if redactor is not None:
-            live = redactor.apply(live)
+        if self.redactor is not None:
+            live = self.redactor.apply(live)
         recorded = inter.response
         findings = compare(recorded, live, self.options.compare)
         if recorded is not None and recorded != live:

@@ -151,12 +151,12 @@ class CalcServer:
             self.jobs[job] = int(args.get("size", 1))
             return {"content": [{"type": "text", "text": f"started {job}"}], "structuredContent": {"jobId": job}}
         if name == "job_status":
-            job = args.get("jobId")
-            if job not in self.jobs:
-                return {"content": [{"type": "text", "text": f"no such job: {job}"}], "isError": True}
+            wanted = str(args.get("jobId"))
+            if wanted not in self.jobs:
+                return {"content": [{"type": "text", "text": f"no such job: {wanted}"}], "isError": True}
             return {
                 "content": [{"type": "text", "text": "done"}],
-                "structuredContent": {"jobId": job, "items": self.jobs[job]},
+                "structuredContent": {"jobId": wanted, "items": self.jobs[wanted]},
             }
         if name == "roots":
             if stateless:
