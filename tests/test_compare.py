@@ -568,3 +568,40 @@ def test_a_normalised_difference_is_always_reported(a: Any, b: Any) -> None:
         assert findings, "a difference after normalisation produced no finding"
     else:
         assert findings == ()
+
+
+# -- a real clock-driven server ---------------------------------------------------------------
+
+
+def _time_response(result: Any) -> dict[str, Any]:
+    """A tools/call response shaped the way the SDK wraps a structured tool result."""
+    return ok(
+        {
+            "content": [{"type": "text", "text": result.model_dump_json(indent=2)}],
+            "structuredContent": result.model_dump(),
+        }
+    )
+
+
+def test_mcp_server_time_recorded_days_ago_still_matches() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from mcp_server_time.server import TimeResult, TimeServer
+
+    live = TimeServer().get_current_time("UTC")
+    then = datetime.now(UTC) - timedelta(days=3, hours=5, seconds=17)
+    recorded = TimeResult(
+        timezone="UTC",
+        datetime=then.isoformat(timespec="seconds"),
+        day_of_week=then.strftime("%A"),
+        is_dst=False,
+    )
+    assert recorded.datetime != live.datetime and recorded.day_of_week != live.day_of_week
+    assert compare(_time_response(recorded), _time_response(live), NO_OPTIONS) == ()
+    # a real change next to the masked values is still caught, once in each place
+    moved = TimeResult(timezone="Etc/UTC", datetime=live.datetime, day_of_week=live.day_of_week, is_dst=False)
+    findings = compare(_time_response(recorded), _time_response(moved), NO_OPTIONS)
+    assert sorted(f.path for f in findings) == [
+        "$.result.content[0].text{json}.timezone",
+        "$.result.structuredContent.timezone",
+    ]

@@ -88,17 +88,22 @@ _DOW = (
 _TZ = r"(?:Z|UTC|GMT|[A-Z]{2,4}T|[+-]\d{2}:?\d{2})"
 _CLOCK = r"\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:\s?[AaPp]\.?[Mm]\.?)?"
 _CLOCK_TZ = rf"{_CLOCK}(?:\s?{_TZ}(?![A-Za-z]))?"
-_DATE_FORMS = [
-    # ISO-8601 / RFC 3339: 2026-11-29, 2026-11-29T20:41:14.123Z, 2026-11-29 20:41:14+01:00
-    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:\s?(?:Z|[+-]\d{2}(?::?\d{2})?))?)?",
-    # basic ISO-8601: 20261129T204114Z
-    r"\d{8}T\d{6}(?:\.\d{1,9})?Z?",
+# Forms that name a month, tried first (only when a month name occurs at all) so that
+# "Sun Nov 29 20:41:14 UTC 2026" is one mask, not three.
+_NAMED_FORMS = [
     # date(1) and ctime: Sun Nov 29 20:41:14 UTC 2026, Sun Nov 29 20:41:14 2026
     rf"{_DOW}\s+{_MON}\s+\d{{1,2}}\s+{_CLOCK}(?:\s+[A-Z]{{2,5}})?\s+\d{{4}}",
     # RFC 2822 and day-first: Sun, 29 Nov 2026 20:41:14 +0000, 29 November 2026
     rf"(?:{_DOW},?\s+)?\d{{1,2}}\s+{_MON}\.?,?\s+\d{{4}}(?:,?\s+(?:at\s+)?{_CLOCK_TZ})?",
     # month first: Sunday, November 29, 2026, Nov 29, 2026 at 8:41 PM
     rf"(?:{_DOW},?\s+)?{_MON}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}(?:,?\s+(?:at\s+)?{_CLOCK_TZ})?",
+]
+# Forms that start with a digit.
+_NUMERIC_FORMS = [
+    # ISO-8601 / RFC 3339: 2026-11-29, 2026-11-29T20:41:14.123Z, 2026-11-29 20:41:14+01:00
+    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:\s?(?:Z|[+-]\d{2}(?::?\d{2})?))?)?",
+    # basic ISO-8601: 20261129T204114Z
+    r"\d{8}T\d{6}(?:\.\d{1,9})?Z?",
     # numeric: 11/29/2026, 8:41:14 PM; 29.11.2026 20:41; 2026/11/29
     rf"\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{4}}(?:,?\s+{_CLOCK_TZ})?",
     r"\d{4}/\d{2}/\d{2}",
@@ -106,9 +111,23 @@ _DATE_FORMS = [
     r"\d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:\s?[AaPp]\.?[Mm]\.?)?" + rf"(?:\s?{_TZ}(?![A-Za-z]))?",
     r"\d{1,2}:\d{2}\s?[AaPp]\.?[Mm]\.?" + rf"(?:\s?{_TZ}(?![A-Za-z]))?",
 ]
-# Longer forms first so "Sun Nov 29 20:41:14 UTC 2026" is one mask, not three. The guards stop a
-# match from starting or ending inside a longer word or number.
-_TIMESTAMP_RE = re.compile(r"(?<![A-Za-z0-9:.])(?:" + "|".join(_DATE_FORMS) + r")(?![A-Za-z0-9:]|\.\d)")
+# The guards stop a match from starting or ending inside a longer word or number; the lookahead
+# right after them lets the engine give up at once on positions that cannot start a date.
+_BEFORE = r"(?<![A-Za-z0-9:.])"
+_AFTER = r"(?![A-Za-z0-9:]|\.\d)"
+_NAMED_DATE_RE = re.compile(
+    _BEFORE
+    + r"(?=\d|(?i:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))(?:"
+    + "|".join(_NAMED_FORMS)
+    + ")"
+    + _AFTER
+)
+_NUMERIC_DATE_RE = re.compile(_BEFORE + r"(?=\d)(?:" + "|".join(_NUMERIC_FORMS) + ")" + _AFTER)
+# Cheap pre-checks that start with a character class, which the regex engine scans for quickly:
+# most text holds no date at all, and the full patterns are costly to try at every position.
+_YEAR_HINT = re.compile(r"\d{4}")
+_NUMERIC_HINT = re.compile(r"\d(?:[-/.:]\d|\d{7}T)")
+_HEX_HINT = re.compile(r"[0-9A-Fa-f]{16}")
 _WEEKDAY_RE = re.compile(r"(?:mon|tues|wednes|thurs|fri|satur|sun)day", re.IGNORECASE)
 _UUID_RE = re.compile(r"(?<![0-9A-Fa-f-])[0-9A-Fa-f]{8}-(?:[0-9A-Fa-f]{4}-){3}[0-9A-Fa-f]{12}(?![0-9A-Fa-f-])")
 _HEX_RE = re.compile(r"(?<![0-9A-Za-z])[0-9A-Fa-f]{16,}(?![0-9A-Za-z])")
@@ -261,8 +280,11 @@ def mask_text(text: str) -> str:
         return text
     if "-" in text:
         text = _UUID_RE.sub(UUID, text)
-    text = _TIMESTAMP_RE.sub(TIMESTAMP, text)
-    if len(text) >= 16:
+    if _YEAR_HINT.search(text):
+        text = _NAMED_DATE_RE.sub(TIMESTAMP, text)
+    if _NUMERIC_HINT.search(text):
+        text = _NUMERIC_DATE_RE.sub(TIMESTAMP, text)
+    if len(text) >= 16 and _HEX_HINT.search(text):
         text = _HEX_RE.sub(_hex_sub, text)
     return text
 
