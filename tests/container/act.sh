@@ -68,6 +68,12 @@ echo "-P ubuntu-latest=localhost/stand-in/python:3.12-slim" > "$work/config/act/
 
 log="${ACT_LOG_DIR:-$work}/act.log"
 cd "$repo_root"
+# With --bind the action writes into this checkout: remove what it wrote, not what was there.
+leftovers=()
+for file in mcp-replay-report.json mcp-replay-comment.json; do
+    [[ -e "$file" ]] || leftovers+=("$repo_root/$file")
+done
+trap 'rm -f "${leftovers[@]}"; cleanup' EXIT
 set +e
 XDG_CONFIG_HOME="$work/config" DOCKER_HOST="unix://$sock" timeout 1200 "$act_bin" pull_request \
     -W .github/workflows/dogfood.yml -j replay -e "$work/event.json" \
