@@ -87,7 +87,9 @@ def test_annotations_point_at_cassette_lines_worst_first() -> None:
     ]
     assert notes[0].title == "missing-response: tools/call slow"
     assert notes[1].title == "value-change: tools/call add"
-    assert "recorded: 5" in notes[1].message and "live: 6" in notes[1].message
+    assert notes[1].message.startswith("'5' -> '6'\nat $.result.content[0].text")
+    assert "recorded:" not in notes[1].message  # the message already quotes the values
+    assert 'live: {"echoed": true}' in notes[3].message
 
 
 def _many(n_errors: int, n_warnings: int) -> CassetteResult:

@@ -83,10 +83,11 @@ def _annotation(path: str, result: InteractionResult, finding: Finding) -> Annot
     if finding.path and finding.path != "$":
         lines.append(f"at {finding.path}")
     if finding.kind != "missing-response":
-        if finding.before is not None:
-            lines.append(f"recorded: {_cap(_show(finding.before), VALUE_LIMIT)}")
-        if finding.after is not None:
-            lines.append(f"live: {_cap(_show(finding.after), VALUE_LIMIT)}")
+        # The values, unless the message already quotes them.
+        for label, value in (("recorded", finding.before), ("live", finding.after)):
+            shown = _cap(_show(value), VALUE_LIMIT)
+            if value is not None and shown not in finding.message:
+                lines.append(f"{label}: {shown}")
     return Annotation(
         level,  # type: ignore[arg-type]
         _cap("\n".join(lines), MESSAGE_LIMIT),

@@ -24,6 +24,7 @@ from dataclasses import replace
 from typing import TextIO
 
 from mcp_replay_action.cassette import Cassette, atomic_write_text
+from mcp_replay_action.compare import CompareOptions
 from mcp_replay_action.errors import EXIT_GATE, EXIT_INFRA, EXIT_OK, ConfigError, ReplayError, ServerError
 from mcp_replay_action.github import comment as sticky
 from mcp_replay_action.github.annotations import annotations_for
@@ -34,17 +35,23 @@ from mcp_replay_action.github.install import run_install
 from mcp_replay_action.github.settings import RunContext, Settings, scrub
 from mcp_replay_action.github.summary import write_summary
 from mcp_replay_action.github.template import Links, render_comment
+from mcp_replay_action.redact import Redactor
+from mcp_replay_action.replay import ReplayOptions, replay_paths
 from mcp_replay_action.report import json as report_json
+from mcp_replay_action.report._format import public_target
 from mcp_replay_action.results import Report
 from mcp_replay_action.transport import Transport
+from mcp_replay_action.transport.http import HttpTransport
+from mcp_replay_action.transport.stdio import StdioTransport
 
 DOCS_URL = "https://github.com/mcp-replay/mcp-replay-action#pull-requests-from-forks"
-FALLBACK_COMMENT_CHARS = 8000  # a short body for when GitHub refuses the full one (422)
 
 
 def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None = None) -> int:
     """Run the action with ``environ`` (the process environment by default); return the exit code."""
     environ = os.environ if environ is None else environ
+    if stdout is None and hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="backslashreplace")  # a log line must never crash the run
     context = RunContext.from_env(environ)
     out = Commands(stdout, debug=context.debug)
     try:
@@ -74,7 +81,7 @@ def replay_and_report(settings: Settings, context: RunContext, event: Event, out
     if settings.install:
         run_install(settings.install, cwd=settings.working_directory, env=child_env, out=out)
     paths = find_cassettes(settings)
-    target = settings.url or " ".join(settings.server)
+    target = public_target(settings.url or " ".join(settings.server))
     out.info(f"Replaying {len(paths)} cassette(s) against {target}")
     report = replay(settings, paths, child_env)
     report = with_relative_paths(report, settings)
@@ -136,9 +143,6 @@ def find_cassettes(settings: Settings) -> list[str]:
 
 def replay(settings: Settings, paths: list[str], child_env: Mapping[str, str]) -> Report:
     """Replay every cassette against a fresh server and gate the report."""
-    from mcp_replay_action.compare import CompareOptions
-    from mcp_replay_action.replay import ReplayOptions, replay_paths
-
     options = ReplayOptions(
         timeout=settings.timeout,
         startup_timeout=max(settings.timeout, 30.0),
@@ -147,13 +151,14 @@ def replay(settings: Settings, paths: list[str], child_env: Mapping[str, str]) -
             ignore_keys=settings.ignore_keys,
             allow_reorder=settings.allow_reorder,
         ),
+        # As the CLI does: live answers are scrubbed like recordings were, so a secret a server
+        # returns is compared (and shown) as [REDACTED], never posted in a comment.
+        redactor=Redactor(),
     )
     cwd = settings.working_directory
 
     def make_transport(cassette: Cassette) -> Transport:
         if settings.url:
-            from mcp_replay_action.transport.http import HttpTransport
-
             return HttpTransport(
                 settings.url,
                 headers=settings.headers,
@@ -161,8 +166,6 @@ def replay(settings: Settings, paths: list[str], child_env: Mapping[str, str]) -
                 cwd=str(cwd),
                 env=child_env,
             )
-        from mcp_replay_action.transport.stdio import StdioTransport
-
         return StdioTransport(list(settings.server), cwd=cwd, env=child_env)
 
     return replay_paths(
@@ -221,9 +224,8 @@ def publish_comment(
         out.warning(f"No github-token: the PR comment was saved to {comment_file} instead. See {docs}")
         return "", comment_file
     gh = GitHubClient(context.api_url, settings.github_token, log=out.debug)
-    fallback = render_comment(
-        report, marker=mark, comment_id=settings.comment_id, links=links, limit=FALLBACK_COMMENT_CHARS
-    )
+    # GitHub counts some characters differently; if it refuses the body, the headline still goes.
+    fallback = render_comment(report, marker=mark, comment_id=settings.comment_id, links=links, compact=True)
     try:
         posted = sticky.upsert_comment(
             gh,

@@ -115,7 +115,7 @@ def comment_view(
         grade=md_cell(report.score.grade, 2),
         score=_format.score_text(report.score.score),
         gate=md_cell(_format.gate_line(gate), DETAIL_LIMIT * 2),
-        totals=md_cell(_format.totals_line(report), DETAIL_LIMIT),
+        totals=_format.totals_line(report),  # numbers and our words only
         capped=report.score.capped,
         rows=tuple(_row(c) for c in shown),
         hidden_rows=hidden,
@@ -124,7 +124,7 @@ def comment_view(
         hidden_findings=max(0, len(findings) - max_findings),
         run_url=links.run_url,
         sha=f"`{links.sha[:12]}`" if _SHA.fullmatch(links.sha) else "",
-        version=md_cell(__version__, 20),
+        version=__version__,
     )
 
 
@@ -135,10 +135,21 @@ def render_comment(
     comment_id: str = "default",
     links: Links | None = None,
     limit: int = MAX_COMMENT_CHARS,
+    compact: bool = False,
 ) -> str:
-    """The comment body for ``report``, at most ``limit - MARGIN`` characters."""
+    """The comment body for ``report``, at most ``limit - MARGIN`` characters. ``compact`` gives
+    only the headline, the totals and the link (no table rows, no findings)."""
     budget = limit - MARGIN
-    attempts = ((200, True, 10), (200, False, 10), (50, False, 5), (20, False, 3), (5, False, 1), (0, False, 0))
+    attempts: tuple[tuple[int, bool, int], ...] = (
+        (200, True, 10),
+        (200, False, 10),
+        (50, False, 5),
+        (20, False, 3),
+        (5, False, 1),
+        (0, False, 0),
+    )
+    if compact:
+        attempts = attempts[-1:]
     body = ""
     for max_rows, include_passing, max_findings in attempts:
         view = comment_view(
