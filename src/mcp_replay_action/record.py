@@ -18,22 +18,25 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import IO, Any, cast
 
 from mcp_replay_action import __version__
 from mcp_replay_action.cassette import Cassette, Interaction, save
+from mcp_replay_action.errors import ReplayError
 from mcp_replay_action.jsonrpc import decode_all
 from mcp_replay_action.protocol import META_PROTOCOL_VERSION
 from mcp_replay_action.redact import Redactor
 from mcp_replay_action.transport.stdio import SHUTDOWN_GRACE, StderrTail, spawn_server
 
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 SAVE_EVERY_INTERACTIONS = 25
 SAVE_EVERY_SECONDS = 2.0
 
@@ -170,7 +173,7 @@ def session_facts(interactions: Sequence[Interaction]) -> dict[str, Any]:
             continue
         result = inter.response.get("result")
         result = result if isinstance(result, dict) else {}
-        info = result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else None
+        info = _server_info(result)
         if inter.method == "initialize":
             version = result.get("protocolVersion")
             return {"era": "handshake", "protocol_version": version, "server_info": info}
@@ -182,6 +185,15 @@ def session_facts(interactions: Sequence[Interaction]) -> dict[str, Any]:
         elif stateless is not None and stateless["server_info"] is None and info is not None:
             stateless["server_info"] = info
     return stateless or {"era": None, "protocol_version": None, "server_info": None}
+
+
+def _server_info(result: dict[str, Any]) -> dict[str, Any] | None:
+    """``serverInfo`` of a handshake result, or the stateless era's ``_meta`` entry for it."""
+    info = result.get("serverInfo")
+    if not isinstance(info, dict):
+        meta = result.get("_meta")
+        info = meta.get(META_SERVER_INFO) if isinstance(meta, dict) else None
+    return info if isinstance(info, dict) else None
 
 
 class _Recording:
@@ -223,22 +235,19 @@ class _Recording:
         self, src: IO[bytes], dst: IO[bytes], tee: Callable[[bytes, float], None], on_eof: Callable[[], None]
     ) -> None:
         """Copy ``src`` to ``dst`` line by line, flushing each line, and tee every line."""
-        readline = src.readline
         clock = time.monotonic
         writable = True
         try:
-            while True:
-                line = readline()
-                if not line:
-                    break
+            for lines in _read_lines(src):
                 seen = clock()
                 # Tee before forwarding: once the peer has the line it may answer at once, and the
                 # answer must find this message already on the tape (a server-to-client request
                 # answered before it was recorded would lose its pairing).
-                tee(line, seen)
+                for line in lines:
+                    tee(line, seen)
                 if writable:
                     try:
-                        dst.write(line)
+                        dst.write(b"".join(lines) if len(lines) > 1 else lines[0])
                         dst.flush()
                     except (OSError, ValueError):
                         writable = False  # the reader went away; keep recording what still comes
@@ -385,6 +394,40 @@ def _restore_signals(previous: dict[int, _Handler]) -> None:
         signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
 
 
+def _read_lines(src: IO[bytes]) -> Iterator[list[bytes]]:
+    """The complete lines that have arrived on ``src``, a batch per read, as soon as they arrive;
+    at EOF, a last line without its newline.
+
+    Reads the file descriptor directly when there is one: a thread parked in a buffered read of
+    our stdin holds that buffer's lock, and the interpreter aborts at exit when it finds it held.
+    """
+    try:
+        fd = src.fileno()
+    except (OSError, ValueError, AttributeError):
+        fd = -1
+    if fd < 0:
+        for line in iter(src.readline, b""):
+            yield [line]
+        return
+    partial: list[bytes] = []  # a long line arrives in pieces: joined once, at its end
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        if b"\n" not in chunk:
+            partial.append(chunk)
+            continue
+        lines = chunk.split(b"\n")
+        if partial:
+            partial.append(lines[0])
+            lines[0] = b"".join(partial)
+        last = lines.pop()
+        partial = [last] if last else []
+        yield [line + b"\n" for line in lines]
+    if partial:
+        yield [b"".join(partial)]
+
+
 def _id_key(value: Any) -> str:
     # 1 and "1" are different ids; JSON text keeps them apart.
     return json.dumps(value, sort_keys=True)
@@ -392,10 +435,10 @@ def _id_key(value: Any) -> str:
 
 def _main(argv: Sequence[str]) -> int:
     """``--server CMD --cassette PATH [--redact KEY]... [--redact-pattern RE]... [--cwd DIR]
-    [--isolate]``: the proxy without the CLI (tests run it as a subprocess). The real command
-    line is ``mcp-replay record``."""
+    [--isolate] [--shutdown-grace S]``: the proxy without the CLI, for tests that run it as a
+    subprocess. The real command line is ``mcp-replay record``."""
     args = list(argv)
-    opts: dict[str, Any] = {"keys": [], "patterns": [], "isolate": False, "cwd": None}
+    opts: dict[str, Any] = {"keys": [], "patterns": [], "isolate": False, "cwd": None, "grace": SHUTDOWN_GRACE}
     command = cassette = None
     while args:
         flag = args.pop(0)
@@ -413,17 +456,24 @@ def _main(argv: Sequence[str]) -> int:
             opts["patterns"].append(value)
         elif flag == "--cwd":
             opts["cwd"] = value
+        elif flag == "--shutdown-grace":
+            opts["grace"] = float(value)
         else:
             raise SystemExit(f"unknown option {flag}")
     if not command or not cassette:
         raise SystemExit("--server and --cassette are required")
-    summary = record_stdio(
-        command,
-        cassette,
-        redactor=Redactor(keys=opts["keys"], patterns=opts["patterns"]),
-        cwd=opts["cwd"],
-        isolate=opts["isolate"],
-    )
+    try:
+        summary = record_stdio(
+            command,
+            cassette,
+            redactor=Redactor(keys=opts["keys"], patterns=opts["patterns"]),
+            cwd=opts["cwd"],
+            isolate=opts["isolate"],
+            shutdown_grace=opts["grace"],
+        )
+    except ReplayError as exc:
+        sys.stderr.write(f"mcp-replay: error: {exc.one_line()}\n")
+        return exc.exit_code
     sys.stderr.write(
         f"mcp-replay: recorded {summary.interactions} interaction(s) to {summary.path}"
         f" ({summary.unanswered} unanswered, ended by {summary.ended_by})\n"
