@@ -305,14 +305,24 @@ def test_node_server_installed_by_the_install_input(image: str, github: Any, tmp
 
 
 def test_dogfood_workflow_through_act(image: str, tmp_path: Path) -> None:
+    """The repository's own dogfood workflow, run by act on podman's Docker socket, comments on
+    the fake GitHub API (act lets --env override GITHUB_API_URL)."""
     if not sorted((ROOT / "cassettes").glob("**/*.jsonl")):
         pytest.skip("no sample cassettes committed under cassettes/ yet")
-    result = subprocess.run(
-        ["bash", str(SCRIPTS / "act.sh")],
-        cwd=ROOT, env={**os.environ, "MCP_REPLAY_IMAGE": image, "ACT_LOG_DIR": str(tmp_path)},
-        capture_output=True, text=True, timeout=1500, check=False, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+    report = ROOT / "mcp-replay-report.json"
+    report_was_there = report.exists()
+    with fakegithub.FakeGitHub() as github:
+        github.add_token(TOKEN)
+        result = subprocess.run(
+            ["bash", str(SCRIPTS / "act.sh"), "-s", f"GITHUB_TOKEN={TOKEN}", "--env", f"GITHUB_API_URL={github.url}"],
+            cwd=ROOT, env={**os.environ, "MCP_REPLAY_IMAGE": image, "ACT_LOG_DIR": str(tmp_path)},
+            capture_output=True, text=True, timeout=1500, check=False, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        posted = [comment for thread in github.comments.values() for comment in thread]
     log = result.stdout + result.stderr
     assert result.returncode == 0, log[-8000:]
     assert "Job succeeded" in log, log[-8000:]
     assert re.search(r"grade=A score=\S+ passed=[1-9]\d* failed=0 missing=0", log), log[-8000:]
+    assert len(posted) == 1, posted
+    assert "<!-- mcp-replay:dogfood -->" in posted[0]["body"] and "grade **A**" in posted[0]["body"]
+    assert report.exists() == report_was_there, "act.sh left the run's report in the checkout"
