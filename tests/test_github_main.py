@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -367,7 +368,9 @@ def test_server_that_cannot_start_is_exit_3(tmp_path: Path, calc_cassette: Path)
     ws = make_workspace(tmp_path, {"cassettes/calc.jsonl": calc_cassette})
     run = run_action(ws, event_name="push", event=push(SHA), inputs={"server": "no-such-server-binary --stdio"})
     assert run.returncode == EXIT_INFRA
-    assert len(run.annotations("error")) == 1
+    [error] = run.annotations("error")
+    assert "no-such-server-binary" in error.data
+    assert run.summary.startswith("## ⛔ MCP replay could not run")  # the summary says why, too
 
 
 def test_install_runs_in_the_working_directory_without_the_token(tmp_path: Path, calc_cassette: Path) -> None:
@@ -410,3 +413,29 @@ def test_underscore_inputs_and_python_dash_m_entrypoint(tmp_path: Path, calc_cas
     )
     assert run.returncode == EXIT_OK
     assert run.summary == ""
+
+
+def test_http_server_started_by_the_action(tmp_path: Path, calc_cassette: Path) -> None:
+    """``server`` + ``url``: the action starts an HTTP server (here the cassette's own mock) for
+    each cassette and replays over Streamable HTTP."""
+    ws = make_workspace(tmp_path, {"cassettes/calc.jsonl": calc_cassette, "mock/calc.jsonl": calc_cassette})
+    port = free_port()
+    run = run_action(
+        ws,
+        event_name="push",
+        event=push(SHA),
+        inputs={
+            "server": f"{PY} -m mcp_replay_action serve --cassette mock/calc.jsonl --listen 127.0.0.1:{port}",
+            "url": f"http://127.0.0.1:{port}/mcp",
+            "headers": "X-Test: 1",
+        },
+    )
+    assert run.returncode == EXIT_OK, run.stdout + run.stderr
+    assert (run.outputs["failed"], run.outputs["missing"]) == ("0", "0")
+    assert int(run.outputs["passed"]) >= 5
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

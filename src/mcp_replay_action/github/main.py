@@ -33,7 +33,7 @@ from mcp_replay_action.github.commands import Commands, write_outputs
 from mcp_replay_action.github.event import Event, read_event
 from mcp_replay_action.github.install import run_install
 from mcp_replay_action.github.settings import RunContext, Settings, scrub
-from mcp_replay_action.github.summary import write_summary
+from mcp_replay_action.github.summary import write_failure_summary, write_summary
 from mcp_replay_action.github.template import Links, render_comment
 from mcp_replay_action.redact import Redactor
 from mcp_replay_action.replay import ReplayOptions, replay_paths
@@ -67,11 +67,14 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
             with out.group("Server stderr (last lines)"), out.untrusted():
                 out.log(exc.stderr_tail)
         out.error(exc.one_line(), title="mcp-replay")
+        write_failure_summary(context.summary_path, exc.one_line())
         return exc.exit_code
     except Exception as exc:  # a bug of ours: still one line and an exit code, details in a group
         with out.group("Internal error (please report it)"), out.untrusted():
             out.log(traceback.format_exc())
-        out.error(f"internal error: {type(exc).__name__}: {exc}", title="mcp-replay")
+        message = f"internal error: {type(exc).__name__}: {exc}"
+        out.error(message, title="mcp-replay")
+        write_failure_summary(context.summary_path, message)
         return EXIT_INFRA
 
 

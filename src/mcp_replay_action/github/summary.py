@@ -12,6 +12,7 @@ from pathlib import Path
 
 from mcp_replay_action.github.commands import append_summary
 from mcp_replay_action.report import markdown
+from mcp_replay_action.report.safe import md_cell
 from mcp_replay_action.results import Report
 
 SUMMARY_LIMIT = 1024 * 1024  # GitHub's limit for one step's summary, in bytes
@@ -39,3 +40,8 @@ def write_summary(path: str | os.PathLike[str] | None, report: Report, *, footer
     text = render_summary(report, max_bytes=room, footer=footer)
     append_summary(path, text)
     return len(text.encode("utf-8"))
+
+
+def write_failure_summary(path: str | os.PathLike[str] | None, message: str) -> None:
+    """When the run stopped before a report existed, say why in the summary (one safe line)."""
+    append_summary(path, f"## ⛔ {TITLE} could not run\n\n{md_cell(message, 1000)}\n")
