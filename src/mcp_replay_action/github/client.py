@@ -108,12 +108,15 @@ class GitHubClient:
     # -- the public verbs -------------------------------------------------------------------
 
     def get(self, path: str, params: Mapping[str, Any] | None = None) -> Any:
+        """GET ``path`` (relative to the API URL); the decoded JSON."""
         return self.request("GET", path, params=params).data
 
     def post(self, path: str, body: Any) -> Any:
+        """POST ``body`` as JSON; the decoded JSON answer."""
         return self.request("POST", path, body=body).data
 
     def patch(self, path: str, body: Any) -> Any:
+        """PATCH ``body`` as JSON; the decoded JSON answer."""
         return self.request("PATCH", path, body=body).data
 
     def paginate(self, path: str, params: Mapping[str, Any] | None = None, *, max_pages: int = 1000) -> Iterator[Any]:

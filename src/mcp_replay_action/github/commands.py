@@ -112,10 +112,12 @@ class Commands:
         self.log(text)
 
     def debug(self, message: str) -> None:
+        """A debug line, shown only when the run has debug logging on."""
         if self.debug_enabled:
             self._write(format_command("debug", None, message))
 
     def annotate(self, annotation: Annotation) -> None:
+        """An error, warning or notice annotation, on a file and line when it names them."""
         props: dict[str, object] = {}
         if annotation.file:
             props["file"] = annotation.file
@@ -126,12 +128,15 @@ class Commands:
         self._write(format_annotation_command(annotation.level, props, annotation.message))
 
     def error(self, message: str, *, title: str = "") -> None:
+        """An error annotation on the run (no file)."""
         self.annotate(Annotation("error", message, title))
 
     def warning(self, message: str, *, title: str = "") -> None:
+        """A warning annotation on the run (no file)."""
         self.annotate(Annotation("warning", message, title))
 
     def notice(self, message: str, *, title: str = "") -> None:
+        """A notice annotation on the run (no file)."""
         self.annotate(Annotation("notice", message, title))
 
     @contextmanager

@@ -68,7 +68,10 @@ def run_install(
 
         def kill_group() -> None:
             try:
-                os.killpg(proc.pid, signal.SIGKILL)
+                if hasattr(os, "killpg"):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                else:  # Windows runners (composite action): no process groups to signal
+                    proc.kill()
             except (ProcessLookupError, PermissionError):
                 pass
 
