@@ -4,6 +4,7 @@ periodic saves; end to end with the official MCP SDK as the client and real serv
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import signal
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 
 from mcp_replay_action.cassette import load
-from mcp_replay_action.record import Tape, session_facts
+from mcp_replay_action.record import Tape, record_stdio, session_facts
 from mcp_replay_action.redact import PLACEHOLDER, Redactor
 
 FAKES = Path(__file__).parent / "fakes"
@@ -187,6 +188,32 @@ def test_secrets_stay_off_disk_but_reach_the_client(tmp_path):
     assert structured == {"api_key": PLACEHOLDER, "note": PLACEHOLDER}
     assert cassette.meta["redaction"]["keys"] == ["note"]
     assert cassette.meta["redaction"]["hits"]["secret-keys"] >= 4
+
+
+def test_credentials_given_in_the_server_env_are_redacted_wherever_they_appear(tmp_path):
+    cassette_path = tmp_path / "c.jsonl"
+    server = (
+        "import json, os, sys\n"
+        "for line in sys.stdin:\n"
+        "    msg = json.loads(line)\n"
+        "    text = 'connected as ' + os.environ['SERVICE_TOKEN'] + ' at ' + os.environ['LOG_LEVEL']\n"
+        "    print(json.dumps({'jsonrpc': '2.0', 'id': msg['id'], 'result': {'text': text}}), flush=True)\n"
+    )
+    out = io.BytesIO()
+    summary = record_stdio(
+        [PY, "-c", server],
+        str(cassette_path),
+        env={"SERVICE_TOKEN": "plain-looking-value", "LOG_LEVEL": "debug"},
+        stdin=io.BytesIO(line(INIT)),
+        stdout=out,
+        stderr=io.BytesIO(),
+    )
+    assert summary.interactions == 1 and summary.ended_by == "client" and summary.saved
+    assert b"connected as plain-looking-value at debug" in out.getvalue()
+    cassette = load(cassette_path)
+    assert cassette.interactions[0].response["result"]["text"] == f"connected as {PLACEHOLDER} at debug"
+    assert cassette.meta["redaction"]["env"] == ["SERVICE_TOKEN"]  # the name, never the value
+    assert "plain-looking-value" not in cassette_path.read_text()
 
 
 def test_client_eof_stops_the_server_and_counts_unanswered(tmp_path):

@@ -323,3 +323,13 @@ def test_a_whole_mcp_exchange():
     }
     assert r.apply(response)["result"]["content"][0]["text"] == f"fetched with {R}"
     assert r.apply(response)["id"] == 3
+
+
+def test_env_values_are_replaced_anywhere_and_only_named_in_the_rules():
+    r = Redactor().with_env_values({"DB_TOKEN": "s3cr3t-value", "SHORT": "abc"})
+    out = r.apply({"text": "dsn=postgres://u:s3cr3t-value@h", "n": ["s3cr3t-value"], "abc": "abc"})
+    assert out == {"text": f"dsn=postgres://u:{R}@h", "n": [R], "abc": "abc"}  # 3 chars: too short to hunt
+    rules = r.rules()
+    assert rules["env"] == ["DB_TOKEN", "SHORT"] and rules["hits"]["env"] == 2
+    assert "s3cr3t-value" not in json.dumps(rules)
+    assert Redactor(keys=["k"]).with_env_values({"A": "xyzw"}).keys == ("k",)

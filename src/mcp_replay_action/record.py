@@ -33,7 +33,7 @@ from mcp_replay_action.cassette import Cassette, Interaction, save
 from mcp_replay_action.errors import ReplayError
 from mcp_replay_action.jsonrpc import decode_all
 from mcp_replay_action.protocol import META_PROTOCOL_VERSION
-from mcp_replay_action.redact import Redactor
+from mcp_replay_action.redact import Redactor, is_secret_key
 from mcp_replay_action.transport.stdio import SHUTDOWN_GRACE, StderrTail, spawn_server
 
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
@@ -318,6 +318,10 @@ def record_stdio(
     Raises ConfigError for an unparsable command and ServerStartError when it cannot be started.
     """
     redactor = redactor if redactor is not None else Redactor()
+    # Credentials handed to the server in its environment are secrets wherever they show up.
+    secret_env = {name: value for name, value in (env or {}).items() if is_secret_key(name)}
+    if secret_env:
+        redactor = redactor.with_env_values(secret_env)
     stdin = stdin if stdin is not None else sys.stdin.buffer
     stdout = stdout if stdout is not None else sys.stdout.buffer
     stderr = stderr if stderr is not None else sys.stderr.buffer

@@ -32,12 +32,13 @@ import collections
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from mcp_replay_action.errors import ConfigError
 
 PLACEHOLDER = "[REDACTED]"
+MIN_VALUE_LENGTH = 4
 
 # Key names (lower case, words joined) that hold a credential, as the whole key or its last words.
 _SECRET_KEYS = frozenset(
@@ -272,8 +273,20 @@ class Redactor:
     built-in rules off.
     """
 
-    def __init__(self, keys: Iterable[str] = (), patterns: Iterable[str] = (), defaults: bool = True) -> None:
+    def __init__(
+        self,
+        keys: Iterable[str] = (),
+        patterns: Iterable[str] = (),
+        defaults: bool = True,
+        env_values: Mapping[str, str] | None = None,
+    ) -> None:
         self.defaults = defaults
+        self.env_values = dict(env_values or {})
+        # Longest first, so a value that contains another is replaced whole. Very short values
+        # would replace innocent text everywhere.
+        self._values = sorted(
+            {v for v in self.env_values.values() if len(v) >= MIN_VALUE_LENGTH}, key=len, reverse=True
+        )
         self.keys = tuple(dict.fromkeys(k for k in keys if k))
         self._user_keys = frozenset(_norm(k) for k in self.keys)
         self.patterns = tuple(dict.fromkeys(patterns))
@@ -328,8 +341,13 @@ class Redactor:
             "defaults": list(_BUILTIN_NAMES) if self.defaults else [],
             "keys": list(self.keys),
             "patterns": patterns,
+            **({"env": sorted(self.env_values)} if self.env_values else {}),
             "hits": dict(sorted(self.hits.items())),
         }
+
+    def with_env_values(self, env_values: Mapping[str, str]) -> Redactor:
+        """The same rules plus the values of these environment variables."""
+        return Redactor(self.keys, self.patterns, self.defaults, {**self.env_values, **env_values})
 
     # -- the walk ---------------------------------------------------------------------------
 
@@ -382,6 +400,10 @@ class Redactor:
                 text = self._json_text(text)
         for pattern in self._patterns:
             text = pattern.sub(self._user_match, text)
+        for value in self._values:
+            if value in text:
+                self.hits["env"] += text.count(value)
+                text = text.replace(value, PLACEHOLDER)
         return text
 
     def _builtin_text(self, text: str, key: str | None) -> str:
