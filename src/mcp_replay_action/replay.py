@@ -174,7 +174,11 @@ class _Session:
             tail = _last_line(diag.get("stderr_tail", ""))
             status = diag.get("exit_status")
             detail = "the server exited" + (f" with status {status}" if status is not None else "")
-            if tail:
+            if status is None:
+                # No process ended (an HTTP server answering 500, a broken stream): the
+                # transport's own one-line account says what happened.
+                detail = exc.one_line()
+            if tail and "stderr:" not in detail:
                 detail += f"; stderr: {tail}"
             self.dead = _missing_finding(detail)
             self._missing(inter, self.dead)
