@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import anyio
 from mcp import Client
-from mcp.client.session import ElicitationFnT
+from mcp.client.session import ElicitationFnT, ListRootsFnT
 
 from mcp_replay_action.transport.http import wait_for_port
 from mcp_replay_action.transport.stdio import spawn_server
@@ -84,14 +84,25 @@ def everything_http() -> Iterator[str]:
 
 
 def sdk_session(
-    target: Any, script: Script, *, mode: str = "auto", elicitation: ElicitationFnT | None = None
+    target: Any,
+    script: Script,
+    *,
+    mode: str = "auto",
+    elicitation: ElicitationFnT | None = None,
+    roots: ListRootsFnT | None = None,
 ) -> dict[str, Any]:
     """Run ``script`` in an official-SDK client session against ``target`` (a URL or stdio
     parameters), bounded in time; returns what the script returned."""
 
     async def session() -> dict[str, Any]:
         with anyio.fail_after(SESSION_TIMEOUT):
-            async with Client(target, mode=mode, elicitation_callback=elicitation, read_timeout_seconds=30) as client:
+            async with Client(
+                target,
+                mode=mode,
+                elicitation_callback=elicitation,
+                list_roots_callback=roots,
+                read_timeout_seconds=30,
+            ) as client:
                 seen = await script(client)
                 seen["protocol_version"] = client.protocol_version
                 return seen
@@ -146,6 +157,7 @@ def record_via_cli(
     *,
     mode: str = "auto",
     elicitation: ElicitationFnT | None = None,
+    roots: ListRootsFnT | None = None,
     extra: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """Record one SDK session through ``mcp-replay record --url UPSTREAM --listen ...``, stopped
@@ -154,7 +166,7 @@ def record_via_cli(
     proxy_url = f"http://127.0.0.1:{port}{urlsplit(upstream).path}"
     argv = ["record", "--url", upstream, "--listen", f"127.0.0.1:{port}", "--cassette", str(cassette), *extra]
     with cli_process(*argv, url=proxy_url) as proc:
-        seen = sdk_session(proxy_url, script, mode=mode, elicitation=elicitation)
+        seen = sdk_session(proxy_url, script, mode=mode, elicitation=elicitation, roots=roots)
     err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
     assert proc.returncode == 0, f"mcp-replay record exited {proc.returncode}: {err[-2000:]}"
     assert cassette.exists(), err[-2000:]

@@ -227,7 +227,8 @@ def test_http_500_without_jsonrpc_body_is_a_typed_error() -> None:
         t = HttpTransport(fake.url, listen=False)
         t.start()
         try:
-            t.send(INIT)
+            handshake(t)
+            t.send(request(2, "tools/list"))
             with pytest.raises(HttpStatusError) as err:
                 t.receive(5)
             assert err.value.status == 500 and "boom" in str(err.value)
@@ -241,10 +242,11 @@ def test_http_500_with_jsonrpc_error_is_the_answer() -> None:
         t = HttpTransport(fake.url, listen=False)
         t.start()
         try:
-            t.send(INIT)
+            handshake(t)
+            t.send(request(2, "tools/list"))
             answer = t.receive(5)
             assert answer["error"]["message"] == "boom"
-            assert t.transport_facts(1)["http_status"] == 500
+            assert t.transport_facts(2)["http_status"] == 500
         finally:
             t.close()
 
@@ -254,7 +256,8 @@ def test_stream_that_stops_mid_answer() -> None:
         t = HttpTransport(fake.url, listen=False)
         t.start()
         try:
-            t.send(INIT)
+            handshake(t)
+            t.send(request(2, "tools/list"))
             assert t.receive(5)["method"] == "notifications/message"
             with pytest.raises(ServerExited, match="ended before the response"):
                 t.receive(5)
@@ -266,7 +269,8 @@ def test_server_that_never_answers_times_out_and_close_is_bounded() -> None:
     with FakeHttpServer("hang") as fake:
         t = HttpTransport(fake.url, listen=False)
         t.start()
-        t.send(INIT)
+        handshake(t)
+        t.send(request(2, "tools/list"))
         with pytest.raises(TransportTimeout):
             t.receive(0.5)
         started = time.monotonic()

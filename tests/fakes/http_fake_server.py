@@ -8,10 +8,10 @@ Behaviours:
   of any other request echoes its method and params.
 - ``sse``: answers over SSE; ``tools/call`` of ``chatty`` sends a log notification and a
   ``roots/list`` request first, and answers only after the client answered that request.
-- ``status500``: every POST gets ``500`` with a plain-text body.
-- ``jsonrpc500``: every POST gets ``500`` with a JSON-RPC error for the request's id.
-- ``truncate``: the SSE answer sends one notification, then the connection is dropped.
-- ``hang``: the request is read and never answered.
+- ``status500``: every request after ``initialize`` gets ``500`` with a plain-text body.
+- ``jsonrpc500``: every request after ``initialize`` gets ``500`` with a JSON-RPC error for its id.
+- ``truncate``: after ``initialize``, an SSE answer sends one notification, then the connection drops.
+- ``hang``: after ``initialize``, a request is read and never answered.
 - ``resume``: the SSE answer carries event ids and ends before the response; a ``GET`` with
   ``Last-Event-ID`` delivers the response.
 - ``legacy``: the 2024-11-05 HTTP+SSE transport (``GET /sse`` announces ``/messages?session=...``).
@@ -35,6 +35,8 @@ from typing import Any
 from mcp_replay_action.httpd import StoppableServer
 
 PROTOCOL = "2025-06-18"
+# These misbehave on every request but ``initialize``, so a session starts and then meets the fault.
+_FAULTS = frozenset({"status500", "jsonrpc500", "truncate", "hang"})
 
 
 class FakeHttpServer:
@@ -182,7 +184,7 @@ def _handler(fake: FakeHttpServer) -> type[BaseHTTPRequestHandler]:
                 return
             answer = {"jsonrpc": "2.0", "id": msg["id"], "result": _result_for(msg)}
             headers = {"Mcp-Session-Id": "sess-123"} if msg["method"] == "initialize" else {}
-            if b == "json":
+            if b == "json" or (msg["method"] == "initialize" and b in _FAULTS):
                 self._json(200, answer, headers)
             elif b == "status500":
                 raw = b"Internal Server Error: boom"
