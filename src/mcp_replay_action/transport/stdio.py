@@ -252,7 +252,8 @@ def _reap_strays(pgid: int) -> None:
 # Every live server, so that interpreter exit or a fatal signal stops them all.
 _LIVE: dict[int, subprocess.Popen[bytes]] = {}
 _LIVE_LOCK = threading.Lock()
-_HOOKS_INSTALLED = False
+_ATEXIT_INSTALLED = False
+_SIGNALS_INSTALLED = False
 
 
 def _remember(proc: subprocess.Popen[bytes]) -> None:
@@ -290,14 +291,15 @@ def _on_fatal_signal(signum: int, frame: FrameType | None) -> None:
 def _install_exit_hooks() -> None:
     """Stop servers at exit and on SIGTERM/SIGHUP. SIGINT already unwinds through atexit (Python
     raises KeyboardInterrupt), and the server never sees it: it lives in its own session. A signal
-    handler someone else installed is left alone."""
-    global _HOOKS_INSTALLED
-    if _HOOKS_INSTALLED:
+    handler someone else installed is left alone; handlers can only be set from the main thread,
+    so a first spawn from another thread leaves that to a later one."""
+    global _ATEXIT_INSTALLED, _SIGNALS_INSTALLED
+    if not _ATEXIT_INSTALLED:
+        _ATEXIT_INSTALLED = True
+        atexit.register(kill_all_servers)
+    if _SIGNALS_INSTALLED or threading.current_thread() is not threading.main_thread():
         return
-    _HOOKS_INSTALLED = True
-    atexit.register(kill_all_servers)
-    if threading.current_thread() is not threading.main_thread():
-        return
+    _SIGNALS_INSTALLED = True
     for sig in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(sig) is signal.SIG_DFL:
             signal.signal(sig, _on_fatal_signal)
