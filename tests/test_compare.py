@@ -265,6 +265,21 @@ def test_server_version_is_cosmetic() -> None:
     assert status_for((finding,)) == "pass"
 
 
+def test_server_version_in_meta_is_cosmetic() -> None:
+    def call(version: str) -> dict[str, Any]:
+        meta = {"io.modelcontextprotocol/serverInfo": {"name": "fast-tasks", "version": version}}
+        return ok({"content": [{"type": "text", "text": "5"}], "_meta": meta})
+
+    finding = one(compare(call("3.1.4"), call("3.2.0"), NO_OPTIONS))
+    assert finding.path == "$.result._meta['io.modelcontextprotocol/serverInfo'].version"
+    assert finding.cls == "cosmetic"
+
+
+def test_instructions_change_is_cosmetic() -> None:
+    finding = one(compare(ok({"instructions": "Use add."}), ok({"instructions": "Use add or sum."}), NO_OPTIONS))
+    assert finding.cls == "cosmetic"
+
+
 def test_resources_keyed_by_uri_and_templates_by_uri_template() -> None:
     resources = [{"uri": "file:///a", "name": "x"}, {"uri": "file:///b", "name": "x"}]
     finding = one(compare(ok({"resources": resources}), ok({"resources": resources[1:]}), NO_OPTIONS))
@@ -605,3 +620,19 @@ def test_mcp_server_time_recorded_days_ago_still_matches() -> None:
         "$.result.content[0].text{json}.timezone",
         "$.result.structuredContent.timezone",
     ]
+
+
+@pytest.mark.parametrize(
+    ("recorded", "live"),
+    [
+        (text_result("5"), text_result("6")),
+        (text_result(json.dumps({"requestId": "a"})), text_result(json.dumps({"requestId": "b"}))),
+        (tools_result(TOOLS), tools_result([{**TOOLS[0], "description": "x"}, *TOOLS[1:]])),
+        (tools_result(TOOLS), tools_result(TOOLS[1:])),
+        (ok({"_meta": {"io.x/y z": 1}}), ok({"_meta": {"io.x/y z": 2}})),
+        (blob_result(b"hello world"), blob_result(b"hello there")),
+    ],
+)
+def test_a_finding_path_works_as_an_ignore_path(recorded: dict[str, Any], live: dict[str, Any]) -> None:
+    finding = one(compare(recorded, live, NO_OPTIONS))
+    assert compare(recorded, live, CompareOptions(ignore_paths=(finding.path,))) == ()

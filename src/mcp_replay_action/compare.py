@@ -679,7 +679,9 @@ def _class_for(steps: list[_Step], default: str) -> Any:
     last = keys[-1]
     if last in _COSMETIC_KEYS:
         return "cosmetic"
-    if keys[-2:] == ["serverInfo", "version"] or keys == ["result", "instructions"]:
+    # serverInfo sits in the result (initialize) or, from 2026-07-28, under a namespaced _meta key.
+    parent = keys[-2] if len(keys) >= 2 else None
+    if (last == "version" and parent and parent.endswith("serverInfo")) or keys == ["result", "instructions"]:
         return "cosmetic"
     return default
 
