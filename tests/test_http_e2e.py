@@ -16,12 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import Client
 
 from e2e_helpers import (
     CliRun,
     accept_elicitation,
     cassette_lines,
     command,
+    ignore_progress,
     python_server,
     record_through_proxy,
     replay,
@@ -34,10 +36,13 @@ from http_helpers import (
     FAST_HTTP,
     FAST_STDIO,
     PYTHON,
+    everything_env,
     everything_http,
     fast_http,
     free_port,
     record_via_cli,
+    running,
+    sdk_session,
 )
 from mcp_replay_action.record_http import RecordingProxy
 from mcp_replay_action.transport.http import HttpTransport
@@ -115,6 +120,32 @@ def test_everything_over_http_records_and_replays_clean(
 def test_everything_http_cassette_replays_over_stdio(everything_cassette: Path, workdir: Path) -> None:
     run = replay(command(EVERYTHING, "stdio"), everything_cassette, report=workdir / "everything-http-on-stdio.json")
     assert_clean(run)
+
+
+@needs_node
+def test_legacy_http_sse_server_records_and_replays_clean(workdir: Path) -> None:
+    """The 2024-11-05 HTTP+SSE transport: server-everything's ``sse`` mode, recorded through the
+    proxy with the SDK's SSE client, replayed with ``--url .../sse``."""
+    from mcp.client.sse import sse_client
+
+    async def session(client: Client) -> dict[str, Any]:
+        await client.list_tools()
+        await client.call_tool("get-sum", {"a": 20, "b": 22})
+        await client.call_tool(
+            "trigger-long-running-operation", {"duration": 1, "steps": 2}, progress_callback=ignore_progress
+        )
+        return {}
+
+    port = free_port()
+    cassette = workdir / "everything-sse.jsonl"
+    with running([str(EVERYTHING), "sse"], f"http://127.0.0.1:{port}/sse", env=everything_env(port)) as url:
+        with RecordingProxy(url, cassette_path=str(cassette)) as proxy:
+            sdk_session(sse_client(proxy.url), session, mode="legacy")
+        proxy.save(force=True)
+        lines = cassette_lines(cassette)
+        assert lines[0]["meta"]["transport"] == "sse"
+        assert [e["message"].get("method") for e in lines[1:]].count("notifications/progress") == 2
+        assert_clean(replay_url(url, cassette, workdir / "everything-sse.json", *GATE))
 
 
 # -- the SDK's MCPServer (FastMCP) over Streamable HTTP --------------------------------------------

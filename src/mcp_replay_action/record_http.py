@@ -327,6 +327,10 @@ class RecordingProxy:
             self._open.discard(response)
         response.close()
 
+    @property
+    def stopping(self) -> bool:
+        return self._server.stopping.is_set()
+
     def note_legacy(self) -> None:
         self._legacy = True
 
@@ -397,7 +401,8 @@ def _make_handler(proxy: RecordingProxy) -> type[Handler]:
             except _ClientGone:
                 pass  # the client hung up; whatever was seen is on the tape
             except (httpx.HTTPError, OSError) as exc:
-                log(f"record: the upstream stream broke: {type(exc).__name__}")
+                if not proxy.stopping:
+                    log(f"record: the upstream stream broke: {type(exc).__name__}")
             finally:
                 proxy.release(upstream)
                 proxy.save()
