@@ -98,6 +98,8 @@ def test_stateless_era_multi_round_trip_threads_request_state() -> None:
         "capabilities": {"tools": {"listChanged": False}, "resources": {}},
         "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "mcp-replay-sample-calc", "version": "1.4.0"}},
         "resultType": "complete",
+        "ttlMs": 0,
+        "cacheScope": "private",
     }
     recorded_state = "q7dXcZ0mRk2c9yVfW1o2aB3xY4zT5uV6"
     ask = {

@@ -43,7 +43,10 @@ def detect_era(interactions: Iterable[Interaction], meta: dict[str, Any] | None 
     """The era and protocol version, from the header if recorded there, else from the traffic."""
     meta = meta or {}
     for inter in interactions:
-        if inter.kind != "request":
+        # A request the server refused says nothing about the era: the official SDKs probe
+        # ``server/discover`` first and fall back to ``initialize`` when a handshake-era server
+        # answers the probe with an error.
+        if inter.kind != "request" or not isinstance(inter.response, dict) or "result" not in inter.response:
             continue
         if inter.method == "initialize":
             result = (inter.response or {}).get("result") or {}

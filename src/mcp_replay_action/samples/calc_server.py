@@ -109,6 +109,8 @@ class CalcServer:
                 "capabilities": {"tools": {"listChanged": False}, "resources": {}},
                 "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "mcp-replay-sample-calc", "version": "1.4.0"}},
                 "resultType": "complete",
+                "ttlMs": 0,
+                "cacheScope": "private",
             }
         if method == "ping":
             return {}
@@ -130,6 +132,8 @@ class CalcServer:
             raise LookupError(f"method not found: {method}")
         if stateless:
             result["resultType"] = result.get("resultType", "complete")
+            if method.endswith("/list"):  # cacheable results carry caching directives (2026-07-28)
+                result.update(ttlMs=0, cacheScope="private")
         return result
 
     def call_tool(
