@@ -636,3 +636,13 @@ def test_mcp_server_time_recorded_days_ago_still_matches() -> None:
 def test_a_finding_path_works_as_an_ignore_path(recorded: dict[str, Any], live: dict[str, Any]) -> None:
     finding = one(compare(recorded, live, NO_OPTIONS))
     assert compare(recorded, live, CompareOptions(ignore_paths=(finding.path,))) == ()
+
+
+def test_hostile_nesting_is_compared_without_crashing() -> None:
+    depth = 900
+    recorded = json.loads('{"jsonrpc": "2.0", "id": 1, "result": {"x": ' + "[" * depth + "1" + "]" * depth + "}}")
+    live = json.loads('{"jsonrpc": "2.0", "id": 1, "result": {"x": ' + "[" * depth + "2" + "]" * depth + "}}")
+    twin = json.loads(json.dumps(recorded))
+    assert compare(recorded, twin, NO_OPTIONS) == ()
+    finding = one(compare(recorded, live, NO_OPTIONS))
+    assert finding.kind == "value-change" and len(finding.path) < 1000

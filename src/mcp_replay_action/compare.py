@@ -121,7 +121,7 @@ def compare(
     raw_before, raw_after = _body(recorded), _body(live)
     # Fastest exit: byte-identical bodies. ``==`` rejects most differing pairs at C speed; the
     # dumps comparison then rules out what ``==`` forgives (True == 1).
-    if raw_before == raw_after:
+    if _same(raw_before, raw_after):
         dumped = _dumps(raw_before)
         if dumped is not None and dumped == _dumps(raw_after):
             return ()
@@ -209,6 +209,13 @@ def _tool_error_flip(before: Any, after: Any) -> Finding | None:
         before=_render(_unbox(was.get("content", was))),
         after=_render(_unbox(now.get("content", now))),
     )
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except RecursionError:  # hostile nesting: let the depth-limited normaliser decide
+        return False
 
 
 def _dumps(value: Any) -> str | None:

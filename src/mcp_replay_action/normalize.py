@@ -343,11 +343,43 @@ def _parse_json_text(value: str) -> Any:
 
 
 def _digest(value: Any) -> str:
-    try:
-        text = json.dumps(value, sort_keys=True, default=str)
-    except (ValueError, RecursionError):
-        return "<too deep>"
-    return "<too deep: " + hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16] + ">"
+    """A placeholder naming a subtree by a hash of its content, computed without recursion."""
+    sha = hashlib.sha256()
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            sha.update(b"{")
+            stack.append(_CLOSE_OBJECT)
+            for key in sorted(item, key=str, reverse=True):
+                stack.append(item[key])
+                stack.append(_Key(key))
+        elif isinstance(item, (list, tuple)):
+            sha.update(b"[")
+            stack.append(_CLOSE_ARRAY)
+            stack.extend(reversed(item))
+        elif isinstance(item, _Key):
+            sha.update(b"k" + json.dumps(str(item.name)).encode() + b":")
+        elif item is _CLOSE_OBJECT:
+            sha.update(b"}")
+        elif item is _CLOSE_ARRAY:
+            sha.update(b"]")
+        else:
+            if isinstance(item, float) and item.is_integer() and abs(item) < 2**53:
+                item = int(item)
+            sha.update(json.dumps(item, default=repr).encode("utf-8", "replace") + b",")
+    return "<too deep: " + sha.hexdigest()[:16] + ">"
+
+
+class _Key:
+    __slots__ = ("name",)
+
+    def __init__(self, name: Any) -> None:
+        self.name = name
+
+
+_CLOSE_OBJECT = object()
+_CLOSE_ARRAY = object()
 
 
 # -- the walk ---------------------------------------------------------------------------------
