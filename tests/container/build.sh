@@ -3,6 +3,7 @@
 # isolation (no Docker engine, no user namespaces needed), the stand-in base image (never pull),
 # and this machine's CA bundle handed to pip through the Dockerfile's PIP_CERT build argument.
 set -euo pipefail
+# shellcheck source=tests/container/env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
 ca_args=()

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the other scripts here: points podman and buildah at this folder's settings and
 # names the images and caches they share.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -4,6 +4,7 @@
 # (python and pip on /usr/local/bin, pip allowed to install system-wide), imported into podman
 # and tagged with the FROM name. The root file system is cached in $MCP_REPLAY_ROOTFS.
 set -euo pipefail
+# shellcheck source=tests/container/env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
 rootfs="$MCP_REPLAY_ROOTFS/rootfs"

@@ -9,6 +9,7 @@
 #   event there first; '{}' otherwise). Pass inputs and GITHUB_* values as options, e.g.
 #   run-action.sh ws run -e "INPUT_SERVER=python -m my_server" -e GITHUB_API_URL=http://127.0.0.1:8080
 set -euo pipefail
+# shellcheck source=tests/container/env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
 workspace=$(realpath "$1")
