@@ -122,3 +122,12 @@ def test_inspect_diff_and_convert(demo_cassette: Path, tmp_path: Path) -> None:
     assert json.loads(foreign.read_text())["version"] == "1.0"
     back = cli("replay", "--server", CALC, "--cassette", str(foreign), "--fail-on-regression")
     assert back.returncode == 0, back.stdout + back.stderr
+
+
+def test_record_against_a_server_that_dies_at_start_exits_3(tmp_path: Path) -> None:
+    crash = Path(__file__).parent / "fakes" / "crash_server.py"
+    target = tmp_path / "c.jsonl"
+    done = cli("record", "--server", f"{sys.executable} {crash} --at-start", "--cassette", str(target))
+    assert done.returncode == 3, done.stderr
+    assert "before anything was recorded" in done.stderr and "settings.toml" in done.stderr
+    assert not target.exists()

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import click
 
 from mcp_replay_action import __version__
-from mcp_replay_action.errors import EXIT_GATE, EXIT_OK, EXIT_USAGE, ConfigError, ReplayError
+from mcp_replay_action.errors import EXIT_GATE, EXIT_OK, EXIT_USAGE, ConfigError, ReplayError, ServerStartError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -153,7 +153,14 @@ def record(
         raise ConfigError("record needs --server CMD (stdio) or --url URL (HTTP)")
     from mcp_replay_action.record import record_stdio
 
-    record_stdio(server, cassette, redactor=redactor, cwd=cwd, env=parse_env(env_pairs), isolate=isolate)
+    summary = record_stdio(server, cassette, redactor=redactor, cwd=cwd, env=parse_env(env_pairs), isolate=isolate)
+    if not summary.saved and summary.server_exit_status not in (None, 0):
+        tail = [line for line in summary.stderr_tail.splitlines() if line.strip()]
+        status = summary.server_exit_status
+        raise ServerStartError(
+            f"the server exited (status {status}) before anything was recorded"
+            + (f"; stderr: {tail[-1][:200]}" if tail else "")
+        )
 
 
 @main.command()
