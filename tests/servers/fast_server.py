@@ -16,7 +16,7 @@ Its answers are what makes replay hard, on purpose:
 ``FAST_SERVER_VARIANT`` (comma-separated) turns it into a drifted build for regression tests:
 ``value`` (``add`` is off by one), ``added-key`` (``get_task`` gains a key), ``remove-tool``
 (``legacy_sum`` is gone), ``error-flip`` (``greet`` fails), ``crash-on-get`` (the process dies
-in ``get_task`` with a message on stderr), ``hang-on-get`` (``get_task`` never returns).
+in ``get_task`` with a message on stderr), ``hang-on-get`` (the process stops in ``get_task``).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import base64
 import datetime as dt
 import json
 import os
+import signal
 import sys
-import time
 import uuid
 from typing import Annotated, Any
 
@@ -103,7 +103,10 @@ def get_task(task_id: str) -> dict[str, Any]:
         sys.stderr.flush()
         os._exit(70)
     if "hang-on-get" in VARIANT:
-        time.sleep(3600)  # blocks the event loop: the whole server stops answering
+        # Sync tools run in a worker thread, so sleeping here would hang this call only: stop
+        # the whole process instead, as a deadlocked server looks from outside (it ignores
+        # stdin EOF and SIGTERM until it is killed).
+        os.kill(os.getpid(), signal.SIGSTOP)
     if task_id not in tasks:
         raise ToolError(f"unknown task {task_id}")
     task = dict(tasks[task_id])
