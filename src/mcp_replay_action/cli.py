@@ -52,14 +52,10 @@ def parse_env(pairs: Sequence[str]) -> dict[str, str]:
 
 
 def parse_headers(pairs: Sequence[str]) -> dict[str, str]:
-    """``Name: value`` options into a dict (values are secrets: never echoed)."""
-    headers: dict[str, str] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition(":")
-        if not sep or not name.strip():
-            raise ConfigError(f"--header expects 'Name: value', got a value without ':' for {name.strip()[:40]!r}")
-        headers[name.strip()] = value.strip()
-    return headers
+    """``Name: value`` options into a dict (values are secrets: never echoed, even in errors)."""
+    from mcp_replay_action.transport.http import parse_header
+
+    return dict(parse_header(pair) for pair in pairs)
 
 
 def expand_cassettes(patterns: Sequence[str]) -> list[str]:

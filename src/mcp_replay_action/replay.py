@@ -180,6 +180,11 @@ class _Session:
                 detail = exc.one_line()
             if tail and "stderr:" not in detail:
                 detail += f"; stderr: {tail}"
+            if getattr(exc, "status", None) is not None and status is None:
+                # An HTTP error status answers this one request; the server is still there and
+                # the next request may well succeed.
+                self._missing(inter, _missing_finding(detail))
+                return
             self.dead = _missing_finding(detail)
             self._missing(inter, self.dead)
             return
