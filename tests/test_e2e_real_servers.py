@@ -532,9 +532,10 @@ def test_error_flip_costs_error_parity(fast_modern: tuple[Path, dict[str, Any]],
     assert run.report["dimensions"]["error_parity"] < 1.0, run.report["dimensions"]
 
 
-def test_crash_mid_session_is_missing_capped_at_d(fast_modern: tuple[Path, dict[str, Any]], workdir: Path) -> None:
-    cassette, _ = fast_modern
-    run = replay(FAST, cassette, *variant("crash-on-get"), report=workdir / "crash.json")
+@pytest.mark.parametrize("era", ["fast_modern", "fast_legacy"])
+def test_crash_mid_session_is_missing_capped_at_d(era: str, request: pytest.FixtureRequest, workdir: Path) -> None:
+    cassette, _ = request.getfixturevalue(era)
+    run = replay(FAST, cassette, *variant("crash-on-get"), report=workdir / f"crash-{era}.json")
     assert run.code == 1, run.describe()
     assert run.report is not None
     assert run.report["capped"] is True and run.report["grade"] in ("D", "F"), run.describe()
