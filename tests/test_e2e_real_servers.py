@@ -518,11 +518,6 @@ def test_error_flip_is_an_error_status_change(fast_modern: tuple[Path, dict[str,
     assert others == [], run.describe()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="replay._is_error only counts JSON-RPC errors: a tool result with isError=true is not "
-    "an error for the error-parity dimension, although compare calls the flip error-status-change",
-)
 def test_error_flip_costs_error_parity(fast_modern: tuple[Path, dict[str, Any]], workdir: Path) -> None:
     cassette, _ = fast_modern
     run = replay(FAST, cassette, *variant("error-flip"), report=workdir / "error-flip-parity.json")

@@ -7,11 +7,11 @@ recordings of the same session made against two builds can be compared offline.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from mcp_replay_action.cassette import Cassette, Interaction
 from mcp_replay_action.compare import CompareOptions, compare, status_for
 from mcp_replay_action.grade import score
+from mcp_replay_action.jsonrpc import is_failure
 from mcp_replay_action.protocol import detect_era
 from mcp_replay_action.replay import build_report
 from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
@@ -49,8 +49,8 @@ def diff_cassettes(
                 name=inter.tool_name,
                 status=status_for(findings),
                 findings=findings,
-                recorded_error=_is_error(inter.response),
-                live_error=None if twin is None else _is_error(twin.response),
+                recorded_error=is_failure(inter.response),
+                live_error=None if twin is None else is_failure(twin.response),
             )
         )
     era = detect_era(before.interactions, before.meta)
@@ -62,7 +62,3 @@ def diff_cassettes(
         protocol_version=era.protocol_version,
     )
     return build_report([result], target=after.path, fail_on_regression=fail_on_regression)
-
-
-def _is_error(message: dict[str, Any] | None) -> bool:
-    return isinstance(message, dict) and "error" in message

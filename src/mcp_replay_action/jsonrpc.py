@@ -30,6 +30,17 @@ def is_error(msg: Any) -> bool:
     return is_response(msg) and "error" in msg
 
 
+def is_failure(msg: Any) -> bool:
+    """A JSON-RPC error, or a tool result that reports failure (``result.isError: true``): the
+    success/error class that error parity compares."""
+    if not isinstance(msg, dict):
+        return False
+    if "error" in msg:
+        return True
+    result = msg.get("result")
+    return isinstance(result, dict) and result.get("isError") is True
+
+
 def is_message(value: Any) -> bool:
     """Anything that is shaped like a JSON-RPC message at all.
 

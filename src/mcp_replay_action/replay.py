@@ -22,6 +22,7 @@ from mcp_replay_action.cassette import Cassette, Interaction, load
 from mcp_replay_action.compare import CompareOptions, compare, status_for
 from mcp_replay_action.errors import ServerExited, ServerStartError, TransportTimeout
 from mcp_replay_action.grade import GRADES, meets, score
+from mcp_replay_action.jsonrpc import is_failure
 from mcp_replay_action.protocol import detect_era
 from mcp_replay_action.redact import PLACEHOLDER, Redactor
 from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
@@ -205,8 +206,8 @@ class _Session:
                 status=status_for(findings),
                 findings=findings,
                 latency_ms=round(latency, 3),
-                recorded_error=_is_error(recorded),
-                live_error=_is_error(live),
+                recorded_error=is_failure(recorded),
+                live_error=is_failure(live),
             )
         )
 
@@ -267,7 +268,7 @@ class _Session:
                 name=inter.tool_name,
                 status="missing",
                 findings=(finding,),
-                recorded_error=_is_error(inter.response),
+                recorded_error=is_failure(inter.response),
                 live_error=None,
             )
         )
@@ -339,10 +340,6 @@ def build_report(
 
 def _missing_finding(detail: str) -> Finding:
     return Finding(kind="missing-response", cls="breaking", path="$", message=detail[:300])
-
-
-def _is_error(message: dict[str, Any] | None) -> bool:
-    return isinstance(message, dict) and "error" in message
 
 
 def _without_meta(params: Any) -> Any:
