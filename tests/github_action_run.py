@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcp_replay_action.demo import ScriptedClient
 from mcp_replay_action.github.commands import read_outputs
 from mcp_replay_action.transport.stdio import StdioTransport
 from runner_parse import Cmd, parse_commands
@@ -106,28 +107,6 @@ def run_action(
         stdin=subprocess.DEVNULL,
     )
     return ActionRun(proc.returncode, proc.stdout, proc.stderr, read_outputs(output), summary.read_text())
-
-
-class ScriptedClient:
-    """Just enough of an MCP client to drive a recording session."""
-
-    def __init__(self, transport: StdioTransport) -> None:
-        self.transport = transport
-        self.next_id = 0
-
-    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        self.next_id += 1
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        self.transport.send(message)
-        while True:
-            reply = self.transport.receive(15.0)
-            if reply.get("id") == self.next_id and "method" not in reply:
-                return reply
-
-    def notify(self, method: str) -> None:
-        self.transport.send({"jsonrpc": "2.0", "method": method})
 
 
 def record_hostile_twin(cassette: Path) -> None:

@@ -23,8 +23,9 @@ HEALTHY = f"{sys.executable} -m mcp_replay_action.samples.calc_server"
 REGRESSED = f"{sys.executable} -m mcp_replay_action.samples.calc_server_regressed"
 
 
-class _ScriptedClient:
-    """Just enough of an MCP client to drive one session over a transport."""
+class ScriptedClient:
+    """Just enough of an MCP client to drive one session over a transport: it answers
+    ``roots/list`` with one workspace root and any other server request with an empty result."""
 
     def __init__(self, transport: StdioTransport) -> None:
         self.transport = transport
@@ -56,7 +57,7 @@ def record_demo_session(cassette: Path) -> None:
     transport = StdioTransport(proxy)
     transport.start()
     try:
-        client = _ScriptedClient(transport)
+        client = ScriptedClient(transport)
         client.request(
             "initialize",
             {

@@ -9,11 +9,10 @@ from __future__ import annotations
 import json
 
 from mcp_replay_action.cassette import Cassette, Interaction
-from mcp_replay_action.compare import CompareOptions, compare, status_for
+from mcp_replay_action.compare import CompareOptions, compare
 from mcp_replay_action.grade import score
-from mcp_replay_action.jsonrpc import is_failure
 from mcp_replay_action.protocol import detect_era
-from mcp_replay_action.replay import build_report
+from mcp_replay_action.replay import build_report, judge
 from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
 
 
@@ -41,18 +40,7 @@ def diff_cassettes(
             )
         else:
             findings = compare(inter.response, twin.response, options)
-        results.append(
-            InteractionResult(
-                seq=inter.seq,
-                line=inter.line,
-                method=inter.method,
-                name=inter.tool_name,
-                status=status_for(findings),
-                findings=findings,
-                recorded_error=is_failure(inter.response),
-                live_error=None if twin is None else is_failure(twin.response),
-            )
-        )
+        results.append(judge(inter, findings, None if twin is None else twin.response))
     era = detect_era(before.interactions, before.meta)
     result = CassetteResult(
         path=before.path,

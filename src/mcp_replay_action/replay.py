@@ -197,19 +197,7 @@ class _Session:
         findings = compare(recorded, live, self.options.compare)
         if recorded is not None and recorded != live:
             self.carry.learn(recorded, live)
-        self.results.append(
-            InteractionResult(
-                seq=inter.seq,
-                line=inter.line,
-                method=inter.method,
-                name=inter.tool_name,
-                status=status_for(findings),
-                findings=findings,
-                latency_ms=round(latency, 3),
-                recorded_error=is_failure(recorded),
-                live_error=is_failure(live),
-            )
-        )
+        self.results.append(judge(inter, findings, live, latency_ms=round(latency, 3)))
 
     def _await_response(self, request_id: Any, wait: float) -> dict[str, Any]:
         until = time.monotonic() + wait
@@ -260,18 +248,7 @@ class _Session:
         return fallback
 
     def _missing(self, inter: Interaction, finding: Finding) -> None:
-        self.results.append(
-            InteractionResult(
-                seq=inter.seq,
-                line=inter.line,
-                method=inter.method,
-                name=inter.tool_name,
-                status="missing",
-                findings=(finding,),
-                recorded_error=is_failure(inter.response),
-                live_error=None,
-            )
-        )
+        self.results.append(judge(inter, (finding,), None))
 
 
 def replay_cassette(cassette: Cassette, transport: Transport, options: ReplayOptions | None = None) -> CassetteResult:
@@ -335,6 +312,23 @@ def build_report(
         tool_version=__version__,
         # With no gate configured there is nothing to report as passed or failed.
         gate=gate.to_json() if min_grade is not None or fail_on_regression else {},
+    )
+
+
+def judge(
+    inter: Interaction, findings: tuple[Finding, ...], live: dict[str, Any] | None, *, latency_ms: float | None = None
+) -> InteractionResult:
+    """The verdict on one recorded request, given what compare found (``live`` None: no answer)."""
+    return InteractionResult(
+        seq=inter.seq,
+        line=inter.line,
+        method=inter.method,
+        name=inter.tool_name,
+        status=status_for(findings),
+        findings=findings,
+        latency_ms=latency_ms,
+        recorded_error=is_failure(inter.response),
+        live_error=None if live is None else is_failure(live),
     )
 
 
