@@ -40,13 +40,12 @@ _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-+/=.:]{6,}[A-Za-z0-9=]")
 _MIN_TOKEN = 8
 
 
+# Token-like: no white space, at least _MIN_TOKEN long, holding both a digit and a letter.
+_TOKEN_LIKE = re.compile(r"(?=[^\d\s]*\d)(?=[^A-Za-z\s]*[A-Za-z])\S{%d,}" % _MIN_TOKEN)
+
+
 def _token_like(value: str) -> bool:
-    return (
-        len(value) >= _MIN_TOKEN
-        and not any(c.isspace() for c in value)
-        and any(c.isdigit() for c in value)
-        and any(c.isalpha() for c in value)
-    )
+    return _TOKEN_LIKE.fullmatch(value) is not None
 
 
 def _norm_key(key: str | None) -> str:
@@ -88,9 +87,14 @@ class Carry:
             self._learn_strings(recorded, live, key)
 
     def _learn_strings(self, recorded: str, live: str, key: str | None) -> None:
-        if _norm_key(key) in MINTED_KEYS or (_token_like(recorded) and _token_like(live)):
+        quoted = self._quoted
+        if (quoted is None or recorded in quoted) and (
+            _norm_key(key) in MINTED_KEYS or (_token_like(recorded) and _token_like(live))
+        ):
             self._remember(recorded, live)
             return
+        if _token_like(recorded):
+            return  # a whole token nobody quotes later: nothing inside it to pair up either
         parsed = _json_container(recorded), _json_container(live)
         if parsed[0] is not None and parsed[1] is not None:
             self.learn(parsed[0], parsed[1], key)
