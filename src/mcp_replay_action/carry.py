@@ -41,7 +41,7 @@ _MIN_TOKEN = 8
 
 
 # Token-like: no white space, at least _MIN_TOKEN long, holding both a digit and a letter.
-_TOKEN_LIKE = re.compile(r"(?=[^\d\s]*\d)(?=[^A-Za-z\s]*[A-Za-z])\S{%d,}" % _MIN_TOKEN)
+_TOKEN_LIKE = re.compile(r"(?=[^\d\s]*\d)(?=[^A-Za-z\s]*[A-Za-z])\S{" + str(_MIN_TOKEN) + ",}")
 
 
 def _token_like(value: str) -> bool:
