@@ -14,6 +14,11 @@ fi
 if [ -f tests/lint-tools/package-lock.json ]; then
   (cd tests/lint-tools && npm ci --no-audit --no-fund --loglevel=error)
 fi
+# Opt-in (root, apt, a few minutes): build the action's image with buildah and run it with
+# GitHub's mount layout, and run the dogfood workflow through act. CI turns this on.
+if [ "${MCP_REPLAY_CONTAINER_TESTS:-}" = 1 ]; then
+  bash tests/container/install-tools.sh
+fi
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/mypy
 exec .venv/bin/pytest "$@"
