@@ -314,7 +314,12 @@ def test_dogfood_workflow_through_act(image: str, tmp_path: Path) -> None:
     with fakegithub.FakeGitHub() as github:
         github.add_token(TOKEN)
         result = subprocess.run(
-            ["bash", str(SCRIPTS / "act.sh"), "-s", f"GITHUB_TOKEN={TOKEN}", "--env", f"GITHUB_API_URL={github.url}"],
+            [
+                "bash", str(SCRIPTS / "act.sh"), "-s", f"GITHUB_TOKEN={TOKEN}", "--env", f"GITHUB_API_URL={github.url}",
+                # act names the repository after the checkout's origin remote, which in a CI clone is
+                # a local path; the runner always gives owner/name.
+                "--env", "GITHUB_REPOSITORY=octo/mcp-replay-action",
+            ],
             cwd=ROOT, env={**os.environ, "MCP_REPLAY_IMAGE": image, "ACT_LOG_DIR": str(tmp_path)},
             capture_output=True, text=True, timeout=1500, check=False, stdin=subprocess.DEVNULL,
         )  # fmt: skip
