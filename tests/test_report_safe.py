@@ -156,7 +156,8 @@ def test_md_cell_caps_visible_length_and_joins_lines() -> None:
     cell = md_cell("|" * 1000, 50)
     assert len(html.unescape(cell)) == 50 and html.unescape(cell).endswith("…")
     assert html.unescape(md_cell("one\ntwo\r\nthree")) == "one ↵ two ↵ three"
-    assert md_cell(None) == "" and md_cell(42) == "&#52;2"  # a digit opening a line is escaped
+    assert md_cell(None) == "" and md_cell(42) == "42" and md_cell("0.1.0") == "0.1.0"
+    assert md_cell("1. item") == "&#49;. item" and md_cell("12) x") == "&#49;2) x"  # ordered-list markers
 
 
 def test_md_cell_shows_control_characters_as_escapes() -> None:

@@ -96,6 +96,9 @@ def no_workflow_commands(text: str) -> str:
     return text.replace("##[", "#" + ZWJ + "#[")
 
 
+_ORDERED_MARKER_RE = re.compile(r"\d{1,9}[.)](?:\s|$)")
+
+
 def md_cell(value: Any, limit: int = 200) -> str:
     """``value`` as inert inline Markdown, safe inside a GFM table cell, a heading, a
     ``<summary>`` or running text: one line, at most ``limit`` visible characters, no markup, no
@@ -105,7 +108,9 @@ def md_cell(value: Any, limit: int = 200) -> str:
     text = _CONTROL_RE.sub(_escape_char, text)
     text = no_mentions(cap(text.strip(), limit))
     out = text.translate(_MD_TABLE)
-    if out and out[0] in _MD_LINE_START:
+    # A leading digit only opens a block as an ordered-list marker ("1." / "1)"); plain numbers
+    # and versions stay readable in the raw text.
+    if out and out[0] in _MD_LINE_START and (not out[0].isdigit() or _ORDERED_MARKER_RE.match(out)):
         out = f"&#{ord(out[0])};" + out[1:]
     return out
 
