@@ -646,3 +646,20 @@ def test_hostile_nesting_is_compared_without_crashing() -> None:
     assert compare(recorded, twin, NO_OPTIONS) == ()
     finding = one(compare(recorded, live, NO_OPTIONS))
     assert finding.kind == "value-change" and len(finding.path) < 1000
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "path"),
+    [
+        ([False, False], [False, 0], "$.result.v[1]"),
+        ([1, True], [1, 1], "$.result.v[1]"),
+        ({"a": [True]}, {"a": [1.0]}, "$.result.v.a[0]"),
+    ],
+)
+def test_booleans_and_numbers_inside_lists_are_told_apart(before: Any, after: Any, path: str) -> None:
+    # Python's == (and so DeepDiff inside lists) takes False for 0 and True for 1.
+    recorded = {"jsonrpc": "2.0", "id": 1, "result": {"v": before}}
+    live = {"jsonrpc": "2.0", "id": 1, "result": {"v": after}}
+    (finding,) = compare(recorded, live, CompareOptions())
+    assert (finding.kind, finding.path) == ("structure-change", path)
+    assert "boolean" in finding.message

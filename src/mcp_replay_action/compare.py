@@ -295,6 +295,27 @@ def _name(value: Any) -> str:
     return "'" + _cap(str(value), BRIEF_CAP) + "'"
 
 
+def _strict_differences(a: Any, b: Any, path: str) -> list[Finding]:
+    """Leaf differences that ``==`` hides: a boolean where a number was, or the reverse."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: list[Finding] = []
+        for k in a:
+            if k in b:
+                out.extend(_strict_differences(a[k], b[k], path + _segment(a, k)))
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        out = []
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
+            out.extend(_strict_differences(x, y, f"{path}[{i}]"))
+        return out
+    if _json_type(a) != _json_type(b):
+        message = f"type changed from {_json_type(a)} to {_json_type(b)}"
+        return [Finding("structure-change", "breaking", path, message, before=_render(a), after=_render(b))]
+    if canonical(a) != canonical(b):
+        return [Finding("value-change", "breaking", path, "value changed", before=_render(a), after=_render(b))]
+    return []
+
+
 def _json_type(value: Any) -> str:
     if isinstance(value, JsonText):
         return "JSON text"
@@ -422,6 +443,10 @@ class _Differ:
         for report_type, levels in tree.items():
             for level in levels:
                 self.findings.append(self.finding(report_type, level, a, b))
+        if not self.findings:
+            # DeepDiff forgives what Python's == forgives inside lists (False == 0, True == 1.0);
+            # the canonical forms differ, so the difference is real: find it leaf by leaf.
+            self.findings.extend(_strict_differences(a, b, "$"))
         return _finish(_drop_echoes(self.findings))
 
     # Lists are lined up before DeepDiff sees them: DeepDiff pairs lists of objects by

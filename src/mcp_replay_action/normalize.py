@@ -133,6 +133,9 @@ _UUID_RE = re.compile(r"(?<![0-9A-Fa-f-])[0-9A-Fa-f]{8}-(?:[0-9A-Fa-f]{4}-){3}[0
 _HEX_RE = re.compile(r"(?<![0-9A-Za-z])[0-9A-Fa-f]{16,}(?![0-9A-Za-z])")
 _HAS_DIGIT = re.compile(r"\d")
 _TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-+/=.~]{20,4096}")
+_HAS_UPPER = re.compile(r"[A-Z]")
+_HAS_LOWER = re.compile(r"[a-z]")
+_CLASS_RUN = re.compile(r"[A-Z]+|[a-z]+|[0-9]+|[^A-Za-z0-9]+")
 _BASE64_RE = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
@@ -255,20 +258,11 @@ def _random_token(value: str) -> bool:
     """A whole value that looks minted: long, no spaces, upper, lower and digits in short runs."""
     if not _TOKEN_CHARS.fullmatch(value):
         return False
-    has_upper = has_lower = has_digit = False
-    runs = 0
-    last = ""
-    for ch in value:
-        cls = "u" if ch.isupper() else "l" if ch.islower() else "d" if ch.isdigit() else "o"
-        has_upper |= cls == "u"
-        has_lower |= cls == "l"
-        has_digit |= cls == "d"
-        if cls != last:
-            runs += 1
-            last = cls
+    if not (_HAS_UPPER.search(value) and _HAS_LOWER.search(value) and _HAS_DIGIT.search(value)):
+        return False
     # Random base64 changes character class every ~1.6 characters; identifiers, paths and
     # words have long runs of lower-case letters.
-    return has_upper and has_lower and has_digit and len(value) / runs <= 2.0
+    return len(value) / len(_CLASS_RUN.findall(value)) <= 2.0
 
 
 @lru_cache(maxsize=8192)
