@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import anyio
 import mcp_types as types
 from mcp import Client
 from mcp.client.session import ClientRequestContext, ElicitationFnT, ListRootsFnT
 from mcp.client.stdio import StdioServerParameters
 from pydantic import FileUrl
+
+from http_helpers import sdk_session
 
 REPO = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
@@ -193,21 +194,8 @@ def record_through_proxy(
         env={TAG_VAR: tag},
     )
 
-    async def session() -> dict[str, Any]:
-        with anyio.fail_after(timeout):
-            async with Client(
-                params,
-                mode=mode,
-                elicitation_callback=elicitation,
-                list_roots_callback=roots,
-                read_timeout_seconds=30,
-            ) as client:
-                seen = await script(client)
-                seen["protocol_version"] = client.protocol_version
-                return seen
-
     try:
-        seen = anyio.run(session)
+        seen = sdk_session(params, script, mode=mode, elicitation=elicitation, roots=roots, timeout=timeout)
     finally:
         strays = reap_strays(tag)
     # The SDK closed the proxy's stdin and waited for it to exit (then killed it): by now the

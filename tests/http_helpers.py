@@ -90,12 +90,13 @@ def sdk_session(
     mode: str = "auto",
     elicitation: ElicitationFnT | None = None,
     roots: ListRootsFnT | None = None,
+    timeout: float | None = None,
 ) -> dict[str, Any]:
     """Run ``script`` in an official-SDK client session against ``target`` (a URL or stdio
     parameters), bounded in time; returns what the script returned."""
 
     async def session() -> dict[str, Any]:
-        with anyio.fail_after(SESSION_TIMEOUT):
+        with anyio.fail_after(SESSION_TIMEOUT if timeout is None else timeout):
             async with Client(
                 target,
                 mode=mode,
