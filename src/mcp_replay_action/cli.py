@@ -72,6 +72,23 @@ def expand_cassettes(patterns: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def env_values(names: Sequence[str], extra: dict[str, str]) -> dict[str, str]:
+    """The values ``--redact-env`` names, from ``--env`` first, then our environment. A name
+    that is unset, empty or too short to redact safely gets a warning on stderr (stdout may be
+    the MCP channel), never an error."""
+    from mcp_replay_action.redact import MIN_VALUE_LENGTH
+
+    found: dict[str, str] = {}
+    for name in dict.fromkeys(names):
+        value = extra.get(name, os.environ.get(name, ""))
+        if len(value) < MIN_VALUE_LENGTH:
+            why = "is not set" if not value else f"is shorter than {MIN_VALUE_LENGTH} characters"
+            click.echo(f"mcp-replay: warning: --redact-env {name} {why}; nothing to redact", err=True)
+            continue
+        found[name] = value
+    return found
+
+
 def make_redactor(keys: Sequence[str], patterns: Sequence[str], enabled: bool = True) -> Any:
     from mcp_replay_action.redact import Redactor
 
@@ -120,6 +137,14 @@ def main() -> None:
 @redact_option
 @redact_pattern_option
 @click.option("--no-default-redaction", is_flag=True, help="Only redact what --redact/--redact-pattern name.")
+@click.option(
+    "--redact-env",
+    "redact_env",
+    multiple=True,
+    metavar="VAR",
+    help="Redact the value of environment variable VAR wherever it appears (repeatable; the header keeps "
+    "only the name, and replay redacts the live value the same way).",
+)
 @handle_errors
 def record(
     server: str | None,
@@ -132,6 +157,7 @@ def record(
     redact_keys: tuple[str, ...],
     redact_patterns: tuple[str, ...],
     no_default_redaction: bool,
+    redact_env: tuple[str, ...],
 ) -> None:
     """Record a session: a transparent proxy between a real client and a real server.
 
@@ -139,6 +165,8 @@ def record(
     the server. HTTP: `--url UPSTREAM --listen 127.0.0.1:PORT` and point the client at the proxy.
     """
     redactor = make_redactor(redact_keys, redact_patterns, not no_default_redaction)
+    if redact_env:
+        redactor = redactor.with_env_values(env_values(redact_env, parse_env(env_pairs)))
     if url:
         from mcp_replay_action.record_http import record_http
 
@@ -203,6 +231,12 @@ def record(
 @click.option("--junit", "junit_file", type=click.Path(dir_okay=False), help="Write a JUnit XML report.")
 @click.option("--badge", "badge_file", type=click.Path(dir_okay=False), help="Write a shields.io endpoint JSON badge.")
 @click.option("-v", "--verbose", is_flag=True, help="Show every finding in full.")
+@click.option(
+    "--update",
+    is_flag=True,
+    help="Intentional change: rewrite each cassette's changed responses with the live ones (redacted; "
+    "a request with no live response keeps its recording). Exits 0 once every change is rewritten.",
+)
 @handle_errors
 def replay(
     server: str | None,
@@ -228,6 +262,7 @@ def replay(
     junit_file: str | None,
     badge_file: str | None,
     verbose: bool,
+    update: bool,
 ) -> None:
     """Replay cassettes against a new build of the server and grade it."""
     from mcp_replay_action.compare import CompareOptions
@@ -243,15 +278,20 @@ def replay(
         total_timeout=total_timeout,
         compare=CompareOptions(ignore_paths=ignore_paths, ignore_keys=ignore_keys, allow_reorder=allow_reorder),
         redactor=make_redactor(redact_keys, redact_patterns),
+        env=parse_env(env_pairs),
     )
-    report = replay_paths(
-        paths,
-        make_transport,
-        options,
-        target=url or server or "",
-        min_grade=min_grade,
-        fail_on_regression=fail_on_regression,
-    )
+    gate: dict[str, Any] = {
+        "target": url or server or "",
+        "min_grade": min_grade,
+        "fail_on_regression": fail_on_regression,
+    }
+    summaries: tuple[Any, ...] = ()
+    if update:
+        from mcp_replay_action.update import replay_and_update
+
+        report, summaries = replay_and_update(paths, make_transport, options, **gate)
+    else:
+        report = replay_paths(paths, make_transport, options, **gate)
     emit_report(
         report,
         as_json=as_json,
@@ -261,7 +301,25 @@ def replay(
         badge_file=badge_file,
         verbose=verbose,
     )
-    sys.exit(EXIT_OK if report.gate.get("passed", True) else EXIT_GATE)
+    for summary in summaries:
+        # With --json on stdout, these lines go to stderr so the JSON stays parseable.
+        if summary.updated:
+            click.echo(f"updated {summary.path}: {_count(summary.updated, 'interaction')}", err=as_json)
+        if summary.kept:
+            click.echo(
+                f"not updated in {summary.path}: {_count(summary.kept, 'interaction')} without a live response"
+                " (the recording is kept)",
+                err=as_json,
+            )
+    # After --update, only what could not be rewritten (no live response) still counts against the gate.
+    settled = update and not any(s.kept for s in summaries)
+    if settled and not report.gate.get("passed", True):
+        click.echo("exit 0: --update rewrote every change the gate failed on", err=as_json)
+    sys.exit(EXIT_OK if settled or report.gate.get("passed", True) else EXIT_GATE)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def transport_factory(

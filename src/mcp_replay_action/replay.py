@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +32,10 @@ from mcp_replay_action.transport import Transport
 # rest of the cassette is marked missing without waiting out each timeout.
 HUNG_AFTER = 2
 
+# Called with each recorded request and the live response it got, before redaction (the caller
+# that keeps it, ``update.py``, redacts it itself before anything touches disk).
+OnLive = Callable[[Interaction, dict[str, Any]], None]
+
 
 @dataclass(frozen=True)
 class ReplayOptions:
@@ -42,6 +46,9 @@ class ReplayOptions:
     total_timeout: float = 900.0  # seconds for a whole cassette
     compare: CompareOptions = field(default_factory=CompareOptions)
     redactor: Redactor | None = None
+    # The extra environment the server was started with (``--env``): where a variable the
+    # cassette's header redacts by name may get its value, besides our own environment.
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -75,17 +82,18 @@ def evaluate_gate(report: Report, *, min_grade: str | None, fail_on_regression: 
     return Gate(not reasons, tuple(reasons), min_grade, fail_on_regression)
 
 
-def redactor_for(cassette: Cassette, base: Redactor | None) -> Redactor | None:
+def redactor_for(cassette: Cassette, base: Redactor | None, env: Mapping[str, str] | None = None) -> Redactor | None:
     """The redactor live responses go through: the user's rules plus the rules the cassette's
     header says ran when it was recorded (keys, patterns, and the values of named environment
-    variables), so a value redacted on disk is redacted live too and never reads as a change."""
+    variables, looked up in ``env`` first, then in ours), so a value redacted on disk is redacted
+    live too and never reads as a change."""
     found = cassette.meta.get("redaction")
     rules: dict[str, Any] = found if isinstance(found, dict) else {}
     keys = [k for k in rules.get("keys") or () if isinstance(k, str)]
     # A pattern the header had to redact itself (it was a literal secret) cannot be rebuilt.
     patterns = [p for p in rules.get("patterns") or () if isinstance(p, str) and PLACEHOLDER not in p]
     for name in rules.get("env") or ():
-        value = os.environ.get(name) if isinstance(name, str) else None
+        value = ((env or {}).get(name) or os.environ.get(name)) if isinstance(name, str) else None
         if value and len(value) >= 4:
             patterns.append(re.escape(value))
     if base is None and not (keys or patterns or rules.get("defaults")):
@@ -97,17 +105,21 @@ def redactor_for(cassette: Cassette, base: Redactor | None) -> Redactor | None:
         keys=[*(base.keys if base else ()), *keys],
         patterns=[*(base.patterns if base else ()), *patterns],
         defaults=defaults,
+        env_values=base.env_values if base else None,
     )
 
 
 class _Session:
     """One cassette's replay against one live transport."""
 
-    def __init__(self, cassette: Cassette, transport: Transport, options: ReplayOptions) -> None:
+    def __init__(
+        self, cassette: Cassette, transport: Transport, options: ReplayOptions, on_live: OnLive | None = None
+    ) -> None:
         self.cassette = cassette
+        self.on_live = on_live
         self.transport = transport
         self.options = options
-        self.redactor = redactor_for(cassette, options.redactor)
+        self.redactor = redactor_for(cassette, options.redactor, options.env)
         self.carry = Carry(i.message for i in cassette.interactions if i.kind in ("request", "notification"))
         self.results: list[InteractionResult] = []
         self.server_requests = [i for i in cassette.interactions if i.kind == "server-request"]
@@ -191,6 +203,8 @@ class _Session:
             return
         latency = (time.monotonic() - started) * 1000.0
         self.consecutive_timeouts = 0
+        if self.on_live is not None:
+            self.on_live(inter, live)
         if self.redactor is not None:
             live = self.redactor.apply(live)
         recorded = inter.response
@@ -251,15 +265,24 @@ class _Session:
         self.results.append(judge(inter, (finding,), None))
 
 
-def replay_cassette(cassette: Cassette, transport: Transport, options: ReplayOptions | None = None) -> CassetteResult:
+def replay_cassette(
+    cassette: Cassette,
+    transport: Transport,
+    options: ReplayOptions | None = None,
+    *,
+    on_live: OnLive | None = None,
+) -> CassetteResult:
     """Replay one cassette against a transport that has not been started yet, and close it after.
+
+    ``on_live`` sees every live response as it arrives, unredacted, with the recorded request it
+    answers (``--update`` keeps them); results never carry live payloads.
 
     Raises ``ServerStartError`` when the server cannot be started or never answers its first
     request; every later failure (a crash, a hang, a wrong answer) becomes findings instead.
     """
     options = options or ReplayOptions()
     era = detect_era(cassette.interactions, cassette.meta)
-    session = _Session(cassette, transport, options)
+    session = _Session(cassette, transport, options, on_live)
     started = time.monotonic()
     try:
         transport.start()

@@ -1,0 +1,162 @@
+"""``replay --update``: when a change is intentional, re-record the responses that changed.
+
+A replay compares every live response with the recording; an update then writes the live
+response in place of the recorded one for every interaction that differed, and leaves the rest of
+the cassette as it was: same lines in the same order, same ``seq``/``kind``/``message``, only
+``response`` and ``latency_ms`` new, and ``updated_at`` added to the header.
+
+Three rules keep an update from doing harm:
+
+* a live response goes through the same redaction the replay compared it under (the user's rules
+  plus what the header says ran at record time), so a secret redacted on disk stays redacted;
+* a request that got no live response (a crash, a hang) keeps its recording: an update never
+  erases what it could not replace;
+* server-minted values (job ids, cursors) in a new response are written back as the values the
+  later recorded requests quote, so the chain a replay threads through them stays intact.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from mcp_replay_action.carry import Carry
+from mcp_replay_action.cassette import Cassette, Interaction, atomic_write_text, load, save
+from mcp_replay_action.redact import Redactor
+from mcp_replay_action.replay import ReplayOptions, build_report, redactor_for, replay_cassette
+from mcp_replay_action.results import CassetteResult, Report
+from mcp_replay_action.transport import Transport
+
+
+@dataclass(frozen=True)
+class UpdateSummary:
+    """What ``--update`` did to one cassette."""
+
+    path: str
+    updated: int  # interactions whose response was rewritten
+    kept: int  # interactions that differed but got no live response, left as recorded
+
+    @property
+    def written(self) -> bool:
+        return self.updated > 0
+
+
+def changed_seqs(result: CassetteResult) -> tuple[int, ...]:
+    """The interactions an update rewrites: every one with a finding (cosmetic ones too, so the
+    next replay is clean) whose live response arrived."""
+    return tuple(r.seq for r in result.results if r.findings and r.status != "missing")
+
+
+def update_cassette(
+    cassette: Cassette,
+    live_by_seq: Mapping[int, dict[str, Any]],
+    redactor: Redactor,
+    *,
+    seqs: Collection[int] | None = None,
+    latency_ms: Mapping[int, float | None] | None = None,
+    updated_at: str | None = None,
+) -> Cassette:
+    """A copy of ``cassette`` with the live responses of ``seqs`` (default: every seq in
+    ``live_by_seq``) in place of the recorded ones, redacted by ``redactor``.
+
+    ``live_by_seq`` holds unredacted live responses by request ``seq``; every one is used to learn
+    which server-minted values changed, so the new responses quote the recorded values later
+    requests send. Interactions without a live response are never touched. The header keeps every
+    key and gains ``updated_at`` (UTC, ISO 8601) when anything changed. Pure: nothing is written.
+    """
+    wanted = set(live_by_seq) if seqs is None else {s for s in seqs if s in live_by_seq}
+    by_seq = {i.seq: i for i in cassette.interactions if i.kind == "request"}
+    redacted = {seq: redactor.apply(live) for seq, live in live_by_seq.items() if seq in by_seq}
+    back = _minted_back(cassette, redacted)
+    interactions: list[Interaction] = []
+    changed = 0
+    for inter in cassette.interactions:
+        if inter.kind != "request" or inter.seq not in wanted or inter.seq not in redacted:
+            interactions.append(inter)
+            continue
+        response = back.apply(redacted[inter.seq])
+        if isinstance(inter.response, dict) and "id" in inter.response:
+            # The recorded id answers the recorded request, whatever id the replay sent.
+            response = {**response, "id": inter.response["id"]}
+        latency = (latency_ms or {}).get(inter.seq, inter.latency_ms)
+        interactions.append(replace(inter, response=response, latency_ms=latency))
+        changed += 1
+    if not changed:
+        return cassette
+    stamp = updated_at or dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return replace(cassette, meta={**cassette.meta, "updated_at": stamp}, interactions=tuple(interactions))
+
+
+def _minted_back(cassette: Cassette, live_by_seq: Mapping[int, dict[str, Any]]) -> Carry:
+    """A Carry that turns live server-minted values back into the recorded ones later requests
+    quote (the inverse of what a replay threads forward)."""
+    forward = Carry(i.message for i in cassette.interactions if i.kind in ("request", "notification"))
+    for inter in cassette.interactions:
+        live = live_by_seq.get(inter.seq)
+        if inter.kind == "request" and live is not None and inter.response is not None:
+            forward.learn(inter.response, live)
+    back = Carry()
+    back.mapping = {live: recorded for recorded, live in forward.mapping.items()}
+    return back
+
+
+def write_cassette(cassette: Cassette) -> None:
+    """Write a cassette back to its own path in its own format, atomically."""
+    if cassette.source_format == "mcp-recorder-json":
+        from mcp_replay_action.convert import dumps_recorder_json
+
+        atomic_write_text(cassette.path, dumps_recorder_json(cassette))
+    else:
+        save(cassette, cassette.path)
+
+
+def _keep_in(into: dict[int, dict[str, Any]]) -> Callable[[Interaction, dict[str, Any]], None]:
+    def on_live(inter: Interaction, live: dict[str, Any]) -> None:
+        into[inter.seq] = live
+
+    return on_live
+
+
+def replay_and_update(
+    paths: Iterable[str],
+    make_transport: Callable[[Cassette], Transport],
+    options: ReplayOptions | None = None,
+    *,
+    target: str = "",
+    min_grade: str | None = None,
+    fail_on_regression: bool = False,
+) -> tuple[Report, tuple[UpdateSummary, ...]]:
+    """Replay every cassette like ``replay_paths``, then rewrite each one's changed responses.
+
+    The report is the replay's, from before the update. Nothing is written until every cassette
+    has replayed, so a server that cannot start leaves every file as it was.
+    """
+    options = options or ReplayOptions()
+    cassettes = [load(p) for p in paths]
+    results: list[CassetteResult] = []
+    updated: list[tuple[Cassette, int]] = []
+    for cassette in cassettes:
+        live_by_seq: dict[int, dict[str, Any]] = {}
+        result = replay_cassette(
+            cassette,
+            make_transport(cassette),
+            options,
+            on_live=_keep_in(live_by_seq),
+        )
+        results.append(result)
+        redactor = redactor_for(cassette, options.redactor, options.env) or Redactor()
+        seqs = changed_seqs(result)
+        latency = {r.seq: r.latency_ms for r in result.results}
+        kept = sum(1 for r in result.results if r.status == "missing")
+        new = update_cassette(cassette, live_by_seq, redactor, seqs=seqs, latency_ms=latency)
+        updated.append((new, kept))
+    summaries: list[UpdateSummary] = []
+    for (new, kept), old in zip(updated, cassettes, strict=True):
+        count = sum(1 for a, b in zip(old.interactions, new.interactions, strict=True) if a is not b)
+        if count:
+            write_cassette(new)
+        summaries.append(UpdateSummary(path=old.path, updated=count, kept=kept))
+    report = build_report(results, target=target, min_grade=min_grade, fail_on_regression=fail_on_regression)
+    return report, tuple(summaries)
