@@ -1,0 +1,354 @@
+"""The pytest plugin (``mcp_replay_action.pytest_plugin``), driven the way users meet it: inner test
+files run by a separate pytest process (``pytester.runpytest_subprocess``) in which the plugin is
+active through its ``pytest11`` entry point, against the committed calc cassette, the official SDK
+client, and the bundled healthy and regressed sample servers."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcp_replay_action import pytest_plugin
+from mcp_replay_action.cassette import load
+from mcp_replay_action.serve import MATCHERS, MockHttpServer
+
+pytest_plugins = ["pytester"]
+
+REPO = Path(__file__).resolve().parents[1]
+CASSETTE = REPO / "cassettes" / "calc" / "handshake.jsonl"
+INNER_TIMEOUT = 180.0  # seconds for one inner pytest run (it may start servers and SDK sessions)
+HEALTHY = shlex.join([sys.executable, "-m", "mcp_replay_action.samples.calc_server"])
+REGRESSED = shlex.join([sys.executable, "-m", "mcp_replay_action.samples.calc_server_regressed"])
+
+
+@pytest.fixture
+def calc(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A pytester directory holding the calc cassette at ``cassettes/handshake.jsonl``."""
+    (pytester.path / "cassettes").mkdir()
+    shutil.copy(CASSETTE, pytester.path / "cassettes" / "handshake.jsonl")
+    return pytester
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rs", *args, timeout=INNER_TIMEOUT)
+
+
+def shows(result: pytest.RunResult, *snippets: str) -> None:
+    """Every snippet appears in the inner run's output (plain text: no glob brackets to escape)."""
+    out = result.stdout.str() + result.stderr.str()
+    missing = [s for s in snippets if s not in out]
+    assert not missing, f"not in the output: {missing}\n{out}"
+
+
+# ---------------------------------------------------------------------------------------------
+# the plugin itself
+# ---------------------------------------------------------------------------------------------
+
+
+def test_importing_the_plugin_loads_nothing_heavy() -> None:
+    code = (
+        "import sys, mcp_replay_action.pytest_plugin\n"
+        "heavy = ('deepdiff', 'httpx', 'jsonschema', 'click', 'mcp_replay_action.serve', "
+        "'mcp_replay_action.replay', 'mcp_replay_action.cassette', 'mcp_replay_action.transport')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_plugin_knows_every_matcher_the_mock_has() -> None:
+    assert pytest_plugin.MATCHERS == MATCHERS
+
+
+def test_the_marker_is_registered_and_documented(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "--markers")
+    result.stdout.fnmatch_lines(["@pytest.mark.mcp_cassette(path, ignore_keys=(), *test file's directory)"])
+
+
+def test_two_targets_are_a_usage_error(calc: pytest.Pytester) -> None:
+    calc.makepyfile("def test_nothing():\n    pass\n")
+    result = run(calc, "--mcp-target", "http://127.0.0.1:9/mcp", "--mcp-target-stdio", HEALTHY)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--mcp-target and --mcp-target-stdio are mutually exclusive*"])
+
+
+# ---------------------------------------------------------------------------------------------
+# the cassette as a mock server: testing a client
+# ---------------------------------------------------------------------------------------------
+
+SDK_CLIENT_TESTS = """
+import anyio
+import httpx
+import pytest
+from mcp import Client
+
+URLS = []
+
+
+async def session(url):
+    with anyio.fail_after(60):
+        async with Client(url, read_timeout_seconds=30) as client:
+            added = await client.call_tool("add", {"a": 2, "b": 3})
+            echoed = await client.call_tool("echo", {"message": "hello"})
+            tools = await client.list_tools()
+            return {
+                "add": added.content[0].text,
+                "echo": echoed.content[0].text,
+                "tools": [t.name for t in tools.tools],
+                "server": client.server_info.name,
+            }
+
+
+@pytest.mark.mcp_cassette("cassettes/handshake.jsonl")
+def test_the_client_gets_the_recorded_answers(mcp_replay_url, mcp_replay_server):
+    assert mcp_replay_url.startswith("http://127.0.0.1:") and mcp_replay_url == mcp_replay_server.url
+    seen = anyio.run(session, mcp_replay_url)
+    assert seen == {
+        "add": "5",
+        "echo": "hello",
+        "tools": ["add", "echo", "now", "start_job", "job_status", "roots", "confirm"],
+        "server": "mcp-replay-sample-calc",
+    }
+    assert mcp_replay_server.stats.answered >= 4
+    URLS.append(mcp_replay_url)
+
+
+def test_the_mock_stopped_after_the_test():
+    assert len(URLS) == 1
+    with pytest.raises(httpx.TransportError):
+        httpx.post(URLS[0], json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=5)
+"""
+
+
+def test_an_sdk_client_gets_the_recorded_answers_from_mcp_replay_url(calc: pytest.Pytester) -> None:
+    calc.makepyfile(test_client=SDK_CLIENT_TESTS)
+    result = run(calc, "--strict-markers")
+    result.assert_outcomes(passed=2)
+
+
+SDK_STDIO_TEST = """
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+
+async def add(argv):
+    with anyio.fail_after(60):
+        params = StdioServerParameters(command=argv[0], args=argv[1:])
+        async with Client(params, read_timeout_seconds=30) as client:
+            return (await client.call_tool("add", {"a": 2, "b": 3})).content[0].text
+
+
+@pytest.mark.mcp_cassette("cassettes/handshake.jsonl")
+def test_a_stdio_client_gets_the_recorded_answer(mcp_replay_stdio):
+    assert anyio.run(add, mcp_replay_stdio) == "5"
+"""
+
+
+def test_an_sdk_client_gets_the_recorded_answers_from_mcp_replay_stdio(calc: pytest.Pytester) -> None:
+    calc.makepyfile(test_stdio=SDK_STDIO_TEST)
+    run(calc).assert_outcomes(passed=1)
+
+
+def test_paths_are_relative_to_the_test_files_directory(pytester: pytest.Pytester) -> None:
+    sub = pytester.mkpydir("suite")
+    (sub / "data").mkdir()
+    shutil.copy(CASSETTE, sub / "data" / "calc.jsonl")
+    (sub / "test_where.py").write_text(
+        "import sys\n"
+        "from pathlib import Path\n"
+        "import pytest\n\n"
+        "pytestmark = pytest.mark.mcp_cassette('data/calc.jsonl', match='strict')\n\n"
+        "def test_argv(mcp_replay_stdio):\n"
+        "    where = str(Path(__file__).parent / 'data' / 'calc.jsonl')\n"
+        "    assert mcp_replay_stdio == [sys.executable, '-m', 'mcp_replay_action', 'serve',\n"
+        "                                '--cassette', where, '--match', 'strict']\n"
+    )
+    # Run from the rootdir, one level above the test file: the path still resolves next to it.
+    run(pytester, "suite").assert_outcomes(passed=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# the cassette replayed against a server: testing a server
+# ---------------------------------------------------------------------------------------------
+
+VERIFY_TEST = """
+import pytest
+from mcp_replay_action.pytest_plugin import assert_no_regressions
+
+
+@pytest.mark.mcp_cassette("cassettes/handshake.jsonl")
+def test_no_regressions(mcp_verify_result):
+    assert len(mcp_verify_result.results) == 8
+    assert_no_regressions(mcp_verify_result)
+    assert (mcp_verify_result.passed, mcp_verify_result.failed, mcp_verify_result.missing) == (8, 0, 0)
+    assert mcp_verify_result.score.grade == "A"
+"""
+
+
+def test_verify_passes_against_the_healthy_server(calc: pytest.Pytester) -> None:
+    calc.makepyfile(test_verify=VERIFY_TEST)
+    run(calc, "--mcp-target-stdio", HEALTHY).assert_outcomes(passed=1)
+
+
+def test_verify_fails_the_regressed_twin_with_a_readable_message(calc: pytest.Pytester) -> None:
+    calc.makepyfile(test_verify=VERIFY_TEST)
+    result = run(calc, "--mcp-target-stdio", REGRESSED)
+    result.assert_outcomes(failed=1)
+    shows(
+        result,
+        "E       AssertionError: 2 regression(s) and 0 missing response(s)\n",
+        "cassettes/handshake.jsonl  (handshake 2025-11-25)",
+        "E         [FAIL] #3 tools/call add  value-change\n",
+        'E                $.result.content[0].text: value changed: "5" -> "6"\n',
+        "E         [FAIL] #4 tools/call echo  structure-change\n",
+        "E                $.result.echoed: key 'echoed' added\n",
+        "E         GRADE B  (87.5/100)\n",
+    )
+    # The report is the message: no traceback into the plugin's own code.
+    assert "pytest_plugin.py" not in result.stdout.str()
+
+
+def test_the_markers_compare_options_reach_the_replay(calc: pytest.Pytester) -> None:
+    calc.makepyfile(
+        test_forgiving="""
+import pytest
+from mcp_replay_action.pytest_plugin import assert_no_regressions
+
+
+@pytest.mark.mcp_cassette(
+    "cassettes/handshake.jsonl", ignore_keys="echoed", ignore_paths=["$.result.content[0].text"]
+)
+def test_forgiven(mcp_verify_result):
+    assert_no_regressions(mcp_verify_result)
+"""
+    )
+    run(calc, "--mcp-target-stdio", REGRESSED).assert_outcomes(passed=1)
+
+
+def test_verify_over_streamable_http(calc: pytest.Pytester) -> None:
+    calc.makepyfile(test_verify=VERIFY_TEST)
+    # The target is a real Streamable HTTP endpoint: this package's own mock, answering from
+    # the same recording, so every interaction must match.
+    with MockHttpServer(load(CASSETTE)) as target:
+        result = run(calc, "--mcp-target", target.url)
+    result.assert_outcomes(passed=1)
+
+
+def test_verify_without_a_target_is_skipped_with_the_reason(calc: pytest.Pytester) -> None:
+    calc.makepyfile(test_verify=VERIFY_TEST)
+    result = run(calc)
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(
+        ["SKIPPED *no MCP server to verify against: pass --mcp-target URL or --mcp-target-stdio*"]
+    )
+
+
+def test_a_server_that_cannot_start_is_an_error_naming_it(calc: pytest.Pytester) -> None:
+    calc.makepyfile(test_verify=VERIFY_TEST)
+    broken = shlex.join([sys.executable, "-c", "import sys; sys.stderr.write('no config here\\n'); sys.exit(3)"])
+    result = run(calc, "--mcp-target-stdio", broken, "--mcp-timeout", "10")
+    result.assert_outcomes(errors=1)
+    shows(result, f"\nmcp_verify_result against {broken}: server exited at start-up with status 3: no config here\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# missing cassettes and bad markers
+# ---------------------------------------------------------------------------------------------
+
+ABSENT_TESTS = """
+import pytest
+
+pytestmark = pytest.mark.mcp_cassette("cassettes/absent.jsonl")
+
+
+def test_url(mcp_replay_url):
+    pass
+
+
+def test_stdio(mcp_replay_stdio):
+    pass
+
+
+def test_verify(mcp_verify_result):
+    pass
+"""
+
+
+def test_a_missing_cassette_is_an_error_by_default(calc: pytest.Pytester) -> None:
+    calc.makepyfile(test_absent=ABSENT_TESTS)
+    result = run(calc, "--mcp-target-stdio", HEALTHY)
+    result.assert_outcomes(errors=3)
+    absent = calc.path / "cassettes" / "absent.jsonl"
+    message = (
+        f"\ncassette {absent} does not exist (paths in @pytest.mark.mcp_cassette are relative to the test file's "
+        "directory); record it with `mcp-replay record`, or run with --mcp-record-mode=auto to skip such tests\n"
+    )
+    assert result.stdout.str().count(message) == 3, result.stdout.str()
+
+
+def test_a_missing_cassette_is_skipped_in_auto_mode(calc: pytest.Pytester) -> None:
+    calc.makepyfile(test_absent=ABSENT_TESTS)
+    result = run(calc, "--mcp-record-mode=auto", "--mcp-target-stdio", HEALTHY)
+    result.assert_outcomes(skipped=3)
+    result.stdout.fnmatch_lines(["SKIPPED * cassette */absent.jsonl is not recorded yet (--mcp-record-mode=auto)"])
+
+
+def test_bad_markers_fail_setup_with_one_line_each(calc: pytest.Pytester) -> None:
+    (calc.path / "cassettes" / "broken.jsonl").write_text('{"schema": "mcp-replay/cassette@1"}\nnot json\n')
+    calc.makepyfile(
+        test_bad="""
+import pytest
+
+
+def test_no_marker(mcp_replay_url):
+    pass
+
+
+@pytest.mark.mcp_cassette("cassettes/handshake.jsonl", match="fuzzy")
+def test_bad_match(mcp_replay_url):
+    pass
+
+
+@pytest.mark.mcp_cassette("cassettes/handshake.jsonl", ignore_fields=["x"])
+def test_unknown_option(mcp_verify_result):
+    pass
+
+
+@pytest.mark.mcp_cassette("cassettes/handshake.jsonl", ignore_paths=["$.result[[["])
+def test_bad_ignore_path(mcp_verify_result):
+    pass
+
+
+@pytest.mark.mcp_cassette()
+def test_no_path(mcp_replay_stdio):
+    pass
+
+
+@pytest.mark.mcp_cassette("cassettes/broken.jsonl")
+def test_broken_cassette(mcp_replay_url):
+    pass
+"""
+    )
+    result = run(calc)
+    result.assert_outcomes(errors=6)
+    broken = calc.path / "cassettes" / "broken.jsonl"
+    shows(
+        result,
+        "\nmcp_replay_url needs a cassette: mark the test with @pytest.mark.mcp_cassette('path/to/cassette.jsonl')\n",
+        "\n@pytest.mark.mcp_cassette: unknown match 'fuzzy' (expected one of: method_params, sequential, strict)\n",
+        "\n@pytest.mark.mcp_cassette: unknown option(s) ignore_fields "
+        "(known: ignore_keys, ignore_paths, allow_reorder, match)\n",
+        "\n@pytest.mark.mcp_cassette: invalid ignore path '$.result[[[': cannot read '[[['\n",
+        "\n@pytest.mark.mcp_cassette takes one cassette path, got ()\n",
+        f"\ncannot use the cassette: {broken}:2: invalid JSON",
+    )
+    # One line each: no traceback, no chained exception.
+    assert "During handling" not in result.stdout.str()
+    assert "Traceback" not in result.stdout.str()
