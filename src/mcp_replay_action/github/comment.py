@@ -16,13 +16,12 @@ import json
 import os
 import re
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from mcp_replay_action.cassette import atomic_write_text
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.github.client import Forbidden, GitHubClient, NotFound, Unprocessable
-from mcp_replay_action.github.event import PULL_REQUEST_EVENTS, Event
+from mcp_replay_action.github.event import PULL_REQUEST_EVENTS, Event, read_json_object
 from mcp_replay_action.github.settings import clean_comment_id
 from mcp_replay_action.report.safe import no_mentions
 
@@ -146,19 +145,9 @@ def load_comment_file(path: str | os.PathLike[str]) -> SavedComment:
     """Read a comment file written by ``save_comment_file``. It may come from a fork's run, so
     every field is checked; raises ConfigError naming the file."""
     where = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise ConfigError(f"{where}: no comment file (did the replay job upload it as an artifact?)") from None
-    except OSError as exc:
-        raise ConfigError(f"{where}: cannot read the comment file ({exc.strerror})") from None
-    if len(raw) > MAX_COMMENT_FILE_BYTES:
-        raise ConfigError(f"{where}: the comment file is larger than {MAX_COMMENT_FILE_BYTES} bytes")
-    try:
-        doc = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{where}: the comment file is not JSON ({exc})") from None
-    if not isinstance(doc, dict) or doc.get("schema") != COMMENT_FILE_SCHEMA:
+    missing = "no comment file (did the replay job upload it as an artifact?)"
+    doc = read_json_object(where, "comment file", MAX_COMMENT_FILE_BYTES, missing=missing)
+    if doc.get("schema") != COMMENT_FILE_SCHEMA:
         raise ConfigError(f"{where}: not a comment file (expected schema {COMMENT_FILE_SCHEMA!r})")
     number = doc.get("pr_number")
     if not isinstance(number, int) or isinstance(number, bool) or number <= 0:

@@ -59,19 +59,28 @@ def read_event(environ: Mapping[str, str]) -> Event:
 
 def load_payload(path: str) -> dict[str, Any]:
     """The decoded event JSON. Raises ConfigError naming the file."""
+    return read_json_object(path, "event payload", MAX_EVENT_BYTES)
+
+
+def read_json_object(path: str, what: str, max_bytes: int, *, missing: str = "") -> dict[str, Any]:
+    """A bounded JSON object read from a file that came from outside (an event, a fork's comment
+    file). Every failure is a one-line ConfigError naming the file; ``missing`` replaces the
+    message for an absent file."""
     try:
         with open(path, "rb") as fh:
-            data = fh.read(MAX_EVENT_BYTES + 1)
+            data = fh.read(max_bytes + 1)
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{path}: {missing or f'cannot read the {what} ({exc.strerror})'}") from None
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the event payload ({exc.strerror})") from None
-    if len(data) > MAX_EVENT_BYTES:
-        raise ConfigError(f"{path}: the event payload is larger than {MAX_EVENT_BYTES} bytes")
+        raise ConfigError(f"{path}: cannot read the {what} ({exc.strerror})") from None
+    if len(data) > max_bytes:
+        raise ConfigError(f"{path}: the {what} is larger than {max_bytes} bytes")
     try:
         payload = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: the event payload is not JSON ({exc})") from None
+        raise ConfigError(f"{path}: the {what} is not JSON ({exc})") from None
     if not isinstance(payload, dict):
-        raise ConfigError(f"{path}: the event payload is not a JSON object")
+        raise ConfigError(f"{path}: the {what} is not a JSON object")
     return payload
 
 
