@@ -439,3 +439,32 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")
+def test_no_ancestor_of_the_server_or_install_holds_the_token(tmp_path: Path, fake: FakeGitHub, calc_cassette: Path) -> None:
+    """Issue 8 item 2: the entrypoint re-executes itself with a clean environment, so reading
+    ``/proc/<ancestor>/environ`` from the server or the install command finds neither the token
+    nor an ``env`` input value, while the server still gets that value in its own environment."""
+    ws = make_workspace(tmp_path, {"cassettes/calc.jsonl": calc_cassette})
+    seen = tmp_path / "seen.jsonl"
+    snoop = f"{PY} {Path(__file__).parent / 'fakes' / 'snoop_server.py'} {seen}"
+    token, env_secret = "ghs_" + "T0kenValue9" * 4, "db-pass-" + "Zq81" * 6
+    fake.add_token(token, BOT)
+    run = run_action(
+        ws,
+        event_name="pull_request",
+        event=pull_request(7, SHA),
+        inputs={"server": f"{snoop} --serve", "install": snoop, "env": f"DB_PASS={env_secret}", "github-token": token},
+        api_url=fake.url,
+    )
+    assert run.returncode == EXIT_OK, run.stdout + run.stderr
+    assert comments(fake), "the token still worked for the comment"
+    processes = [json.loads(line) for line in seen.read_text().splitlines()]
+    entrypoints = [p for p in processes if "mcp_replay_action.github" in p["cmdline"]]
+    assert len(entrypoints) >= 2  # seen from the install command and from the server
+    assert all(not p["environ"].startswith("<unreadable") for p in entrypoints)  # the check can see
+    for process in processes:
+        for text in (process["environ"], process["cmdline"]):
+            assert token not in text and env_secret not in text, process["cmdline"]
+            assert "INPUT_" not in text

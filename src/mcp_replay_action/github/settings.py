@@ -358,9 +358,14 @@ SCRUBBED_NAMES = (
 )
 
 
+def is_scrubbed(name: str) -> bool:
+    """Whether the code under test must not see variable ``name``."""
+    return name.startswith(SCRUBBED_PREFIXES) or name in SCRUBBED_NAMES
+
+
 def scrub(environ: MutableMapping[str, str]) -> None:
     """Remove tokens, inputs and file-command paths from ``environ`` (the process environment,
     which every child inherits)."""
     for name in list(environ):
-        if name.startswith(SCRUBBED_PREFIXES) or name in SCRUBBED_NAMES:
+        if is_scrubbed(name):
             del environ[name]
