@@ -442,7 +442,9 @@ def free_port() -> int:
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")
-def test_no_ancestor_of_the_server_or_install_holds_the_token(tmp_path: Path, fake: FakeGitHub, calc_cassette: Path) -> None:
+def test_no_ancestor_of_the_server_or_install_holds_the_token(
+    tmp_path: Path, fake: FakeGitHub, calc_cassette: Path
+) -> None:
     """Issue 8 item 2: the entrypoint re-executes itself with a clean environment, so reading
     ``/proc/<ancestor>/environ`` from the server or the install command finds neither the token
     nor an ``env`` input value, while the server still gets that value in its own environment."""
