@@ -3,6 +3,13 @@
 
 Endpoints: ``GET /user``; issue comments list (paginated with ``Link``, ``per_page`` up to 100),
 create, update and get; ``GET /repos/{repo}/pulls/{n}``; ``GET /repos/{repo}/actions/runs/{id}``.
+For a repository added with ``add_git_repo`` (a real bare git repository on disk, the ``origin``):
+``GET /repos/{repo}``, the git data API (blobs, trees on ``base_tree``, commits, refs get /
+create / update with the fast-forward rule unless ``force``), each written into that repository
+with git itself; pulls list (``head``, ``state``), create (422 when one is open for the head),
+update; issues list / create / update, labels. Tokens carry permissions (``contents``,
+``pull-requests``, ``issues``) and the repository setting that lets Actions open pull requests;
+a write without them is a 403 worded as GitHub words it.
 Behaviours: 401 for an unknown token, 403 "Resource not accessible by integration" for writes with
 a read-only (fork) token and for ``GET /user`` with an app token, 422 for a body over
 ``max_body`` characters, and injected failures (secondary rate limit with and without
@@ -11,8 +18,12 @@ a read-only (fork) token and for ``GET /user`` with an app token, 422 for a body
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 import re
+import subprocess
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -22,6 +33,8 @@ from typing import Any
 
 BOT = "github-actions[bot]"
 FORBIDDEN = "Resource not accessible by integration"
+NO_ACTIONS_PRS = "GitHub Actions is not permitted to create or approve pull requests."
+ALL_PERMISSIONS = frozenset({"contents", "pull-requests", "issues"})
 
 
 @dataclass(frozen=True)
@@ -29,6 +42,24 @@ class Token:
     login: str
     app: bool = True  # an installation token (GITHUB_TOKEN): GET /user is forbidden
     write: bool = True  # False: the read-only token a fork's pull request gets
+    permissions: frozenset[str] = ALL_PERMISSIONS  # what it may write
+    create_pulls: bool = True  # the repository setting "Allow GitHub Actions to create ... PRs"
+
+    def may(self, permission: str) -> bool:
+        return self.write and permission in self.permissions
+
+
+def git(repo: str | os.PathLike[str], *args: str, input: bytes | None = None, env: dict[str, str] | None = None) -> str:
+    """Run git in ``repo``; its stdout (stripped). Raises on failure."""
+    done = subprocess.run(
+        ["git", "-C", str(repo), *args],
+        input=input,
+        capture_output=True,
+        timeout=60,
+        check=True,
+        env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", **(env or {})},
+    )
+    return done.stdout.decode().strip()
 
 
 @dataclass
@@ -61,6 +92,8 @@ class FakeGitHub:
         self.comments: dict[tuple[str, int], list[dict[str, Any]]] = {}
         self.pulls: dict[tuple[str, int], dict[str, Any]] = {}
         self.runs: dict[tuple[str, int], dict[str, Any]] = {}
+        self.git_repos: dict[str, tuple[str, str]] = {}  # repo -> (bare repository path, default branch)
+        self.issues: dict[tuple[str, int], dict[str, Any]] = {}
         self.failures: list[Failure] = []
         self.log: list[Logged] = []
         self._next_id = 1000
@@ -76,8 +109,31 @@ class FakeGitHub:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def add_token(self, token: str, login: str = BOT, *, app: bool = True, write: bool = True) -> None:
-        self.tokens[token] = Token(login, app, write)
+    def add_token(
+        self,
+        token: str,
+        login: str = BOT,
+        *,
+        app: bool = True,
+        write: bool = True,
+        permissions: frozenset[str] = ALL_PERMISSIONS,
+        create_pulls: bool = True,
+    ) -> None:
+        self.tokens[token] = Token(login, app, write, permissions, create_pulls)
+
+    def add_git_repo(self, repo: str, bare: str | os.PathLike[str], default_branch: str = "main") -> None:
+        """Serve the git data API for ``repo`` from the bare repository ``bare``."""
+        self.git_repos[repo] = (str(bare), default_branch)
+
+    def open_pulls(self, repo: str) -> list[dict[str, Any]]:
+        return [p for (r, _), p in sorted(self.pulls.items()) if r == repo and p["state"] == "open"]
+
+    def repo_issues(self, repo: str, state: str | None = None) -> list[dict[str, Any]]:
+        return [i for (r, _), i in sorted(self.issues.items()) if r == repo and state in (None, i["state"])]
+
+    def _number(self, repo: str) -> int:
+        taken = [n for (r, n) in (*self.pulls, *self.issues) if r == repo]
+        return max(taken, default=0) + 1
 
     def add_pull(self, repo: str, number: int, *, head_sha: str, head_ref: str, head_repo: str | None = None) -> None:
         self.pulls[(repo, number)] = {
@@ -243,6 +299,197 @@ class FakeGitHub:
         if m and method == "GET":
             run = self.runs.get((m.group(1), int(m.group(2))))
             return (200, {}, run) if run else (404, {}, {"message": "Not Found"})
+        m = re.fullmatch(r"/repos/([^/]+/[^/]+)(/.*)?", path)
+        if m and m.group(1) in self.git_repos:
+            return self._repo_dispatch(m.group(1), m.group(2) or "", method, path, query, who, body)
+        return 404, {}, {"message": "Not Found"}
+
+    # -- a repository backed by a bare git repository on disk --------------------------------
+
+    def _repo_dispatch(
+        self, repo: str, rest: str, method: str, path: str, query: dict[str, list[str]], who: Token, body: Any
+    ) -> tuple[int, dict[str, str], Any]:
+        bare, default = self.git_repos[repo]
+        not_found = (404, {}, {"message": "Not Found"})
+        if rest == "" and method == "GET":
+            return 200, {}, {"full_name": repo, "default_branch": default}
+        if rest.startswith("/git/"):
+            if method != "GET" and not who.may("contents"):
+                return 403, {}, {"message": FORBIDDEN}
+            try:
+                return self._git_data(repo, bare, rest[len("/git") :], method, body)
+            except subprocess.CalledProcessError as exc:
+                return 422, {}, {"message": f"git refused: {exc.stderr.decode(errors='replace').strip()[:200]}"}
+        if rest == "/pulls" and method == "GET":
+            pulls = self.open_pulls(repo) if query.get("state", ["open"])[0] == "open" else []
+            if "head" in query:
+                owner, _, branch = query["head"][0].partition(":")
+                pulls = [p for p in pulls if p["head"]["ref"] == branch and repo.startswith(owner + "/")]
+            return self._list(path, query, pulls)
+        if rest == "/pulls" and method == "POST":
+            if not who.may("pull-requests"):
+                return 403, {}, {"message": FORBIDDEN}
+            if not who.create_pulls:
+                return 403, {}, {"message": NO_ACTIONS_PRS}
+            head, base = str(body.get("head", "")), str(body.get("base", ""))
+            if any(p["head"]["ref"] == head for p in self.open_pulls(repo)):
+                return (
+                    422,
+                    {},
+                    {
+                        "message": "Validation Failed",
+                        "errors": [{"message": f"A pull request already exists for {repo.split('/')[0]}:{head}."}],
+                    },
+                )
+            head_sha = self._ref(bare, head)
+            if head_sha is None or self._ref(bare, base) is None:
+                return 422, {}, {"message": "Validation Failed", "errors": [{"field": "head", "code": "invalid"}]}
+            number = self._number(repo)
+            self.add_pull(repo, number, head_sha=head_sha, head_ref=head)
+            pull = self.pulls[(repo, number)]
+            pull.update(
+                title=body.get("title", ""),
+                body=body.get("body", ""),
+                draft=bool(body.get("draft", False)),
+                user={"login": who.login},
+                labels=[],
+            )
+            pull["base"]["ref"] = base
+            return 201, {}, pull
+        m = re.fullmatch(r"/pulls/(\d+)", rest)
+        if m and method == "PATCH":
+            pull = self.pulls.get((repo, int(m.group(1))))
+            if pull is None:
+                return not_found
+            if not who.may("pull-requests"):
+                return 403, {}, {"message": FORBIDDEN}
+            pull.update({k: body[k] for k in ("title", "body", "state") if k in body})
+            pull["head"]["sha"] = self._ref(bare, pull["head"]["ref"]) or pull["head"]["sha"]
+            return 200, {}, pull
+        m = re.fullmatch(r"/issues/(\d+)/labels", rest)
+        if m and method == "POST":
+            target = self.pulls.get((repo, int(m.group(1)))) or self.issues.get((repo, int(m.group(1))))
+            if target is None:
+                return not_found
+            if not (who.may("issues") or who.may("pull-requests")):
+                return 403, {}, {"message": FORBIDDEN}
+            names = [label["name"] for label in target.setdefault("labels", [])]
+            target["labels"] += [{"name": n} for n in body.get("labels", []) if n not in names]
+            return 200, {}, target["labels"]
+        if rest == "/issues" and method == "GET":
+            state = query.get("state", ["open"])[0]
+            items = [
+                i
+                for i in self.repo_issues(repo, None if state == "all" else state)
+                if "creator" not in query or i["user"]["login"] == query["creator"][0]
+            ]
+            # GitHub lists pull requests among issues; the action must skip them.
+            items += [{**p, "pull_request": {"url": p["html_url"]}} for p in self.open_pulls(repo)]
+            return self._list(path, query, items)
+        if rest == "/issues" and method == "POST":
+            if not who.may("issues"):
+                return 403, {}, {"message": FORBIDDEN}
+            number = self._number(repo)
+            issue = {
+                "number": number,
+                "state": "open",
+                "title": body.get("title", ""),
+                "body": body.get("body", ""),
+                "user": {"login": who.login},
+                "labels": [{"name": n} for n in body.get("labels", [])],
+                "html_url": f"https://github.example/{repo}/issues/{number}",
+            }
+            self.issues[(repo, number)] = issue
+            return 201, {}, issue
+        m = re.fullmatch(r"/issues/(\d+)", rest)
+        if m and method == "PATCH":
+            issue = self.issues.get((repo, int(m.group(1))))
+            if issue is None:
+                return not_found
+            if not who.may("issues"):
+                return 403, {}, {"message": FORBIDDEN}
+            issue.update({k: body[k] for k in ("title", "body", "state", "state_reason") if k in body})
+            return 200, {}, issue
+        m = re.fullmatch(r"/issues/(\d+)/comments", rest)
+        if m and method == "POST" and (repo, int(m.group(1))) in self.issues:
+            if not who.may("issues"):
+                return 403, {}, {"message": FORBIDDEN}
+            return 201, {}, self.add_comment(repo, int(m.group(1)), body["body"], who.login)
+        return not_found
+
+    def _ref(self, bare: str, branch: str) -> str | None:
+        try:
+            return git(bare, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}^{{commit}}")
+        except subprocess.CalledProcessError:
+            return None
+
+    def _git_data(self, repo: str, bare: str, rest: str, method: str, body: Any) -> tuple[int, dict[str, str], Any]:
+        if rest == "/blobs" and method == "POST":
+            raw = body["content"]
+            content = base64.b64decode(raw) if body.get("encoding") == "base64" else raw.encode()
+            return 201, {}, {"sha": git(bare, "hash-object", "-w", "--stdin", input=content)}
+        if rest == "/trees" and method == "POST":
+            with tempfile.TemporaryDirectory() as tmp:
+                env = {"GIT_INDEX_FILE": os.path.join(tmp, "index")}
+                if body.get("base_tree"):
+                    git(bare, "read-tree", body["base_tree"], env=env)
+                else:
+                    git(bare, "read-tree", "--empty", env=env)
+                for entry in body["tree"]:
+                    if entry.get("sha") is None:
+                        git(bare, "update-index", "--force-remove", entry["path"], env=env)
+                        continue
+                    info = f"{entry['mode']},{entry['sha']},{entry['path']}"
+                    git(bare, "update-index", "--add", "--cacheinfo", info, env=env)
+                return 201, {}, {"sha": git(bare, "write-tree", env=env)}
+        if rest == "/commits" and method == "POST":
+            author = body.get("author") or {"name": "someone", "email": "someone@example.com"}
+            committer = body.get("committer") or author
+            env = {
+                "GIT_AUTHOR_NAME": author["name"],
+                "GIT_AUTHOR_EMAIL": author["email"],
+                "GIT_COMMITTER_NAME": committer["name"],
+                "GIT_COMMITTER_EMAIL": committer["email"],
+            }
+            parents = [arg for p in body.get("parents", []) for arg in ("-p", p)]
+            sha = git(bare, "commit-tree", body["tree"], *parents, "-m", body["message"], env=env)
+            return 201, {}, {"sha": sha, "tree": {"sha": body["tree"]}}
+        m = re.fullmatch(r"/commits/([0-9a-f]{40})", rest)
+        if m and method == "GET":
+            try:
+                tree = git(bare, "rev-parse", f"{m.group(1)}^{{tree}}")
+            except subprocess.CalledProcessError:
+                return 404, {}, {"message": "Not Found"}
+            return 200, {}, {"sha": m.group(1), "tree": {"sha": tree}}
+        m = re.fullmatch(r"/ref/heads/(.+)", rest)
+        if m and method == "GET":
+            sha = self._ref(bare, m.group(1))
+            if sha is None:
+                return 404, {}, {"message": "Not Found"}
+            return 200, {}, {"ref": f"refs/heads/{m.group(1)}", "object": {"sha": sha, "type": "commit"}}
+        if rest == "/refs" and method == "POST":
+            ref = body["ref"]
+            if self._ref(bare, ref.removeprefix("refs/heads/")) is not None:
+                return 422, {}, {"message": "Reference already exists"}
+            git(bare, "update-ref", ref, body["sha"])
+            return 201, {}, {"ref": ref, "object": {"sha": body["sha"]}}
+        m = re.fullmatch(r"/refs/heads/(.+)", rest)
+        if m and method == "PATCH":
+            old = self._ref(bare, m.group(1))
+            if old is None:
+                return 422, {}, {"message": "Reference does not exist"}
+            fast_forward = (
+                subprocess.run(
+                    ["git", "-C", bare, "merge-base", "--is-ancestor", old, body["sha"]],
+                    capture_output=True,
+                    timeout=60,
+                ).returncode
+                == 0
+            )
+            if not fast_forward and not body.get("force"):
+                return 422, {}, {"message": "Update is not a fast forward"}
+            git(bare, "update-ref", f"refs/heads/{m.group(1)}", body["sha"])
+            return 200, {}, {"ref": f"refs/heads/{m.group(1)}", "object": {"sha": body["sha"]}}
         return 404, {}, {"message": "Not Found"}
 
     def _check_body(self, body: Any) -> tuple[int, dict[str, str], Any] | None:

@@ -3,11 +3,9 @@ Retry-After and x-ratelimit-reset (bounded), typed errors, and a token that neve
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from fakegithub import FakeGitHub, running_fake
+from fakegithub import FakeGitHub
 from mcp_replay_action.errors import EXIT_INFRA
 from mcp_replay_action.github.client import (
     Forbidden,
@@ -20,15 +18,6 @@ from mcp_replay_action.github.client import (
 )
 
 REPO = "octo/demo"
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGitHub]:
-    fake = running_fake()
-    try:
-        yield fake
-    finally:
-        fake.stop()
 
 
 class Recorder:

@@ -5,12 +5,11 @@ post-comment path verified against the workflow run."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from fakegithub import BOT, FakeGitHub, running_fake
+from fakegithub import BOT, FakeGitHub
 from github_events import workflow_run
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.github import comment as sticky
@@ -19,15 +18,6 @@ from mcp_replay_action.github.event import event_from_payload
 
 REPO = "octo/demo"
 SHA = "c0ffee" + "0" * 34
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGitHub]:
-    fake = running_fake()
-    try:
-        yield fake
-    finally:
-        fake.stop()
 
 
 def gh(fake: FakeGitHub, token: str = "app-token") -> GitHubClient:

@@ -7,12 +7,11 @@ from __future__ import annotations
 import json
 import re
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from fakegithub import BOT, FakeGitHub, running_fake
+from fakegithub import BOT, FakeGitHub
 from github_action_run import (
     CALC,
     CALC_REGRESSED,
@@ -46,15 +45,6 @@ def hostile_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("rec") / "hostile.jsonl"
     record_hostile_twin(path)
     return path
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeGitHub]:
-    fake = running_fake()
-    try:
-        yield fake
-    finally:
-        fake.stop()
 
 
 def inputs(server: str, **more: str) -> dict[str, str]:

@@ -46,6 +46,18 @@ class Forbidden(GitHubError):
     """403: the token may not do this (a read-only token on a pull request from a fork)."""
 
 
+class MissingPermission(Forbidden):
+    """403 on a write this run needs: names what to grant (a workflow ``permissions:`` scope or a
+    repository setting), because GitHub's own message ("Resource not accessible by integration")
+    does not say."""
+
+    def __init__(self, exc: GitHubError, permission: str) -> None:
+        self.permission = permission
+        super().__init__(
+            f"{exc.api_message}; the token needs {permission}", status=exc.status, method=exc.method, path=exc.path
+        )
+
+
 class NotFound(GitHubError):
     """404: no such resource, or the token cannot see it."""
 

@@ -73,14 +73,16 @@ def my_login(gh: GitHubClient) -> str:
 def find_comment(gh: GitHubClient, repo: str, pr_number: int, comment_id: str, login: str) -> dict[str, Any] | None:
     """Our earlier comment on the pull request (marker and author both match), oldest first."""
     mark = marker(comment_id)
-    for comment in gh.paginate(f"repos/{repo}/issues/{pr_number}/comments"):
-        if not isinstance(comment, dict):
-            continue
-        user = comment.get("user") or {}
-        body = comment.get("body") or ""
-        if user.get("login") == login and isinstance(body, str) and mark in body:
-            return comment
-    return None
+    return next((c for c in gh.paginate(f"repos/{repo}/issues/{pr_number}/comments") if is_ours(c, mark, login)), None)
+
+
+def is_ours(item: Any, mark: str, login: str) -> bool:
+    """Whether a comment or issue from the API is ours: written by ``login`` and carrying ``mark``
+    (a marker quoted by someone else is never taken for ours)."""
+    if not isinstance(item, dict):
+        return False
+    body = item.get("body") or ""
+    return (item.get("user") or {}).get("login") == login and isinstance(body, str) and mark in body
 
 
 def upsert_comment(
@@ -120,7 +122,7 @@ def _write(gh: GitHubClient, repo: str, pr_number: int, body: str, existing: dic
     if existing is not None:
         comment_id = int(existing["id"])
         url = str(existing.get("html_url", ""))
-        if _same(existing.get("body") or "", body):
+        if same_body(existing.get("body") or "", body):
             return Posted(comment_id, url, "unchanged")
         data = gh.patch(f"repos/{repo}/issues/comments/{comment_id}", {"body": body})
         return Posted(comment_id, str(data.get("html_url", url)), "updated")
@@ -128,7 +130,8 @@ def _write(gh: GitHubClient, repo: str, pr_number: int, body: str, existing: dic
     return Posted(int(data["id"]), str(data.get("html_url", "")), "created")
 
 
-def _same(old: str, new: str) -> bool:
+def same_body(old: str, new: str) -> bool:
+    """Whether an issue or comment body we read back equals the one we would write."""
     # GitHub may store CRLF for a body sent with LF; that is no change worth an edit.
     return old.replace("\r\n", "\n").rstrip() == new.replace("\r\n", "\n").rstrip()
 
