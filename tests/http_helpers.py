@@ -23,7 +23,7 @@ from mcp import Client
 from mcp.client.session import ElicitationFnT, ListRootsFnT
 
 from mcp_replay_action.transport.http import wait_for_port
-from mcp_replay_action.transport.stdio import spawn_server
+from mcp_replay_action.transport.process import spawn_server
 
 REPO = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable

@@ -94,7 +94,7 @@ def test_loads_the_seed_shape_with_lines_and_interpolation(tmp_path: Path) -> No
     assert loaded.target.command == ("node", "dist/index.js", "--port", "3")
     assert loaded.target.env == {"API_KEY": "k-123456", "REGION": "us-east-1"}
     assert loaded.target.cwd == str(tmp_path.resolve())
-    assert loaded.target.line == 4
+    assert loaded.target_line == 4
     assert loaded.redact.env == ("API_KEY",) and loaded.redact.patterns == ("sk-[a-zA-Z0-9]+",)
     assert loaded.names == ("tools_and_schemas", "error_handling")
     first, second = loaded.scenarios
@@ -529,7 +529,7 @@ def test_a_failing_scenario_writes_no_cassette_at_all(tmp_path: Path) -> None:
 
 def test_url_target_keeps_only_the_origin_in_the_header(tmp_path: Path) -> None:
     loaded = load_text(tmp_path, "target: http://127.0.0.1:9/KEY-in-path-42/mcp?k=v\nscenarios:\n  s: [ping]\n")
-    assert loaded.target == Target(url="http://127.0.0.1:9/KEY-in-path-42/mcp?k=v", line=1)
+    assert loaded.target == Target(url="http://127.0.0.1:9/KEY-in-path-42/mcp?k=v")
     (path,) = record_scenarios(loaded, tmp_path, make_transport=lambda target: FakeServer(handshake_server))
     meta = cassette.load(path).meta
     assert meta["url"] == "http://127.0.0.1:9" and meta["transport"] == "http" and meta["server"] is None

@@ -16,7 +16,8 @@ import pytest
 
 from mcp_replay_action.errors import ConfigError, ServerExited, ServerStartError, TransportTimeout
 from mcp_replay_action.jsonrpc import decode, decode_all, encode, is_error, is_notification, is_request, is_response
-from mcp_replay_action.transport.stdio import StdioTransport, spawn_server, split_command, terminate_group
+from mcp_replay_action.transport.process import spawn_server, split_command, terminate_group
+from mcp_replay_action.transport.stdio import StdioTransport
 
 FAKES = Path(__file__).parent / "fakes"
 PY = sys.executable

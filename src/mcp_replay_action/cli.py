@@ -269,9 +269,13 @@ def replay(
     from mcp_replay_action.replay import ReplayOptions, replay_paths
 
     paths = expand_cassettes(cassettes)
-    make_transport = transport_factory(
-        server, url, parse_headers(headers), cwd, parse_env(env_pairs), isolate, startup_timeout
-    )
+    from mcp_replay_action.transport import open_transport
+
+    target = make_target(server, url, parse_headers(headers), cwd, parse_env(env_pairs), isolate, startup_timeout)
+
+    def make_transport(_cassette: Any) -> Any:
+        return open_transport(target)
+
     options = ReplayOptions(
         timeout=timeout,
         startup_timeout=startup_timeout,
@@ -322,7 +326,7 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def transport_factory(
+def make_target(
     server: str | None,
     url: str | None,
     headers: dict[str, str],
@@ -330,23 +334,25 @@ def transport_factory(
     env: dict[str, str],
     isolate: bool,
     startup_timeout: float = 30.0,
-) -> Callable[[Any], Any]:
-    """A function giving each cassette a fresh transport to the target."""
-    if url:
-        from mcp_replay_action.transport.http import HttpTransport
+    *,
+    setup: str | None = None,
+    command: str = "replay",
+) -> Any:
+    """The ``Target`` the server options describe (``open_transport`` turns it into a transport)."""
+    from mcp_replay_action.transport import Target
 
-        def http(_cassette: Any) -> Any:
-            kwargs: dict[str, Any] = {"headers": headers}
-            if server:
-                kwargs.update(server=server, cwd=cwd, env=env, isolate=isolate, startup_timeout=startup_timeout)
-            return HttpTransport(url, **kwargs)
-
-        return http
-    if not server:
-        raise ConfigError("replay needs --server CMD (stdio) or --url URL (HTTP)")
-    from mcp_replay_action.transport.stdio import StdioTransport
-
-    return lambda _cassette: StdioTransport(server, cwd=cwd, env=env, isolate=isolate)
+    if not url and not server:
+        raise ConfigError(f"{command} needs --server CMD (stdio) or --url URL (HTTP)")
+    return Target(
+        command=server or (),
+        url=url,
+        headers=headers,
+        cwd=cwd,
+        env=env,
+        isolate=isolate,
+        setup=setup or (),
+        startup_timeout=startup_timeout,
+    )
 
 
 def emit_report(

@@ -259,19 +259,13 @@ def mcp_verify_result(request: pytest.FixtureRequest) -> CassetteResult:
         pytest.skip("no MCP server to verify against: pass --mcp-target URL or --mcp-target-stdio CMD")
 
     from mcp_replay_action.replay import ReplayOptions, replay_cassette
-    from mcp_replay_action.transport import Transport
+    from mcp_replay_action.transport import Target, open_transport
 
     timeout = float(config.getoption("mcp_timeout"))
     try:
-        transport: Transport
-        if url:
-            from mcp_replay_action.transport.http import HttpTransport
-
-            transport = HttpTransport(url, startup_timeout=timeout)
-        else:
-            from mcp_replay_action.transport.stdio import StdioTransport
-
-            transport = StdioTransport(command)
+        # --mcp-target (a URL) wins over --mcp-target-stdio: a running server, nothing to start.
+        target = Target(url=url, startup_timeout=timeout) if url else Target(command=command, startup_timeout=timeout)
+        transport = open_transport(target)
         options = ReplayOptions(timeout=timeout, startup_timeout=timeout, compare=compare)
         return replay_cassette(cassette, transport, options)
     except ReplayError as exc:

@@ -34,7 +34,7 @@ from mcp_replay_action.errors import ReplayError
 from mcp_replay_action.jsonrpc import decode_all
 from mcp_replay_action.protocol import META_PROTOCOL_VERSION
 from mcp_replay_action.redact import Redactor, is_secret_key
-from mcp_replay_action.transport.stdio import SHUTDOWN_GRACE, StderrTail, spawn_server
+from mcp_replay_action.transport.process import SHUTDOWN_GRACE, StderrTail, spawn_server
 
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 SAVE_EVERY_INTERACTIONS = 25

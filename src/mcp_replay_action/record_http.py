@@ -478,7 +478,7 @@ def record_http(
     """
     process = None
     if server:
-        from mcp_replay_action.transport.stdio import spawn_server
+        from mcp_replay_action.transport.process import spawn_server
 
         process = spawn_server(server, cwd=cwd, env=env, isolate=isolate, stdout=None, stderr=None)
     try:

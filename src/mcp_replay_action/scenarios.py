@@ -40,7 +40,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import yaml
 
@@ -55,7 +54,7 @@ from mcp_replay_action.errors import (
     TransportTimeout,
 )
 from mcp_replay_action.protocol import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, is_input_required
-from mcp_replay_action.transport import Transport
+from mcp_replay_action.transport import Target, Transport, open_transport, url_origin
 
 SCHEMA_VERSION = "1.0"
 HANDSHAKE_VERSION = "2025-11-25"
@@ -72,29 +71,6 @@ _VERSION_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 # --------------------------------------------------------------------------- the model
-
-
-@dataclass(frozen=True)
-class Target:
-    """What to record: a command spoken to over stdio, or a URL (optionally started by a command)."""
-
-    command: tuple[str, ...] = ()
-    url: str | None = None
-    env: Mapping[str, str] = field(default_factory=dict)
-    cwd: str | None = None
-    headers: Mapping[str, str] = field(default_factory=dict)
-    isolate: bool = False
-    line: int = 0
-
-    @property
-    def transport(self) -> str:
-        return "http" if self.url else "stdio"
-
-    def describe(self) -> str:
-        """The target for messages: the URL without its path (it may hold a key), or the command."""
-        if self.url:
-            return _url_origin(self.url)
-        return shlex.join(self.command)
 
 
 @dataclass(frozen=True)
@@ -147,6 +123,7 @@ class Scenarios:
     path: str
     target: Target
     scenarios: tuple[Scenario, ...]
+    target_line: int = 0  # where ``target`` is written, for messages about it
     redact: Redaction = Redaction()
     timeout: float = DEFAULT_TIMEOUT
     startup_timeout: float = STARTUP_TIMEOUT
@@ -379,11 +356,12 @@ def _parse(doc: _Doc, base: Path) -> Scenarios:
     if "client_capabilities" in fields:
         capabilities = doc.optional_mapping(fields["client_capabilities"][1], "client_capabilities")
     redact = _redaction(doc, fields["redact"][1]) if "redact" in fields else Redaction()
-    target = _target(doc, fields["target"][1], base)
+    target = replace(_target(doc, fields["target"][1], base), startup_timeout=startup)
     scenarios = _scenarios(doc, fields["scenarios"][1], protocol)
     return Scenarios(
         path=doc.path,
         target=target,
+        target_line=line_of(fields["target"][1]),
         scenarios=scenarios,
         redact=redact,
         timeout=timeout,
@@ -446,12 +424,11 @@ def _redaction(doc: _Doc, node: yaml.Node) -> Redaction:
 
 
 def _target(doc: _Doc, node: yaml.Node, base: Path) -> Target:
-    line = line_of(node)
     if isinstance(node, yaml.ScalarNode):
         text = doc.string(node, "target")
         if text.startswith(("http://", "https://")):
-            return Target(url=text, line=line)
-        return Target(command=_split(doc, node, text), cwd=str(base), line=line)
+            return Target(url=text)
+        return Target(command=_split(doc, node, text), cwd=str(base))
     allowed = ("command", "args", "env", "cwd", "url", "headers", "isolate")
     fields = {}
     for key, key_node, value in doc.mapping(node, "target"):
@@ -499,7 +476,7 @@ def _target(doc: _Doc, node: yaml.Node, base: Path) -> Target:
         if not isinstance(flag, bool):
             raise doc.error(fields["isolate"], f"target.isolate must be true or false, got {_describe(flag)}")
         isolate = flag
-    return Target(command=command, url=url, env=env, cwd=cwd, headers=headers, isolate=isolate, line=line)
+    return Target(command=command, url=url, env=env, cwd=cwd, headers=headers, isolate=isolate)
 
 
 def _split(doc: _Doc, node: yaml.Node, text: str) -> tuple[str, ...]:
@@ -638,24 +615,6 @@ def _action(doc: _Doc, node: yaml.Node) -> Action:
 MakeTransport = Callable[[Target], Transport]
 
 
-def default_transport(target: Target) -> Transport:
-    """The transport for a target: HTTP for a URL (starting ``command`` first, if any), else stdio."""
-    if target.url:
-        from mcp_replay_action.transport.http import HttpTransport
-
-        return HttpTransport(
-            target.url,
-            headers=dict(target.headers),
-            server=list(target.command) or None,
-            cwd=target.cwd,
-            env=dict(target.env),
-            isolate=target.isolate,
-        )
-    from mcp_replay_action.transport.stdio import StdioTransport
-
-    return StdioTransport(list(target.command), cwd=target.cwd, env=dict(target.env), isolate=target.isolate)
-
-
 def record_scenarios(
     scenarios: Scenarios,
     output_dir: str | os.PathLike[str],
@@ -665,7 +624,7 @@ def record_scenarios(
 ) -> list[Path]:
     """Record every scenario (or the ``only`` ones) to ``<output_dir>/<name>.jsonl``; the paths written.
 
-    Each scenario gets a fresh server from ``make_transport`` (default: :func:`default_transport`).
+    Each scenario gets a fresh server from ``make_transport`` (default: ``open_transport``).
     Files are written only once every selected scenario has been recorded.
     Raises ConfigError for an unknown name, ServerError subclasses when the server fails.
     """
@@ -688,7 +647,7 @@ def record_scenario(
     """Record one scenario against a fresh server and return the (redacted) cassette."""
     if isinstance(scenario, str):
         scenario = scenarios.get(scenario)
-    transport = (make_transport or default_transport)(scenarios.target)
+    transport = (make_transport or open_transport)(scenarios.target)
     session = _Session(scenarios, scenario, transport)
     try:
         transport.start()
@@ -923,7 +882,7 @@ class _Session:
         target = self.scenarios.target
         url = None
         if target.url:
-            url = _url_origin(target.url) if self.scenarios.redact.server_url else scrub.text(target.url)
+            url = url_origin(target.url) if self.scenarios.redact.server_url else scrub.text(target.url)
         meta: dict[str, Any] = {
             "server": scrub.argv(target.command) or None,
             "url": url,
@@ -996,16 +955,6 @@ class _Scrubber:
 
     def argv(self, argv: Sequence[str]) -> list[str]:
         return [self.text(arg) for arg in self.redactor.apply_argv(list(argv))]
-
-
-def _url_origin(url: str) -> str:
-    """``scheme://host[:port]``: the path and query of a server URL may carry a key."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}"
 
 
 def _error_text(response: dict[str, Any]) -> str:

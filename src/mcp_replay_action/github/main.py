@@ -40,9 +40,7 @@ from mcp_replay_action.replay import ReplayOptions, replay_paths
 from mcp_replay_action.report import json as report_json
 from mcp_replay_action.report._format import public_target
 from mcp_replay_action.results import Report
-from mcp_replay_action.transport import Transport
-from mcp_replay_action.transport.http import HttpTransport
-from mcp_replay_action.transport.stdio import StdioTransport
+from mcp_replay_action.transport import Target, Transport, open_transport
 
 DOCS_URL = "https://github.com/mcp-replay/mcp-replay-action#pull-requests-from-forks"
 
@@ -158,18 +156,17 @@ def replay(settings: Settings, paths: list[str], child_env: Mapping[str, str]) -
         # returns is compared (and shown) as [REDACTED], never posted in a comment.
         redactor=Redactor(),
     )
-    cwd = settings.working_directory
+    target = Target(
+        command=settings.server,
+        url=settings.url or None,
+        headers=dict(settings.headers),
+        cwd=str(settings.working_directory),
+        env=child_env,
+        startup_timeout=options.startup_timeout,
+    )
 
     def make_transport(cassette: Cassette) -> Transport:
-        if settings.url:
-            return HttpTransport(
-                settings.url,
-                headers=settings.headers,
-                server=list(settings.server) or None,
-                cwd=str(cwd),
-                env=child_env,
-            )
-        return StdioTransport(list(settings.server), cwd=cwd, env=child_env)
+        return open_transport(target)
 
     return replay_paths(
         paths,

@@ -2,11 +2,19 @@
 
 Every transport is message-oriented: ``send`` one message, ``receive`` the next message the server
 sent (a response, a server-to-client request or a notification), in arrival order.
+
+``Target`` says what to talk to (a command over stdio, or a URL optionally started by a command)
+and ``open_transport(target)`` is the one place that turns it into a transport: the CLI, the
+action, scenario recording and the pytest plugin all go through it.
 """
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 
 class Transport(Protocol):
@@ -29,3 +37,93 @@ class Transport(Protocol):
     def diagnostics(self) -> dict[str, Any]:
         """Facts that explain a failure: ``stderr_tail`` (str), ``exit_status`` (int|None),
         ``non_json_lines`` (int)."""
+
+
+STARTUP_TIMEOUT = 30.0  # the first answer may wait for npx/uvx to fetch and start the server
+CONNECT_TIMEOUT = 10.0  # a URL nobody starts for us must accept connections this soon
+SETUP_TIMEOUT = 120.0  # a --setup command (copy a fixture, migrate a database) ends within this
+
+
+@dataclass(frozen=True)
+class Target:
+    """The server under test: ``command`` spoken to over stdio, or ``url`` (Streamable HTTP or
+    legacy SSE), started by ``command`` when both are given.
+
+    ``command`` is an argv, or a single string split like a POSIX shell would (no expansion).
+    ``env`` is added to our environment for the server (and ``setup``); ``cwd`` is where both run;
+    ``isolate`` gives the server a fresh HOME and TMPDIR; ``setup`` runs to completion before each
+    server start, so a stateful server starts from the recorded state.
+    """
+
+    command: tuple[str, ...] | str = ()
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+    isolate: bool = False
+    setup: tuple[str, ...] | str = ()
+    startup_timeout: float = STARTUP_TIMEOUT
+    connect_timeout: float = CONNECT_TIMEOUT
+    setup_timeout: float = SETUP_TIMEOUT
+
+    @property
+    def transport(self) -> str:
+        """``http`` or ``stdio``."""
+        return "http" if self.url else "stdio"
+
+    def argv(self) -> list[str]:
+        """The server command as an argv (empty when the URL is started by someone else)."""
+        from mcp_replay_action.transport.process import split_command
+
+        return split_command(self.command) if self.command else []
+
+    def describe(self) -> str:
+        """The target for messages: the URL's origin (its path or query may hold a key), or the command."""
+        if self.url:
+            return url_origin(self.url)
+        return self.command if isinstance(self.command, str) else shlex.join(self.command)
+
+
+def url_origin(url: str) -> str:
+    """``scheme://host[:port]``: what a message or a header may show of a URL whose path or query
+    may carry a key."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}"
+
+
+def open_transport(target: Target) -> Transport:
+    """A fresh, not yet started transport to ``target``. Raises ConfigError when the target names
+    neither a command nor a URL, or the command cannot be parsed."""
+    from mcp_replay_action.errors import ConfigError
+
+    if target.url:
+        from mcp_replay_action.transport.http import HttpTransport
+
+        return HttpTransport(
+            target.url,
+            headers=dict(target.headers),
+            server=target.command or None,
+            cwd=target.cwd,
+            env=dict(target.env),
+            isolate=target.isolate,
+            setup=target.setup or None,
+            setup_timeout=target.setup_timeout,
+            connect_timeout=target.connect_timeout,
+            startup_timeout=target.startup_timeout,
+        )
+    if not target.command:
+        raise ConfigError("no server to talk to: give --server CMD (stdio) or --url URL (HTTP)")
+    from mcp_replay_action.transport.stdio import StdioTransport
+
+    return StdioTransport(
+        target.command,
+        cwd=target.cwd,
+        env=dict(target.env),
+        isolate=target.isolate,
+        setup=target.setup or None,
+        setup_timeout=target.setup_timeout,
+    )

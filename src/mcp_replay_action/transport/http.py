@@ -43,7 +43,7 @@ from mcp_replay_action.errors import (
 from mcp_replay_action.protocol import request_protocol_version
 
 if TYPE_CHECKING:
-    from mcp_replay_action.transport.stdio import ServerProcess, StderrTail
+    from mcp_replay_action.transport.process import ServerProcess, StderrTail
 
 ACCEPT_BOTH = "application/json, text/event-stream"
 SESSION_HEADER = "Mcp-Session-Id"
@@ -209,6 +209,8 @@ class HttpTransport:
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
         isolate: bool = False,
+        setup: str | Sequence[str] | None = None,
+        setup_timeout: float = 120.0,
         mode: Mode = "auto",
         connect_timeout: float = 10.0,
         startup_timeout: float = 30.0,
@@ -227,6 +229,8 @@ class HttpTransport:
         self._cwd = cwd
         self._env = dict(env) if env else None
         self._isolate = isolate
+        self._setup = setup
+        self._setup_timeout = setup_timeout
         self._mode: Mode = mode
         self._connect_timeout = connect_timeout
         self._start_timeout = startup_timeout
@@ -261,6 +265,10 @@ class HttpTransport:
     def start(self) -> None:
         """Start the server command (if any), wait until the URL accepts connections, and open the
         legacy SSE stream when that mode is in use. Raises ServerStartError."""
+        if self._setup:
+            from mcp_replay_action.transport.process import run_setup
+
+            run_setup(self._setup, cwd=self._cwd, env=self._env, timeout=self._setup_timeout)
         if self._server:
             self._spawn()
             try:
@@ -745,7 +753,7 @@ class HttpTransport:
     # -- the server process (``--server CMD --url URL``) -------------------------------------------
 
     def _spawn(self) -> None:
-        from mcp_replay_action.transport.stdio import StderrTail, spawn_server
+        from mcp_replay_action.transport.process import StderrTail, spawn_server
 
         assert self._server is not None
         # One pipe for stdout and stderr: HTTP servers log to either, and both must be drained

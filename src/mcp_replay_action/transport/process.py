@@ -1,0 +1,400 @@
+"""Process supervision shared by every place that starts a server: the stdio transport, the HTTP
+transport's ``--server`` start and the stdio recording proxy (and ``--setup`` commands).
+
+``spawn_server`` starts a server in its own process group (so its children, such as the ``node``
+that ``npx`` starts, can be stopped with it) and ``terminate_group`` stops that group the way the
+MCP spec asks for (close stdin, wait, SIGTERM, wait, SIGKILL). Every server spawned here is
+remembered until it is stopped, and stopped at interpreter exit or on SIGTERM/SIGHUP, so no server
+outlives us.
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import IO, Any
+
+from mcp_replay_action.errors import ConfigError, ServerStartError
+
+# Spec'd shutdown: after stdin closes the server gets this long to exit by itself, then SIGTERM
+# and this long again, then SIGKILL.
+SHUTDOWN_GRACE = 2.0
+TERM_TIMEOUT = 2.0
+_POLL = 0.02
+
+PIPE = subprocess.PIPE
+
+
+def split_command(command: str | Sequence[str]) -> list[str]:
+    """The argv of a server command: a string is split like a POSIX shell would (no expansion)."""
+    if isinstance(command, str):
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            raise ConfigError(f"cannot parse server command {command!r}: {exc}") from None
+    else:
+        argv = [str(part) for part in command]
+    if not argv or not argv[0]:
+        raise ConfigError("the server command is empty")
+    return argv
+
+
+def _isolated_env(base: dict[str, str], scratch: str) -> dict[str, str]:
+    """A fresh HOME, TMPDIR and XDG dirs under ``scratch``.
+
+    Package-manager caches stay where they were: isolation is about the server's own state, and a
+    cold cache would make ``npx``/``uvx`` try the network on every run.
+    """
+    home = os.path.join(scratch, "home")
+    tmp = os.path.join(scratch, "tmp")
+    os.makedirs(home)
+    os.makedirs(tmp)
+    old_home = base.get("HOME") or os.path.expanduser("~")
+    old_cache = base.get("XDG_CACHE_HOME") or os.path.join(old_home, ".cache")
+    env = dict(base)
+    env.setdefault("npm_config_cache", os.path.join(old_home, ".npm"))
+    env.setdefault("UV_CACHE_DIR", os.path.join(old_cache, "uv"))
+    env.update(
+        HOME=home,
+        TMPDIR=tmp,
+        TMP=tmp,
+        TEMP=tmp,
+        XDG_CONFIG_HOME=os.path.join(home, ".config"),
+        XDG_DATA_HOME=os.path.join(home, ".local", "share"),
+        XDG_STATE_HOME=os.path.join(home, ".local", "state"),
+        XDG_CACHE_HOME=os.path.join(home, ".cache"),
+    )
+    return env
+
+
+@dataclass
+class ServerProcess:
+    """A spawned server: its argv, the Popen, and the scratch dir of an isolated run."""
+
+    argv: list[str]
+    popen: subprocess.Popen[bytes]
+    scratch: str | None = None
+    _stopped: bool = field(default=False, repr=False)
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def stop(self, *, grace: float = SHUTDOWN_GRACE, term_timeout: float = TERM_TIMEOUT) -> int | None:
+        """Stop the whole process group (see ``terminate_group``), remove the scratch dir. Idempotent."""
+        if not self._stopped:
+            self._stopped = True
+            try:
+                terminate_group(self.popen, grace=grace, term_timeout=term_timeout)
+            finally:
+                _forget(self.popen)
+                if self.scratch:
+                    shutil.rmtree(self.scratch, ignore_errors=True)
+        return self.popen.returncode
+
+
+def spawn_server(
+    command: str | Sequence[str],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    isolate: bool = False,
+    stdin: int | IO[Any] | None = PIPE,
+    stdout: int | IO[Any] | None = PIPE,
+    stderr: int | IO[Any] | None = PIPE,
+) -> ServerProcess:
+    """Start a server in its own process group, in ``cwd`` (default: the current directory), with
+    the caller's environment plus ``env``; ``isolate`` gives it a fresh temporary HOME and TMPDIR.
+
+    Raises ConfigError for an unparsable command and ServerStartError, with a one-line message,
+    when the command or the directory does not exist or cannot be executed.
+    """
+    argv = split_command(command)
+    if cwd is not None and not os.path.isdir(cwd):
+        raise ServerStartError(f"server working directory not found: {os.fspath(cwd)}")
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    scratch = tempfile.mkdtemp(prefix="mcp-replay-") if isolate else None
+    if scratch:
+        full_env = _isolated_env(full_env, scratch)
+    _install_exit_hooks()
+    try:
+        popen = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=full_env,
+            stdin=stdin,
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=True,  # own process group: stoppable as a whole, immune to our Ctrl-C
+            bufsize=-1,
+        )
+    except FileNotFoundError:
+        _cleanup_scratch(scratch)
+        raise ServerStartError(f"server command not found: {argv[0]}") from None
+    except PermissionError:
+        _cleanup_scratch(scratch)
+        raise ServerStartError(f"server command is not executable: {argv[0]}") from None
+    except OSError as exc:
+        _cleanup_scratch(scratch)
+        raise ServerStartError(f"cannot start server command {argv[0]}: {exc.strerror or exc}") from None
+    _remember(popen)
+    return ServerProcess(argv=argv, popen=popen, scratch=scratch)
+
+
+def _cleanup_scratch(scratch: str | None) -> None:
+    if scratch:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def terminate_group(
+    proc: subprocess.Popen[bytes], *, grace: float = SHUTDOWN_GRACE, term_timeout: float = TERM_TIMEOUT
+) -> int | None:
+    """Stop a server started by ``spawn_server`` and everything in its process group.
+
+    Close its stdin and give it ``grace`` seconds to exit by itself; then SIGTERM the group and
+    wait ``term_timeout``; then SIGKILL the group. The group is signalled even when the leader has
+    already exited, because a wrapper (``npx``, ``sh -c``) can leave its child behind. Bounded in
+    time; returns the leader's exit status (None only if even SIGKILL could not reap it).
+    """
+    pgid = proc.pid  # start_new_session=True made the server the leader of its own group
+    if proc.stdin is not None:
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+    wait_leader(proc, grace)
+    for sig, wait in ((signal.SIGTERM, term_timeout), (signal.SIGKILL, 2.0)):
+        if proc.poll() is not None and not _group_alive(pgid):
+            break
+        _signal_group(pgid, sig)
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if proc.poll() is not None and not _group_alive(pgid):
+                break
+            time.sleep(_POLL)
+    if proc.returncode is not None:
+        _reap_strays(pgid)
+    return proc.returncode
+
+
+def wait_leader(proc: subprocess.Popen[bytes], timeout: float) -> None:
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether any process of the group still runs. Zombies do not count: a container whose PID 1
+    never reaps them would otherwise keep a dead group "alive" until SIGKILL."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True  # no procfs (macOS): the signal probe above is all we can know
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) >= 3 and int(fields[2]) == pgid and fields[0] != b"Z":
+            return True
+    return False
+
+
+def _reap_strays(pgid: int) -> None:
+    """Reap group members that were re-parented to us (we may be PID 1 in a container)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-pgid, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+# Every live server, so that interpreter exit or a fatal signal stops them all.
+_LIVE: dict[int, subprocess.Popen[bytes]] = {}
+_LIVE_LOCK = threading.Lock()
+_ATEXIT_INSTALLED = False
+_SIGNALS_INSTALLED = False
+
+
+def _remember(proc: subprocess.Popen[bytes]) -> None:
+    with _LIVE_LOCK:
+        _LIVE[proc.pid] = proc
+
+
+def _forget(proc: subprocess.Popen[bytes]) -> None:
+    with _LIVE_LOCK:
+        _LIVE.pop(proc.pid, None)
+
+
+def kill_all_servers(timeout: float = 1.0) -> None:
+    """SIGTERM every live server group, then SIGKILL whatever is left after ``timeout``."""
+    with _LIVE_LOCK:
+        procs = list(_LIVE.values())
+        _LIVE.clear()
+    for proc in procs:
+        _signal_group(proc.pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(_group_alive(p.pid) and p.poll() is None for p in procs):
+        time.sleep(_POLL)
+    for proc in procs:
+        _signal_group(proc.pid, signal.SIGKILL)
+        wait_leader(proc, 0.5)
+
+
+def _on_fatal_signal(signum: int, frame: FrameType | None) -> None:
+    kill_all_servers()
+    # Then die of the same signal, as if we had never handled it.
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _install_exit_hooks() -> None:
+    """Stop servers at exit and on SIGTERM/SIGHUP. SIGINT already unwinds through atexit (Python
+    raises KeyboardInterrupt), and the server never sees it: it lives in its own session. A signal
+    handler someone else installed is left alone; handlers can only be set from the main thread,
+    so a first spawn from another thread leaves that to a later one."""
+    global _ATEXIT_INSTALLED, _SIGNALS_INSTALLED
+    if not _ATEXIT_INSTALLED:
+        _ATEXIT_INSTALLED = True
+        atexit.register(kill_all_servers)
+    if _SIGNALS_INSTALLED or threading.current_thread() is not threading.main_thread():
+        return
+    _SIGNALS_INSTALLED = True
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is signal.SIG_DFL:
+            signal.signal(sig, _on_fatal_signal)
+
+
+class StderrTail:
+    """Drains a server's stderr on a thread, keeping only the last lines.
+
+    Draining fully matters: a server blocked on a full stderr pipe stops answering on stdout.
+    ``echo``, when given, receives every byte as it arrives (the recorder passes the server's
+    stderr through to the client that launched it).
+    """
+
+    _MAX_LINE = 4000  # characters kept of one very long line
+
+    def __init__(self, stream: IO[bytes], *, lines: int = 40, echo: IO[bytes] | None = None) -> None:
+        self._stream = stream
+        self._echo = echo
+        self._lines: collections.deque[str] = collections.deque(maxlen=max(1, lines))
+        self._partial = b""
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name="mcp-replay-stderr", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def join(self, timeout: float) -> None:
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        read = getattr(self._stream, "read1", self._stream.read)
+        while True:
+            try:
+                chunk = read(65536)
+            except (OSError, ValueError):
+                break
+            if not chunk:
+                break
+            if self._echo is not None:
+                try:
+                    self._echo.write(chunk)
+                    self._echo.flush()
+                except (OSError, ValueError):
+                    self._echo = None
+            with self._lock:
+                *complete, partial = (self._partial + chunk).split(b"\n")
+                for raw in complete[-self._lines.maxlen :] if self._lines.maxlen else complete:
+                    self._lines.append(raw[-self._MAX_LINE :].decode("utf-8", "replace").rstrip("\r"))
+                self._partial = partial[-self._MAX_LINE :]
+
+    def text(self) -> str:
+        """The kept tail, oldest line first."""
+        with self._lock:
+            lines = list(self._lines)
+            if self._partial:
+                lines.append(self._partial.decode("utf-8", "replace"))
+        return "\n".join(lines)
+
+
+def last_line(text: str) -> str:
+    """The last non-blank line of ``text``, shortened for a one-line message."""
+    for line in reversed(text.splitlines()):
+        if line.strip():
+            return line.strip()[:200]
+    return ""
+
+
+def run_setup(
+    command: str | Sequence[str],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 120.0,
+) -> None:
+    """Run a ``--setup`` command to completion before a server starts (reset a memory file, load a
+    database fixture). It runs like a server command (own process group, our environment plus
+    ``env``, in ``cwd``), its output is kept only for the error, and it is stopped with its whole
+    group after ``timeout`` seconds. Raises ServerStartError naming the command's failure."""
+    proc = spawn_server(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=PIPE, stderr=subprocess.STDOUT)
+    assert proc.popen.stdout is not None
+    output = StderrTail(proc.popen.stdout)
+    output.start()
+    name = proc.argv[0]
+    try:
+        try:
+            status = proc.popen.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.stop(grace=0.0)
+            output.join(1.0)
+            raise ServerStartError(
+                f"--setup {name} did not finish within {timeout:g} s", stderr_tail=output.text()
+            ) from None
+    finally:
+        proc.stop(grace=0.0)  # a setup command's leftover children do not outlive it
+    output.join(1.0)
+    if status != 0:
+        tail = output.text()
+        why = last_line(tail)
+        raise ServerStartError(
+            f"--setup {name} failed with status {status}" + (f": {why}" if why else ""),
+            stderr_tail=tail,
+            exit_status=status,
+        )
