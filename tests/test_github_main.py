@@ -5,8 +5,10 @@ stateful fake GitHub API on 127.0.0.1."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
+import stat
 from pathlib import Path
 
 import pytest
@@ -460,3 +462,26 @@ def test_no_ancestor_of_the_server_or_install_holds_the_token(
         for text in (process["environ"], process["cmdline"]):
             assert token not in text and env_secret not in text, process["cmdline"]
             assert "INPUT_" not in text
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="chown needs root (as in the container)")
+def test_files_the_action_writes_belong_to_the_workspace_owner(
+    tmp_path: Path, fake: FakeGitHub, calc_cassette: Path
+) -> None:
+    """Issue 8 item 9: inside the container the action runs as root; the report and the fork's
+    comment file (and a directory made for it) go to the workspace owner, with umask modes."""
+    ws = make_workspace(tmp_path, {"cassettes/calc.jsonl": calc_cassette})
+    uid, gid = 4321, 8765
+    os.chown(ws, uid, gid)
+    run = run_action(
+        ws,
+        event_name="pull_request",
+        event=fork_pull_request(8, SHA),
+        inputs=inputs(CALC, github_token="fork-token", comment_file="out/comment.json"),
+        api_url=fake.url,
+    )
+    assert run.returncode == EXIT_OK, run.stdout + run.stderr
+    for rel in ("mcp-replay-report.json", "out/comment.json", "out"):
+        info = (ws / rel).stat()
+        assert (info.st_uid, info.st_gid) == (uid, gid), rel
+    assert stat.S_IMODE((ws / "out/comment.json").stat().st_mode) == 0o644

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
-from pathlib import Path
 from typing import Any, Literal
 
 import jsonschema
 
 from mcp_replay_action.errors import CassetteError
+from mcp_replay_action.files import atomic_write_text as atomic_write_text  # re-exported for its importers
 
 SCHEMA_ID = "mcp-replay/cassette@1"
 Kind = Literal["request", "notification", "server-request", "server-notification"]
@@ -156,10 +156,19 @@ def _decode(text: str, path: str, line: int) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise CassetteError(path, line, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+    except RecursionError:
+        raise CassetteError(path, line, "invalid JSON: nested too deeply") from None
 
 
 def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
     """(line number, text) of every non-blank line."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None  # open() below says why
+    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        # Reading a FIFO or a device could block forever or never end.
+        raise CassetteError(str(path), None, "not a regular file (a FIFO, socket or device)")
     try:
         with open(path, encoding="utf-8") as fh:
             for number, text in enumerate(fh, start=1):
@@ -220,25 +229,6 @@ def dumps(cassette: Cassette) -> str:
     out = [json.dumps(header, ensure_ascii=False, separators=(",", ":"))]
     out.extend(json.dumps(i.to_json(), ensure_ascii=False, separators=(",", ":")) for i in cassette.interactions)
     return "\n".join(out) + "\n"
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` through a temp file and a rename: never a half-written file."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def save(cassette: Cassette, path: str | os.PathLike[str]) -> None:

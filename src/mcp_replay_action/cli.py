@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import glob
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -97,9 +98,32 @@ def make_redactor(keys: Sequence[str], patterns: Sequence[str], enabled: bool = 
 
 def parse_listen(value: str) -> tuple[str, int]:
     host, sep, port = value.rpartition(":")
-    if not sep or not port.isdigit():
-        raise ConfigError(f"--listen expects HOST:PORT, got {value!r}")
+    if not sep or not port.isdigit() or int(port) > 65535:
+        raise ConfigError(f"--listen expects HOST:PORT with a port from 0 to 65535, got {value!r}")
     return host or "127.0.0.1", int(port)
+
+
+class Seconds(click.FloatRange):
+    """A number of seconds in a range; ``nan`` (which every range check lets through) and
+    ``inf`` are refused."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        seconds = super().convert(value, param, ctx)
+        if not math.isfinite(seconds):
+            self.fail(f"{value!r} is not a finite number of seconds", param, ctx)
+        return seconds
+
+
+def check_outputs(**paths: str | None) -> None:
+    """Refuse an output file that cannot be written before any work starts (a recording must not
+    be lost to a bad path at the end). Keys are option names without dashes."""
+    from mcp_replay_action.files import check_writable
+
+    for option, path in paths.items():
+        if path:
+            check_writable(path, f"--{option.replace('_', '-')}")
 
 
 server_option = click.option("--server", "server", metavar="CMD", help="Command that starts a stdio MCP server.")
@@ -164,6 +188,9 @@ def record(
     stdio: point your MCP client at `mcp-replay record --server CMD --cassette FILE` in place of
     the server. HTTP: `--url UPSTREAM --listen 127.0.0.1:PORT` and point the client at the proxy.
     """
+    check_outputs(cassette=cassette)
+    if listen:
+        parse_listen(listen)
     redactor = make_redactor(redact_keys, redact_patterns, not no_default_redaction)
     if redact_env:
         redactor = redactor.with_env_values(env_values(redact_env, parse_env(env_pairs)))
@@ -207,18 +234,18 @@ def record(
 @click.option("--ignore-key", "ignore_keys", multiple=True, metavar="KEY", help="Ignore a key at any depth.")
 @click.option("--allow-reorder", is_flag=True, help="A list with the same members in another order still matches.")
 @click.option(
-    "--timeout", type=click.FloatRange(min=0.1, max=3600), default=30.0, show_default=True, help="Seconds per request."
+    "--timeout", type=Seconds(min=0.1, max=3600), default=30.0, show_default=True, help="Seconds per request."
 )
 @click.option(
     "--startup-timeout",
-    type=click.FloatRange(min=0.1, max=3600),
+    type=Seconds(min=0.1, max=3600),
     default=30.0,
     show_default=True,
     help="Seconds for the first answer.",
 )
 @click.option(
     "--total-timeout",
-    type=click.FloatRange(min=1, max=86400),
+    type=Seconds(min=1, max=86400),
     default=900.0,
     show_default=True,
     help="Seconds per cassette.",
@@ -268,6 +295,7 @@ def replay(
     from mcp_replay_action.compare import CompareOptions
     from mcp_replay_action.replay import ReplayOptions, replay_paths
 
+    check_outputs(report=report_file, markdown=markdown_file, junit=junit_file, badge=badge_file)
     paths = expand_cassettes(cassettes)
     from mcp_replay_action.transport import open_transport
 
@@ -396,9 +424,10 @@ def serve(cassette: str, listen: str | None, match: str) -> None:
     from mcp_replay_action.cassette import load
     from mcp_replay_action.serve import serve_http, serve_stdio
 
+    address = parse_listen(listen) if listen else None
     loaded = load(cassette)
-    if listen:
-        host, port = parse_listen(listen)
+    if address:
+        host, port = address
         serve_http(loaded, host, port, match=match)
     else:
         serve_stdio(loaded, match=match)

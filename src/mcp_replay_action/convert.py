@@ -136,6 +136,8 @@ def from_recorder_text(text: str, *, path: str = "<string>") -> Cassette:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CassetteError(path, exc.lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+    except RecursionError:
+        raise CassetteError(path, 1, "invalid JSON: nested too deeply") from None
     lines = _Lines(text)
     key_offsets, item_offsets = _locate(text)
 

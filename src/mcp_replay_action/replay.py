@@ -20,7 +20,7 @@ from mcp_replay_action import __version__
 from mcp_replay_action.carry import Carry
 from mcp_replay_action.cassette import Cassette, Interaction, load
 from mcp_replay_action.compare import CompareOptions, compare, status_for
-from mcp_replay_action.errors import ServerExited, ServerStartError, TransportTimeout
+from mcp_replay_action.errors import CassetteError, ServerExited, ServerStartError, TransportTimeout
 from mcp_replay_action.grade import GRADES, meets, score
 from mcp_replay_action.jsonrpc import is_failure
 from mcp_replay_action.protocol import detect_era
@@ -313,6 +313,10 @@ def replay_paths(
 ) -> Report:
     """Load and replay every cassette (a fresh transport, so a fresh server, for each one)."""
     cassettes = [load(p) for p in paths]  # all are validated before any server starts
+    for cassette in cassettes:
+        if not cassette.interactions:
+            # Nothing replayed must not read as a perfect grade.
+            raise CassetteError(cassette.path, None, "no interactions: nothing to replay (record a session into it)")
     results = tuple(replay_cassette(c, make_transport(c), options) for c in cassettes)
     return build_report(results, target=target, min_grade=min_grade, fail_on_regression=fail_on_regression)
 

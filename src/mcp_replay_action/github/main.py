@@ -26,6 +26,7 @@ from typing import TextIO
 from mcp_replay_action.cassette import Cassette, atomic_write_text
 from mcp_replay_action.compare import CompareOptions
 from mcp_replay_action.errors import EXIT_GATE, EXIT_INFRA, EXIT_OK, ConfigError, ReplayError, ServerError
+from mcp_replay_action.files import hand_to_owner_of
 from mcp_replay_action.github import comment as sticky
 from mcp_replay_action.github.annotations import annotations_for
 from mcp_replay_action.github.client import Forbidden, GitHubClient, GitHubError
@@ -89,6 +90,7 @@ def replay_and_report(settings: Settings, context: RunContext, event: Event, out
     gate_passed = bool(report.gate.get("passed", True))
 
     atomic_write_text(settings.report_file, report_json.dumps(report))
+    hand_to_owner_of(settings.report_file, settings.workspace)
     out.info(
         f"Grade {report.score.grade} ({report.score.score:.1f}/100): "
         f"{report.passed} passed, {report.failed} failed, {report.missing} missing"
@@ -218,6 +220,7 @@ def publish_comment(
         run_id=context.run_id,
     )
     sticky.save_comment_file(settings.comment_file, saved)
+    hand_to_owner_of(settings.comment_file, settings.workspace)
     comment_file = settings.relative(settings.comment_file)
     docs = docs_url(context)
     if not settings.github_token:
