@@ -35,6 +35,7 @@ class Origin:
 def make_origin(root: Path, files: dict[str, bytes]) -> Origin:
     """``root/origin.git`` holding one commit on ``main`` with ``files``; ``root/workspace`` a
     clone of it."""
+    root.mkdir(parents=True, exist_ok=True)
     bare = root / "origin.git"
     seed = root / "seed"
     git(root, "init", "-q", "--bare", "-b", "main", str(bare))

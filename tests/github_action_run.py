@@ -109,10 +109,18 @@ def run_action(
     return ActionRun(proc.returncode, proc.stdout, proc.stderr, read_outputs(output), summary.read_text())
 
 
-def record_hostile_twin(cassette: Path) -> None:
-    """Record a cassette against the benign twin of the hostile server, through the real proxy."""
-    proxy = [PY, "-m", "mcp_replay_action", "record", "--server", BENIGN, "--cassette", str(cassette)]
-    transport = StdioTransport(proxy)
+def record_session(
+    cassette: Path,
+    server: str,
+    calls: list[tuple[str, dict[str, Any] | None]],
+    *,
+    options: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+) -> None:
+    """Record one handshake-era session through the real recording proxy (``mcp-replay record``):
+    initialize, initialized, then each (method, params) request in ``calls``."""
+    proxy = [PY, "-m", "mcp_replay_action", "record", "--server", server, "--cassette", str(cassette), *options]
+    transport = StdioTransport(proxy, env=env)
     transport.start()
     try:
         client = ScriptedClient(transport)
@@ -121,9 +129,21 @@ def record_hostile_twin(cassette: Path) -> None:
             {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}},
         )
         client.notify("notifications/initialized")
-        client.request("tools/list")
-        client.request("tools/call", {"name": "fetch", "arguments": {"url": "https://example.com"}})
-        client.request("tools/call", {"name": "lookup", "arguments": {"q": "x"}})
-        client.request("tools/call", {"name": "meta", "arguments": {}})
+        for method, params in calls:
+            client.request(method, params)
     finally:
         transport.close()
+
+
+def record_hostile_twin(cassette: Path) -> None:
+    """Record a cassette against the benign twin of the hostile server, through the real proxy."""
+    record_session(
+        cassette,
+        BENIGN,
+        [
+            ("tools/list", None),
+            ("tools/call", {"name": "fetch", "arguments": {"url": "https://example.com"}}),
+            ("tools/call", {"name": "lookup", "arguments": {"q": "x"}}),
+            ("tools/call", {"name": "meta", "arguments": {}}),
+        ],
+    )

@@ -35,7 +35,14 @@ EXPECTED_INPUTS = {
     "fail-on-regression", "ignore-paths", "ignore-keys", "allow-reorder", "timeout", "comment",
     "comment-id", "annotations", "job-summary", "github-token", "mode",
 }  # fmt: skip
-EXPECTED_OUTPUTS = {"grade", "score", "passed", "failed", "missing", "report", "comment-url", "comment-file"}
+EXPECTED_OUTPUTS = {"grade", "score", "passed", "failed", "missing", "report", "comment-url", "comment-file"} | {
+    "changed",
+    "changed-cassettes",
+    "refresh-branch",
+    "refresh-commit",
+    "refresh-pr-url",
+    "drift-issue-url",
+}
 
 BROKEN_ACTION = "name: broken\nruns:\n  using: docker\n"  # no description, no image
 BROKEN_WORKFLOW = "on: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ foo.bar }}\n"

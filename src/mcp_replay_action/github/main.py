@@ -10,7 +10,8 @@
    install or GitHub failure is one line and exit 3.
 
 ``mode: post-comment`` instead posts a comment file saved by an earlier run (a ``workflow_run``
-job), after verifying it against that run.
+job), after verifying it against that run. ``mode: refresh`` re-records what changed and proposes
+it as one branch and pull request (``refresh.py``).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ import glob
 import os
 import sys
 import traceback
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import replace
+from pathlib import Path
 from typing import TextIO
 
 from mcp_replay_action.cassette import Cassette, atomic_write_text
@@ -28,9 +30,11 @@ from mcp_replay_action.compare import CompareOptions
 from mcp_replay_action.errors import EXIT_GATE, EXIT_INFRA, EXIT_OK, ConfigError, ReplayError, ServerError
 from mcp_replay_action.files import hand_to_owner_of
 from mcp_replay_action.github import comment as sticky
+from mcp_replay_action.github import gitdata, refresh
 from mcp_replay_action.github.annotations import annotations_for
+from mcp_replay_action.github.change_report import render_change_report
 from mcp_replay_action.github.client import Forbidden, GitHubClient, GitHubError
-from mcp_replay_action.github.commands import Commands, write_outputs
+from mcp_replay_action.github.commands import Commands, append_summary, write_outputs
 from mcp_replay_action.github.event import Event, read_event
 from mcp_replay_action.github.install import run_install
 from mcp_replay_action.github.settings import RunContext, Settings, scrub
@@ -42,6 +46,7 @@ from mcp_replay_action.report import json as report_json
 from mcp_replay_action.report._format import public_target
 from mcp_replay_action.results import Report
 from mcp_replay_action.transport import Target, Transport, open_transport
+from mcp_replay_action.update import replay_and_update
 
 DOCS_URL = "https://github.com/mcp-replay/mcp-replay-action#pull-requests-from-forks"
 
@@ -60,6 +65,8 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
         out.debug(f"event {event.name}: pr={event.pr_number} sha={event.head_sha[:12]} fork={event.is_fork}")
         if settings.mode == "post-comment":
             return post_saved_comment(settings, context, event, out)
+        if settings.mode == "refresh":
+            return refresh_and_propose(settings, context, event, out)
         return replay_and_report(settings, context, event, out)
     except ReplayError as exc:
         if isinstance(exc, ServerError) and exc.stderr_tail:
@@ -146,6 +153,21 @@ def find_cassettes(settings: Settings) -> list[str]:
 
 def replay(settings: Settings, paths: list[str], child_env: Mapping[str, str]) -> Report:
     """Replay every cassette against a fresh server and gate the report."""
+    options, make_transport = replay_setup(settings, child_env)
+    return replay_paths(
+        paths,
+        make_transport,
+        options,
+        target=settings.url or " ".join(settings.server),
+        min_grade=settings.min_grade,
+        fail_on_regression=settings.fail_on_regression,
+    )
+
+
+def replay_setup(
+    settings: Settings, child_env: Mapping[str, str]
+) -> tuple[ReplayOptions, Callable[[Cassette], Transport]]:
+    """The replay options and the transport factory the inputs describe."""
     options = ReplayOptions(
         timeout=settings.timeout,
         startup_timeout=max(settings.timeout, 30.0),
@@ -157,6 +179,7 @@ def replay(settings: Settings, paths: list[str], child_env: Mapping[str, str]) -
         # As the CLI does: live answers are scrubbed like recordings were, so a secret a server
         # returns is compared (and shown) as [REDACTED], never posted in a comment.
         redactor=Redactor(),
+        env=dict(child_env),
     )
     target = Target(
         command=settings.server,
@@ -170,14 +193,81 @@ def replay(settings: Settings, paths: list[str], child_env: Mapping[str, str]) -
     def make_transport(cassette: Cassette) -> Transport:
         return open_transport(target)
 
-    return replay_paths(
-        paths,
-        make_transport,
-        options,
-        target=settings.url or " ".join(settings.server),
-        min_grade=settings.min_grade,
-        fail_on_regression=settings.fail_on_regression,
+    return options, make_transport
+
+
+def refresh_and_propose(settings: Settings, context: RunContext, event: Event, out: Commands) -> int:
+    """``mode: refresh``: re-record, and when a cassette changed, commit it on the refresh branch
+    and open or update the pull request; the change report goes to its body and the job summary."""
+    refresh.check_event(event)
+    child_env = dict(settings.env)
+    if settings.install:
+        run_install(settings.install, cwd=settings.working_directory, env=child_env, out=out)
+    paths = find_cassettes(settings)
+    before = {settings.relative(p): Path(p).read_bytes() for p in paths}
+    out.info(f"Refreshing {len(paths)} cassette(s) against {public_target(settings.url or ' '.join(settings.server))}")
+    options, make_transport = replay_setup(settings, child_env)
+    report, updates = replay_and_update(
+        paths, make_transport, options, target=settings.url or " ".join(settings.server)
     )
+    report = with_relative_paths(report, settings)
+    atomic_write_text(settings.report_file, report_json.dumps(report))
+    changed = refresh.changed_files(before, settings.workspace)
+    rewritten = refresh.rewritten_for([(settings.relative(u.path), u.updated, u.kept) for u in updates], changed)
+    outputs = {
+        "changed": "true" if changed else "false",
+        "changed-cassettes": "\n".join(sorted(changed)),
+        "refresh-branch": settings.refresh_branch if changed else "",
+        "refresh-commit": "",
+        "refresh-pr-url": "",
+        "report": settings.relative(settings.report_file),
+    }
+    if not changed:
+        out.info("No cassette changed: nothing to propose.")
+        if settings.job_summary:
+            append_summary(
+                context.summary_path, "### 🔄 MCP replay: refresh\n\nNo cassette changed: nothing to propose.\n"
+            )
+        write_outputs(context.output_path, outputs)
+        return EXIT_OK
+    links = Links(
+        server_url=context.server_url, repository=context.repository, sha=event.head_sha, run_url=context.run_url
+    )
+    body = render_change_report(report, rewritten, links=links)
+    if settings.job_summary:
+        append_summary(context.summary_path, body)
+    for rel in sorted(changed):
+        out.info(f"changed: {rel}")
+    if not settings.github_token:
+        raise ConfigError(
+            "input github-token: missing; refresh needs a token with contents: write and pull-requests: write"
+        )
+    repo = context.repository or event.repository
+    gh = GitHubClient(context.api_url, settings.github_token, log=out.debug)
+    author = gitdata.parse_person(settings.commit_author) if settings.commit_author else gitdata.BOT
+    proposal = refresh.propose(
+        gh,
+        repo,
+        parent=event.head_sha or context.sha,
+        base=refresh.base_branch(gh, repo, event),
+        files=changed,
+        branch=settings.refresh_branch,
+        message=settings.commit_message,
+        author=author,
+        title=settings.pr_title,
+        body=body,
+        labels=settings.pr_labels,
+        draft=settings.pr_draft,
+    )
+    out.info(
+        f"Branch {proposal.branch} {proposal.branch_action} at {proposal.commit[:12]}; "
+        f"pull request #{proposal.pull.number} {proposal.pull.action}: {proposal.pull.url}"
+    )
+    write_outputs(
+        context.output_path,
+        {**outputs, "refresh-commit": proposal.commit, "refresh-pr-url": proposal.pull.url},
+    )
+    return EXIT_OK
 
 
 def with_relative_paths(report: Report, settings: Settings) -> Report:

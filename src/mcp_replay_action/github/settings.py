@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.github.gitdata import check_branch_name, parse_person
 
 # Every input and its default, as action.yml declares them (an empty default means "none").
 INPUT_DEFAULTS: dict[str, str] = {
@@ -42,9 +43,17 @@ INPUT_DEFAULTS: dict[str, str] = {
     "annotations": "true",
     "job-summary": "true",
     "github-token": "",
+    "refresh-branch": "mcp-replay/refresh",
+    "commit-message": "mcp-replay: refresh cassettes",
+    "commit-author": "",
+    "pr-title": "mcp-replay: refresh cassettes",
+    "pr-labels": "",
+    "pr-draft": "false",
+    "refresh-workflow": "",
+    "drift-labels": "",
 }
 
-MODES = ("replay", "post-comment")
+MODES = ("replay", "post-comment", "refresh")
 COMMENT_MODES = ("auto", "always", "on-failure", "off")
 GRADES = ("A", "B", "C", "D", "F")
 _TRUE = ("true", "yes", "on", "1")
@@ -61,7 +70,7 @@ class Settings:
     """Everything the inputs say, cleaned. Paths are absolute and inside the workspace."""
 
     workspace: Path
-    mode: Literal["replay", "post-comment"] = "replay"
+    mode: Literal["replay", "post-comment", "refresh"] = "replay"
     server: tuple[str, ...] = ()  # the command, split like a shell would (stdio, or HTTP with url)
     url: str = ""  # an HTTP server (started by ``server`` when both are given)
     headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
@@ -82,6 +91,14 @@ class Settings:
     annotations: bool = True
     job_summary: bool = True
     github_token: str = field(default="", repr=False)
+    refresh_branch: str = "mcp-replay/refresh"
+    commit_message: str = "mcp-replay: refresh cassettes"
+    commit_author: str = ""  # "Name <email>"; empty: github-actions[bot]
+    pr_title: str = "mcp-replay: refresh cassettes"
+    pr_labels: tuple[str, ...] = ()
+    pr_draft: bool = False
+    refresh_workflow: str = ""  # the workflow file the failing comment links to; empty: this one
+    drift_labels: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
@@ -115,8 +132,16 @@ class Settings:
             job_summary=clean_bool("job-summary", raw("job-summary")),
             # The runner also exports the job token as GITHUB_TOKEN in some setups (composite).
             github_token=raw("github-token") or environ.get("GITHUB_TOKEN", "").strip(),
+            refresh_branch=clean_refresh_branch(raw("refresh-branch")),
+            commit_message=clean_text("commit-message", raw("commit-message"), 10_000),
+            commit_author=clean_commit_author(raw("commit-author")),
+            pr_title=clean_text("pr-title", raw("pr-title"), 256),
+            pr_labels=clean_list(raw("pr-labels")),
+            pr_draft=clean_bool("pr-draft", raw("pr-draft")),
+            refresh_workflow=clean_refresh_workflow(raw("refresh-workflow")),
+            drift_labels=clean_list(raw("drift-labels")),
         )
-        if settings.mode == "replay":
+        if settings.mode in ("replay", "refresh"):
             check_target(settings.server, settings.url)
         return settings
 
@@ -148,13 +173,41 @@ def clean_workspace(value: str) -> Path:
     return path
 
 
-def clean_mode(value: str) -> Literal["replay", "post-comment"]:
+def clean_mode(value: str) -> Literal["replay", "post-comment", "refresh"]:
     mode = value.lower()
-    if mode == "replay":
-        return "replay"
-    if mode == "post-comment":
-        return "post-comment"
+    for known in MODES:
+        if mode == known:
+            return known  # type: ignore[return-value]
     raise _bad("mode", value, "one of " + ", ".join(MODES))
+
+
+def clean_refresh_branch(value: str) -> str:
+    """A branch name git accepts; the refresh force-updates it, so it must not be ``main``-like
+    by accident: the default is ``mcp-replay/refresh``."""
+    return check_branch_name(value)
+
+
+def clean_text(name: str, value: str, limit: int) -> str:
+    """Free text (a title, a message) of at most ``limit`` characters."""
+    if len(value) > limit:
+        raise _bad(name, value, f"at most {limit} characters")
+    return value
+
+
+def clean_commit_author(value: str) -> str:
+    """``Name <email>``, or empty for github-actions[bot]."""
+    if not value:
+        return ""
+    parse_person(value)
+    return value
+
+
+def clean_refresh_workflow(value: str) -> str:
+    """A workflow file name (``mcp-replay.yml``) in ``.github/workflows``."""
+    name = value.removeprefix(".github/workflows/")
+    if name and not re.fullmatch(r"[A-Za-z0-9._-]+\.ya?ml", name):
+        raise _bad("refresh-workflow", value, "a workflow file name such as mcp-replay.yml")
+    return name
 
 
 def clean_server(value: str) -> tuple[str, ...]:
@@ -315,6 +368,7 @@ class RunContext:
     output_path: str = ""
     summary_path: str = ""
     action_repository: str = ""
+    workflow_ref: str = ""  # owner/repo/.github/workflows/<file>@<ref>: the running workflow
     debug: bool = False
 
     @classmethod
@@ -328,6 +382,7 @@ class RunContext:
             output_path=environ.get("GITHUB_OUTPUT", ""),
             summary_path=environ.get("GITHUB_STEP_SUMMARY", ""),
             action_repository=environ.get("GITHUB_ACTION_REPOSITORY", ""),
+            workflow_ref=environ.get("GITHUB_WORKFLOW_REF", ""),
             debug=environ.get("RUNNER_DEBUG") == "1" or environ.get("ACTIONS_STEP_DEBUG", "").lower() == "true",
         )
 
@@ -337,6 +392,14 @@ class RunContext:
         if not (self.repository and self.run_id.isdigit()):
             return ""
         return f"{self.server_url}/{self.repository}/actions/runs/{self.run_id}"
+
+    def workflow_url(self, file_name: str = "") -> str:
+        """The page of workflow ``file_name`` (default: the running one), where "Run workflow"
+        starts a refresh; empty when the runner did not say enough."""
+        name = file_name or self.workflow_ref.partition("@")[0].rpartition("/")[2]
+        if not (self.repository and re.fullmatch(r"[A-Za-z0-9._-]+\.ya?ml", name)):
+            return ""
+        return f"{self.server_url}/{self.repository}/actions/workflows/{name}"
 
 
 # Variables the code under test (install command, server) must not inherit: tokens, the inputs

@@ -171,11 +171,12 @@ def render_comment(
 
 def render(view: CommentView) -> str:
     """Fill the comment template with ``view``."""
-    return _template().render(view.__dict__)
+    return template_named("comment.md").render(view.__dict__)
 
 
-@lru_cache(maxsize=1)
-def _template() -> jinja2.Template:
+@lru_cache(maxsize=4)
+def template_named(name: str) -> jinja2.Template:
+    """A template from ``github/templates`` (Markdown: no autoescape, strict about names)."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("mcp_replay_action.github", "templates"),
         autoescape=False,  # Markdown, not HTML: the view's strings are escaped with md_cell
@@ -184,7 +185,7 @@ def _template() -> jinja2.Template:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    return env.get_template("comment.md")
+    return env.get_template(name)
 
 
 def _status(cassette: CassetteResult) -> str:

@@ -1,0 +1,199 @@
+"""``mode: refresh`` end to end: the real entrypoint (``python -m mcp_replay_action.github``) as a
+subprocess, a real server whose answers change between builds, cassettes recorded through the
+real proxy with a redacted secret, the fake GitHub API on 127.0.0.1, and a real bare git
+repository on disk as ``origin`` (what the API wrote is checked with git itself)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fakegithub import BOT, FakeGitHub, git
+from git_origin import Origin, make_origin
+from github_action_run import FAKES, PY, record_session, run_action
+from github_events import pull_request, workflow_dispatch
+from mcp_replay_action.errors import EXIT_INFRA, EXIT_OK, EXIT_USAGE
+
+REPO = "octo/demo"
+SECRET = "sk-live-refresh-7f3a9c"
+ENV_ECHO = f"{PY} {FAKES / 'env_echo_server.py'}"
+BRANCH = "mcp-replay/refresh"
+
+
+def record(cassette: Path, *, build: str, calls: int) -> None:
+    """Record a session against the env-echo server through ``mcp-replay record``, with the
+    server's SERVICE_TOKEN redacted by name (``--redact-env``)."""
+    echo = [("tools/call", {"name": "echo", "arguments": {"text": f"call {i}"}}) for i in range(calls)]
+    record_session(
+        cassette,
+        ENV_ECHO,
+        [("tools/list", None), *echo],
+        options=("--redact-env", "SERVICE_TOKEN"),
+        env={"BUILD": build, "SERVICE_TOKEN": SECRET},
+    )
+
+
+@pytest.fixture(scope="module")
+def cassettes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    root = tmp_path_factory.mktemp("rec")
+    record(root / "echo.jsonl", build="1", calls=2)
+    record(root / "list.jsonl", build="1", calls=0)
+    files = {
+        "cassettes/echo.jsonl": (root / "echo.jsonl").read_bytes(),
+        "cassettes/list.jsonl": (root / "list.jsonl").read_bytes(),
+    }
+    assert SECRET.encode() not in files["cassettes/echo.jsonl"]
+    assert b"token [REDACTED]" in files["cassettes/echo.jsonl"]
+    return files
+
+
+@pytest.fixture
+def origin(tmp_path: Path, fake: FakeGitHub, cassettes: dict[str, bytes]) -> Origin:
+    origin = make_origin(tmp_path, {**cassettes, "README.md": b"demo\n"})
+    fake.add_git_repo(REPO, origin.bare)
+    return origin
+
+
+def refresh(origin: Origin, fake: FakeGitHub, *, build: str, token: str = "app-token", **more: str):  # type: ignore[no-untyped-def]
+    """One workflow_dispatch run in a fresh checkout of main (as every workflow run gets)."""
+    git(origin.workspace, "checkout", "-q", "--", ".")
+    inputs = {
+        "mode": "refresh",
+        "server": ENV_ECHO,
+        "env": f"BUILD={build}\nSERVICE_TOKEN={SECRET}",
+        "github-token": token,
+        **more,
+    }
+    return run_action(
+        origin.workspace,
+        event_name="workflow_dispatch",
+        event=workflow_dispatch(),
+        inputs=inputs,
+        api_url=fake.url,
+        extra_env={"GITHUB_SHA": origin.sha},
+    )
+
+
+def writes(fake: FakeGitHub) -> list[str]:
+    return [f"{r.method} {r.path}" for r in fake.log if r.method != "GET"]
+
+
+def test_refresh_opens_one_pr_then_updates_it_and_a_clean_replay_follows(fake: FakeGitHub, origin: Origin) -> None:
+    # Nothing changed: said so, outputs set, exit 0, nothing created.
+    same = refresh(origin, fake, build="1")
+    assert same.returncode == EXIT_OK, same.stdout + same.stderr
+    assert same.outputs["changed"] == "false" and same.outputs["changed-cassettes"] == ""
+    assert same.outputs["refresh-pr-url"] == "" and same.outputs["refresh-commit"] == ""
+    assert "No cassette changed" in same.stdout and "No cassette changed" in same.summary
+    assert writes(fake) == [] and origin.branches() == ["main"]
+
+    # The server changed: one branch, one commit with exactly the changed cassette, one PR.
+    first = refresh(origin, fake, build="2", **{"pr-labels": "mcp, refresh", "pr-draft": "true"})
+    assert first.returncode == EXIT_OK, first.stdout + first.stderr
+    assert first.outputs["changed"] == "true"
+    assert first.outputs["changed-cassettes"] == "cassettes/echo.jsonl"
+    assert first.outputs["refresh-branch"] == BRANCH
+    commit = first.outputs["refresh-commit"]
+    assert origin.branches() == ["main", BRANCH] and origin.head(BRANCH) == commit
+    assert git(origin.bare, "rev-list", "--count", f"main..{BRANCH}") == "1"
+    assert (
+        git(origin.bare, "log", "-1", "--format=%P|%an|%cn|%s", commit)
+        == f"{origin.sha}|{BOT}|{BOT}|mcp-replay: refresh cassettes"
+    )
+    assert origin.files_changed(origin.sha, commit) == ["cassettes/echo.jsonl"]
+    committed = origin.show(commit, "cassettes/echo.jsonl")
+    assert committed + "\n" == (origin.workspace / "cassettes/echo.jsonl").read_text()
+    # The redacted secret is still the marker, never the live value; the header is kept.
+    assert SECRET not in committed and committed.count("token [REDACTED]") == 2 and "build 2" in committed
+    old_lines = json.loads(origin.show("main", "cassettes/echo.jsonl").splitlines()[0])["meta"]
+    new_header = json.loads(committed.splitlines()[0])["meta"]
+    assert {k: v for k, v in new_header.items() if k != "updated_at"} == old_lines
+    # Unchanged lines are byte for byte the recorded ones.
+    before, after = origin.show("main", "cassettes/echo.jsonl").splitlines(), committed.splitlines()
+    assert [a == b for a, b in zip(before, after, strict=True)] == [False, True, True, True, False, False]
+
+    (pull,) = fake.open_pulls(REPO)
+    assert first.outputs["refresh-pr-url"] == pull["html_url"]
+    assert (pull["head"]["ref"], pull["base"]["ref"], pull["title"]) == (
+        BRANCH,
+        "main",
+        "mcp-replay: refresh cassettes",
+    )
+    assert pull["draft"] is True and [label["name"] for label in pull["labels"]] == ["mcp", "refresh"]
+    body = pull["body"]
+    assert "cassettes/echo.jsonl" in body and "cassettes/list.jsonl" not in body
+    assert body.count("value&#45;change") + body.count("value-change") >= 2
+    assert "breaking" in body and "#3 tools/call echo" in body and "#4 tools/call echo" in body
+    assert "build 1" in body and "build 2" in body  # the capped diff shows before and after
+    assert SECRET not in body and SECRET not in first.stdout and SECRET not in first.summary
+    assert body.strip() in first.summary  # the same text goes to the job summary
+
+    # A further change: the same branch (force-updated) and the same PR, updated.
+    second = refresh(origin, fake, build="3")
+    assert second.returncode == EXIT_OK, second.stdout + second.stderr
+    assert second.outputs["refresh-commit"] != commit and origin.head(BRANCH) == second.outputs["refresh-commit"]
+    assert git(origin.bare, "rev-list", "--count", f"main..{BRANCH}") == "1"
+    assert origin.files_changed(origin.sha, origin.head(BRANCH)) == ["cassettes/echo.jsonl"]
+    (again,) = fake.open_pulls(REPO)
+    assert again["number"] == pull["number"] and second.outputs["refresh-pr-url"] == pull["html_url"]
+    assert "build 3" in again["body"]
+    assert len(fake.requests("POST", r"/pulls$")) == 1 and len(fake.requests("PATCH", r"/pulls/\d+$")) == 1
+
+    # Replay against the same server after the refresh: 0 findings.
+    clean = run_action(
+        origin.workspace,
+        event_name="workflow_dispatch",
+        event=workflow_dispatch(),
+        inputs={"server": ENV_ECHO, "env": f"BUILD=3\nSERVICE_TOKEN={SECRET}", "github-token": "app-token"},
+        api_url=fake.url,
+    )
+    assert clean.returncode == EXIT_OK, clean.stdout + clean.stderr
+    assert (clean.outputs["failed"], clean.outputs["missing"], clean.outputs["grade"]) == ("0", "0", "A")
+
+
+def test_refresh_is_refused_on_pull_request_events(fake: FakeGitHub, origin: Origin) -> None:
+    for name in ("pull_request", "pull_request_target"):
+        run = run_action(
+            origin.workspace,
+            event_name=name,
+            event=pull_request(7, origin.sha),
+            inputs={"mode": "refresh", "server": ENV_ECHO, "env": "BUILD=2", "github-token": "app-token"},
+            api_url=fake.url,
+        )
+        assert run.returncode == EXIT_USAGE, run.stdout + run.stderr
+        (error,) = run.annotations("error")
+        assert f"refused on {name}" in error.data and "pull request's code" in error.data
+    assert fake.log == [] and git(origin.workspace, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize(
+    ("permissions", "create_pulls", "named"),
+    [
+        (frozenset({"pull-requests", "issues"}), True, "contents: write"),
+        (frozenset({"contents", "issues"}), True, "pull-requests: write"),
+        (frozenset({"contents", "pull-requests"}), False, "Allow GitHub Actions to create and approve pull requests"),
+    ],
+)
+def test_a_403_names_the_missing_permission(
+    fake: FakeGitHub, origin: Origin, permissions: frozenset[str], create_pulls: bool, named: str
+) -> None:
+    fake.add_token("limited", permissions=permissions, create_pulls=create_pulls)
+    run = refresh(origin, fake, build="2", token="limited")
+    assert run.returncode == EXIT_INFRA, run.stdout + run.stderr
+    (error,) = run.annotations("error")
+    assert named in error.data and "403" in error.data
+    assert fake.open_pulls(REPO) == []
+
+
+def test_a_commit_author_and_title_from_inputs(fake: FakeGitHub, origin: Origin) -> None:
+    run = refresh(
+        origin,
+        fake,
+        build="2",
+        **{"commit-author": "Ada <ada@example.com>", "commit-message": "chore: refresh", "pr-title": "Refresh!"},
+    )
+    assert run.returncode == EXIT_OK, run.stdout + run.stderr
+    assert git(origin.bare, "log", "-1", "--format=%an <%ae>|%s", BRANCH) == "Ada <ada@example.com>|chore: refresh"
+    assert fake.open_pulls(REPO)[0]["title"] == "Refresh!"
