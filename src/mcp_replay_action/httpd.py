@@ -9,7 +9,6 @@ streams, and nothing to add to the action's image.
 from __future__ import annotations
 
 import json
-import signal
 import socket
 import sys
 import threading
@@ -167,13 +166,11 @@ def log(text: str) -> None:
 
 
 def wait_for_stop(until: Callable[[], bool] | None = None) -> None:
-    """Block until SIGINT or SIGTERM (or until ``until()`` turns true, polled 10 times a second)."""
+    """Block until SIGINT, SIGTERM or SIGHUP (or until ``until()`` turns true, polled 10 times a second)."""
+    from mcp_replay_action.transport.process import trap_stop_signals
+
     stop = threading.Event()
-    previous: dict[signal.Signals, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            previous[sig] = signal.getsignal(sig)
-            signal.signal(sig, lambda *_: stop.set())
+    restore = trap_stop_signals(stop.set)
     try:
         while not stop.wait(0.1):
             if until is not None and until():
@@ -181,5 +178,4 @@ def wait_for_stop(until: Callable[[], bool] | None = None) -> None:
     except KeyboardInterrupt:
         pass
     finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
+        restore()

@@ -19,13 +19,11 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import FrameType
 from typing import IO, Any, cast
 
 from mcp_replay_action import __version__
@@ -34,7 +32,7 @@ from mcp_replay_action.errors import ReplayError
 from mcp_replay_action.jsonrpc import decode_all
 from mcp_replay_action.protocol import META_PROTOCOL_VERSION
 from mcp_replay_action.redact import Redactor, is_secret_key
-from mcp_replay_action.transport.process import SHUTDOWN_GRACE, StderrTail, spawn_server
+from mcp_replay_action.transport.process import SHUTDOWN_GRACE, StderrTail, spawn_server, trap_stop_signals
 
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 SAVE_EVERY_INTERACTIONS = 25
@@ -313,7 +311,7 @@ def record_stdio(
     """Run ``command`` as an MCP server behind a recording proxy on ``stdin``/``stdout`` (ours by
     default) and write what passes to ``cassette_path``. The server's stderr is passed through to
     ``stderr`` (ours by default). Returns when the client closes ``stdin``, the server exits, or
-    SIGTERM/SIGINT arrives; the server is stopped and the cassette saved before it returns.
+    SIGTERM/SIGINT/SIGHUP arrives; the server is stopped and the cassette saved before it returns.
 
     Raises ConfigError for an unparsable command and ServerStartError when it cannot be started.
     """
@@ -353,7 +351,7 @@ def record_stdio(
         ),
         threading.Thread(target=rec.saver, daemon=True, name="record-save"),
     ]
-    previous = _trap_signals(lambda: rec.end("signal"))
+    restore_signals = trap_stop_signals(lambda: rec.end("signal"))
     try:
         for thread in threads:
             thread.start()
@@ -367,7 +365,7 @@ def record_stdio(
             tail.join(1.0)
             rec.save(final=True)
         finally:
-            _restore_signals(previous)
+            restore_signals()
     return RecordSummary(
         path=str(cassette_path),
         interactions=len(rec.tape.interactions()),
@@ -378,24 +376,6 @@ def record_stdio(
         non_json_lines=rec.tape.non_json_lines,
         ended_by=rec.ended_by,
     )
-
-
-_Handler = Callable[[int, FrameType | None], Any] | int | None
-
-
-def _trap_signals(on_signal: Callable[[], None]) -> dict[int, _Handler]:
-    """Turn SIGTERM and SIGINT into a clean end of the session (only possible in the main thread)."""
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-    previous: dict[int, _Handler] = {}
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        previous[sig] = signal.signal(sig, lambda signum, frame: on_signal())
-    return previous
-
-
-def _restore_signals(previous: dict[int, _Handler]) -> None:
-    for sig, handler in previous.items():
-        signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
 
 
 def _read_lines(src: IO[bytes]) -> Iterator[list[bytes]]:

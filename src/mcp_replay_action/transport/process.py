@@ -6,12 +6,21 @@ that ``npx`` starts, can be stopped with it) and ``terminate_group`` stops that 
 MCP spec asks for (close stdin, wait, SIGTERM, wait, SIGKILL). Every server spawned here is
 remembered until it is stopped, and stopped at interpreter exit or on SIGTERM/SIGHUP, so no server
 outlives us.
+
+A server can try harder to escape: a grandchild that calls ``setsid()`` leaves the process group,
+and a ``kill -9`` of our own process runs no clean-up at all. On Linux, therefore, (1) we make
+ourselves a child subreaper, so orphaned descendants are re-parented to us rather than to init;
+(2) every process a server starts inherits a marker in its environment (``MARKER_VAR``), and
+stopping a server ends every live process that carries its marker, whatever its group or session;
+(3) a server started from the main thread gets ``PR_SET_PDEATHSIG``: the kernel kills it when we die.
 """
 
 from __future__ import annotations
 
 import atexit
 import collections
+import ctypes
+import ctypes.util
 import os
 import shlex
 import shutil
@@ -20,7 +29,8 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import IO, Any
@@ -34,6 +44,40 @@ TERM_TIMEOUT = 2.0
 _POLL = 0.02
 
 PIPE = subprocess.PIPE
+MARKER_VAR = "MCP_REPLAY_SUPERVISED"  # inherited by every descendant of a server we start
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _libc() -> Any:
+    """libc through ctypes, for prctl (Linux only); None elsewhere or when it cannot be loaded."""
+    if not os.path.isdir("/proc/self") or not hasattr(os, "setsid"):
+        return None
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    except OSError:
+        return None
+
+
+_LIBC = _libc()
+
+
+def become_subreaper() -> bool:
+    """Make this process a child subreaper (Linux): orphans of the servers we start are re-parented
+    to us, so we can end and reap them. Returns whether it took effect."""
+    if _LIBC is None:
+        return False
+    return bool(_LIBC.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+
+
+def _die_with_parent(parent: int) -> None:
+    """In the child between fork and exec: have the kernel SIGKILL us when our parent dies, even
+    by ``kill -9``. If the parent died already, before the request took effect, exit at once."""
+    if _LIBC is not None:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def split_command(command: str | Sequence[str]) -> list[str]:
@@ -85,6 +129,7 @@ class ServerProcess:
     argv: list[str]
     popen: subprocess.Popen[bytes]
     scratch: str | None = None
+    marker: str | None = None
     _stopped: bool = field(default=False, repr=False)
 
     @property
@@ -96,7 +141,7 @@ class ServerProcess:
         if not self._stopped:
             self._stopped = True
             try:
-                terminate_group(self.popen, grace=grace, term_timeout=term_timeout)
+                terminate_group(self.popen, grace=grace, term_timeout=term_timeout, marker=self.marker)
             finally:
                 _forget(self.popen)
                 if self.scratch:
@@ -129,7 +174,15 @@ def spawn_server(
     scratch = tempfile.mkdtemp(prefix="mcp-replay-") if isolate else None
     if scratch:
         full_env = _isolated_env(full_env, scratch)
+    marker = uuid.uuid4().hex
+    full_env[MARKER_VAR] = marker
     _install_exit_hooks()
+    # PDEATHSIG fires when the thread that forked ends, not the process: only a server started
+    # from the main thread (record, the CLI's replay) can have it without dying early.
+    parent = os.getpid()
+    preexec = (
+        (lambda: _die_with_parent(parent)) if _LIBC and threading.current_thread() is threading.main_thread() else None
+    )
     try:
         popen = subprocess.Popen(
             argv,
@@ -140,6 +193,7 @@ def spawn_server(
             stderr=stderr,
             start_new_session=True,  # own process group: stoppable as a whole, immune to our Ctrl-C
             bufsize=-1,
+            preexec_fn=preexec,
         )
     except FileNotFoundError:
         _cleanup_scratch(scratch)
@@ -150,8 +204,8 @@ def spawn_server(
     except OSError as exc:
         _cleanup_scratch(scratch)
         raise ServerStartError(f"cannot start server command {argv[0]}: {exc.strerror or exc}") from None
-    _remember(popen)
-    return ServerProcess(argv=argv, popen=popen, scratch=scratch)
+    _remember(popen, marker)
+    return ServerProcess(argv=argv, popen=popen, scratch=scratch, marker=marker)
 
 
 def _cleanup_scratch(scratch: str | None) -> None:
@@ -160,14 +214,19 @@ def _cleanup_scratch(scratch: str | None) -> None:
 
 
 def terminate_group(
-    proc: subprocess.Popen[bytes], *, grace: float = SHUTDOWN_GRACE, term_timeout: float = TERM_TIMEOUT
+    proc: subprocess.Popen[bytes],
+    *,
+    grace: float = SHUTDOWN_GRACE,
+    term_timeout: float = TERM_TIMEOUT,
+    marker: str | None = None,
 ) -> int | None:
-    """Stop a server started by ``spawn_server`` and everything in its process group.
+    """Stop a server started by ``spawn_server``, everything in its process group and every process
+    that carries its ``marker`` (a ``setsid()`` grandchild left the group, not the marker).
 
-    Close its stdin and give it ``grace`` seconds to exit by itself; then SIGTERM the group and
-    wait ``term_timeout``; then SIGKILL the group. The group is signalled even when the leader has
-    already exited, because a wrapper (``npx``, ``sh -c``) can leave its child behind. Bounded in
-    time; returns the leader's exit status (None only if even SIGKILL could not reap it).
+    Close its stdin and give it ``grace`` seconds to exit by itself; then SIGTERM them all and
+    wait ``term_timeout``; then SIGKILL. The group is signalled even when the leader has already
+    exited, because a wrapper (``npx``, ``sh -c``) can leave its child behind. Bounded in time;
+    returns the leader's exit status (None only if even SIGKILL could not reap it).
     """
     pgid = proc.pid  # start_new_session=True made the server the leader of its own group
     if proc.stdin is not None:
@@ -176,21 +235,27 @@ def terminate_group(
         except OSError:
             pass
     wait_leader(proc, grace)
+    seen: set[int] = set()
     for sig, wait in ((signal.SIGTERM, term_timeout), (signal.SIGKILL, 2.0)):
-        if proc.poll() is not None and not _group_alive(pgid):
+        group, strays = _survivors(pgid, marker)
+        if proc.poll() is not None and not group and not strays:
             break
+        seen.update(strays)
         _signal_group(pgid, sig)
+        for pid in strays:
+            _signal_pid(pid, sig)
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
-            if proc.poll() is not None and not _group_alive(pgid):
+            if proc.poll() is not None and _survivors(pgid, marker) == (False, set()):
                 break
             time.sleep(_POLL)
     if proc.returncode is not None:
-        _reap_strays(pgid)
+        _reap_strays(pgid, seen)
     return proc.returncode
 
 
 def wait_leader(proc: subprocess.Popen[bytes], timeout: float) -> None:
+    """Wait up to ``timeout`` seconds for ``proc`` to exit."""
     try:
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -204,21 +269,41 @@ def _signal_group(pgid: int, sig: int) -> None:
         pass
 
 
+def _signal_pid(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def _group_alive(pgid: int) -> bool:
-    """Whether any process of the group still runs. Zombies do not count: a container whose PID 1
-    never reaps them would otherwise keep a dead group "alive" until SIGKILL."""
+    """Whether any process of the group still runs (zombies do not count)."""
+    return _survivors(pgid, None)[0]
+
+
+def _survivors(pgid: int, marker: str | None) -> tuple[bool, set[int]]:
+    """Whether any process of group ``pgid`` still runs, and the live processes outside that group
+    that carry ``marker`` in their environment. Zombies do not count: a container whose PID 1 never
+    reaps them would otherwise keep a dead group "alive" until SIGKILL."""
     try:
         os.killpg(pgid, 0)
+        group_signalled = True
     except ProcessLookupError:
-        return False
+        group_signalled = False
     except PermissionError:
-        return True
+        return True, set()
+    if not group_signalled and not marker:
+        return False, set()
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return True  # no procfs (macOS): the signal probe above is all we can know
+        return group_signalled, set()  # no procfs (macOS): the signal probe above is all we can know
+    me = os.getpid()
+    needle = f"{MARKER_VAR}={marker}".encode() if marker else b""
+    group = False
+    strays: set[int] = set()
     for entry in entries:
-        if not entry.isdigit():
+        if not entry.isdigit() or int(entry) == me:
             continue
         try:
             with open(f"/proc/{entry}/stat", "rb") as fh:
@@ -227,32 +312,50 @@ def _group_alive(pgid: int) -> bool:
             continue
         # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
         fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) >= 3 and int(fields[2]) == pgid and fields[0] != b"Z":
-            return True
-    return False
+        if len(fields) < 3 or fields[0] in (b"Z", b"X"):
+            continue
+        if int(fields[2]) == pgid:
+            group = True
+        elif needle and _environ_has(entry, needle):
+            strays.add(int(entry))
+    return group, strays
 
 
-def _reap_strays(pgid: int) -> None:
-    """Reap group members that were re-parented to us (we may be PID 1 in a container)."""
+def _environ_has(pid: str, needle: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            return needle in fh.read().split(b"\0")
+    except OSError:
+        return False  # gone, or another user's process: not ours
+
+
+def _reap_strays(pgid: int, pids: Iterable[int] = ()) -> None:
+    """Reap group members and marked strays that were re-parented to us (we are a subreaper, or
+    PID 1 in a container)."""
     while True:
         try:
             pid, _ = os.waitpid(-pgid, os.WNOHANG)
         except ChildProcessError:
-            return
+            break
         if pid == 0:
-            return
+            break
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
 
 
-# Every live server, so that interpreter exit or a fatal signal stops them all.
-_LIVE: dict[int, subprocess.Popen[bytes]] = {}
+# Every live server (and its marker), so that interpreter exit or a fatal signal stops them all.
+_LIVE: dict[int, tuple[subprocess.Popen[bytes], str | None]] = {}
 _LIVE_LOCK = threading.Lock()
 _ATEXIT_INSTALLED = False
 _SIGNALS_INSTALLED = False
 
 
-def _remember(proc: subprocess.Popen[bytes]) -> None:
+def _remember(proc: subprocess.Popen[bytes], marker: str | None = None) -> None:
     with _LIVE_LOCK:
-        _LIVE[proc.pid] = proc
+        _LIVE[proc.pid] = (proc, marker)
 
 
 def _forget(proc: subprocess.Popen[bytes]) -> None:
@@ -261,17 +364,23 @@ def _forget(proc: subprocess.Popen[bytes]) -> None:
 
 
 def kill_all_servers(timeout: float = 1.0) -> None:
-    """SIGTERM every live server group, then SIGKILL whatever is left after ``timeout``."""
+    """SIGTERM every live server group and its marked strays, then SIGKILL whatever is left after
+    ``timeout``."""
     with _LIVE_LOCK:
-        procs = list(_LIVE.values())
+        live = list(_LIVE.values())
         _LIVE.clear()
-    for proc in procs:
-        _signal_group(proc.pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and any(_group_alive(p.pid) and p.poll() is None for p in procs):
-        time.sleep(_POLL)
-    for proc in procs:
-        _signal_group(proc.pid, signal.SIGKILL)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for proc, marker in live:
+            _signal_group(proc.pid, sig)
+            for pid in _survivors(proc.pid, marker)[1]:
+                _signal_pid(pid, sig)
+        if sig == signal.SIGTERM:
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline and any(
+                proc.poll() is None or _survivors(proc.pid, marker) != (False, set()) for proc, marker in live
+            ):
+                time.sleep(_POLL)
+    for proc, _ in live:
         wait_leader(proc, 0.5)
 
 
@@ -291,12 +400,34 @@ def _install_exit_hooks() -> None:
     if not _ATEXIT_INSTALLED:
         _ATEXIT_INSTALLED = True
         atexit.register(kill_all_servers)
+        become_subreaper()
     if _SIGNALS_INSTALLED or threading.current_thread() is not threading.main_thread():
         return
     _SIGNALS_INSTALLED = True
     for sig in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(sig) is signal.SIG_DFL:
             signal.signal(sig, _on_fatal_signal)
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_Handler = Callable[[int, FrameType | None], Any] | int | None
+
+
+def trap_stop_signals(on_stop: Callable[[], None]) -> Callable[[], None]:
+    """Turn SIGINT, SIGTERM and SIGHUP (a closed terminal) into ``on_stop()``: a recording ends
+    cleanly and is saved, whichever of them arrives. Returns the function that puts the previous
+    handlers back. Handlers can only be set from the main thread; elsewhere this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous: dict[int, _Handler] = {}
+    for sig in STOP_SIGNALS:
+        previous[sig] = signal.signal(sig, lambda signum, frame: on_stop())
+
+    def restore() -> None:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+
+    return restore
 
 
 class StderrTail:

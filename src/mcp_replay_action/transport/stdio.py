@@ -32,6 +32,7 @@ from mcp_replay_action.transport.process import (
 # ---------------------------------------------------------------------------------------------
 
 _CHUNK = 1 << 16
+_CRASH_CHECK = 0.25  # seconds between looks at whether a silent server is still alive
 
 
 class StdioTransport:
@@ -171,13 +172,19 @@ class StdioTransport:
         if self._server is None:
             raise RuntimeError("StdioTransport.receive() before start()")
         deadline = time.monotonic() + timeout
+        popen = self._server.popen
         while not messages:
             if self._eof or self._closed:
                 raise self._exited()
             left = deadline - time.monotonic()
-            readable, _, _ = select.select([self._out_fd], [], [], max(0.0, left))
+            readable, _, _ = select.select([self._out_fd], [], [], min(max(0.0, left), _CRASH_CHECK))
             if readable:
                 self._read_chunk()
+            elif popen.poll() not in (None, 0):
+                # The server crashed, but something it started (a setsid() grandchild) still holds
+                # its stdout open: no EOF will come, and waiting out the timeout would call a crash
+                # a timeout. (A clean exit 0 may be a launcher that handed stdout on: keep reading.)
+                raise self._exited()
             elif left <= 0 or time.monotonic() >= deadline:
                 raise TransportTimeout(f"no message from the server within {timeout:g} s")
         return messages.popleft()

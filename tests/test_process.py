@@ -1,0 +1,164 @@
+"""Process supervision (transport/process.py) through the real CLI and real processes: no server
+escapes (a setsid() grandchild, a kill -9 of the recorder), SIGHUP saves a recording, and a crash
+is reported as a crash even when a grandchild keeps the server's stdout open (issue 8 item 11)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp_replay_action.cassette import load
+
+FAKES = Path(__file__).parent / "fakes"
+PY = sys.executable
+MCP_REPLAY = str(Path(PY).parent / "mcp-replay")
+
+pytestmark = [
+    pytest.mark.timeout(120),
+    pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux procfs"),
+]
+
+
+def line(msg: dict[str, Any]) -> bytes:
+    return json.dumps(msg).encode() + b"\n"
+
+
+def req(id_: int, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id_, "method": method, "params": params or {}}
+
+
+INIT = req(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}})
+CALL = req(1, "tools/call", {"name": "echo", "arguments": {"text": "hi"}})
+
+
+def escape_server(pids: Path, *extra: str) -> str:
+    return f"{PY} {FAKES / 'escape_server.py'} --pids {pids} {' '.join(extra)}"
+
+
+def alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except FileNotFoundError:
+        return False
+    return stat[stat.rfind(b")") + 2 :].split()[0] not in (b"Z", b"X")
+
+
+def gone(pid: int, timeout: float = 15.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def pid_of(pids: Path, what: str, timeout: float = 15.0) -> int:
+    deadline = time.monotonic() + timeout
+    while True:
+        if pids.exists():
+            for row in pids.read_text().splitlines():
+                name, _, pid = row.partition(" ")
+                if name == what:
+                    return int(pid)
+        assert time.monotonic() < deadline, f"no {what} pid in {pids}"
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def pids(tmp_path: Path):
+    """The pid file the escape server writes; whatever it names is ended after the test, by pid."""
+    path = tmp_path / "pids"
+    yield path
+    if path.exists():
+        for row in path.read_text().splitlines():
+            pid = int(row.partition(" ")[2])
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def start_record(server: str, cassette: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [MCP_REPLAY, "record", "--server", server, "--cassette", str(cassette)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def converse(proc: subprocess.Popen[bytes]) -> None:
+    assert proc.stdin is not None and proc.stdout is not None
+    for message in (INIT, CALL):
+        proc.stdin.write(line(message))
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == message["id"]
+
+
+def finish(proc: subprocess.Popen[bytes], timeout: float = 30) -> int:
+    try:
+        return proc.wait(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_record_ends_a_setsid_grandchild_of_the_server(tmp_path: Path, pids: Path) -> None:
+    cassette = tmp_path / "c.jsonl"
+    proc = start_record(escape_server(pids), cassette)
+    converse(proc)
+    grandchild = pid_of(pids, "grandchild")
+    assert proc.stdin is not None
+    proc.stdin.close()  # the client is done: the recorder stops the server, and all it started
+    assert finish(proc) == 0
+    assert gone(grandchild), "a setsid() grandchild of the server outlived mcp-replay record"
+    assert [i.method for i in load(cassette).interactions] == ["initialize", "tools/call"]
+
+
+def test_record_saves_on_sighup(tmp_path: Path, pids: Path) -> None:
+    cassette = tmp_path / "c.jsonl"
+    proc = start_record(escape_server(pids), cassette)
+    converse(proc)
+    server = pid_of(pids, "server")
+    proc.send_signal(signal.SIGHUP)  # the terminal that ran the recorder was closed
+    assert finish(proc) == 0
+    assert [i.method for i in load(cassette).interactions] == ["initialize", "tools/call"]
+    assert gone(server) and gone(pid_of(pids, "grandchild"))
+
+
+def test_no_server_survives_kill_9_of_the_recorder(tmp_path: Path, pids: Path) -> None:
+    proc = start_record(escape_server(pids, "--stay"), tmp_path / "c.jsonl")
+    converse(proc)
+    server = pid_of(pids, "server")
+    proc.kill()  # SIGKILL: no handler, no atexit, nothing of ours runs
+    proc.wait()
+    assert gone(server), "the server outlived a kill -9 of the recording proxy"
+
+
+def test_a_crash_is_reported_as_a_crash_while_a_grandchild_holds_stdout(tmp_path: Path, pids: Path) -> None:
+    cassette = tmp_path / "c.jsonl"
+    proc = start_record(escape_server(tmp_path / "recording-pids"), cassette)
+    converse(proc)
+    assert proc.stdin is not None
+    proc.stdin.close()
+    assert finish(proc) == 0
+
+    run = subprocess.run(
+        [MCP_REPLAY, "replay", "--server", escape_server(pids, "--crash"), "--cassette", str(cassette)]
+        + ["--timeout", "60", "--json", "--fail-on-regression"],
+        capture_output=True,
+        text=True,
+        timeout=110,
+    )
+    assert run.returncode == 1, run.stderr
+    text = json.dumps(json.loads(run.stdout))
+    assert "status 3" in text and "escape server crashed" in text, text
+    assert "within 60 s" not in text
+    assert gone(pid_of(pids, "grandchild")), "the crashed server's grandchild outlived the replay"
