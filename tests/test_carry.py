@@ -79,3 +79,79 @@ def test_only_values_later_requests_quote_are_remembered() -> None:
     carry.learn({"a": REC_ID, "b": "7f0e1d2c-3b4a-4958-8766-554433221100"}, {"a": LIVE_ID, "b": "0" * 8 + "-aaaa"})
     assert carry.mapping == {REC_ID: LIVE_ID}
     assert carry.apply(later[0]) == {"params": {"arguments": {"jobId": LIVE_ID}}}
+
+
+def _links(*uris: str) -> dict:
+    return {"result": {"content": [{"type": "resource_link", "uri": u, "name": u.rsplit("/", 1)[-1]} for u in uris]}}
+
+
+def test_reordered_resource_links_are_identities_not_minted_values() -> None:
+    # The same three links in another order: the later resources/read must go out as recorded.
+    uris = [f"file:///srv/data/report{n}_2026q4x{n}a.csv" for n in (1, 2, 3)]
+    read = {"jsonrpc": "2.0", "id": 5, "method": "resources/read", "params": {"uri": uris[0]}}
+    carry = Carry([read])
+    carry.learn(_links(*uris), _links(uris[2], uris[0], uris[1]))
+    assert not carry
+    sent, subs = carry.rewrite(read)
+    assert sent == read and subs == ()
+
+
+def test_reordered_opaque_ids_pair_by_identity_not_index() -> None:
+    # Token-shaped ids returned in another order are still all there live: nothing is threaded.
+    ids = ["a81f0c2a9d3e47b1", "b92e1d3b0e4f58c2", "c03f2e4c1f5069d3"]
+    later = [{"params": {"arguments": {"id": ids[0]}}}]
+    carry = Carry(later)
+    carry.learn(
+        {"result": {"structuredContent": {"items": [{"id": i} for i in ids]}}},
+        {"result": {"structuredContent": {"items": [{"id": i} for i in reversed(ids)]}}},
+    )
+    assert carry.mapping == {}
+
+
+def test_items_pair_by_name_then_a_truly_minted_id_is_threaded() -> None:
+    recorded = {"result": {"structuredContent": {"jobs": [{"name": "a", "jobId": "J1"}, {"name": "b", "jobId": "J2"}]}}}
+    live = {"result": {"structuredContent": {"jobs": [{"name": "b", "jobId": "K2"}, {"name": "a", "jobId": "K1"}]}}}
+    later = {"params": {"arguments": {"jobId": "J1"}}}
+    carry = Carry([later])
+    carry.learn(recorded, live)
+    assert carry.mapping == {"J1": "K1"}
+    sent, subs = carry.rewrite(later)
+    assert sent == {"params": {"arguments": {"jobId": "K1"}}}
+    assert [(s.recorded, s.live) for s in subs] == [("J1", "K1")]
+
+
+def test_a_truly_minted_uuid_is_threaded_and_reported() -> None:
+    later = {"params": {"uri": f"jobs://{REC_ID}/log", "arguments": {"task": REC_ID}}}
+    carry = Carry([later])
+    carry.learn(
+        {"result": {"content": [{"type": "text", "text": f"queued {REC_ID}"}]}},
+        {"result": {"content": [{"type": "text", "text": f"queued {LIVE_ID}"}]}},
+    )
+    sent, subs = carry.rewrite(later)
+    assert sent == {"params": {"uri": f"jobs://{LIVE_ID}/log", "arguments": {"task": LIVE_ID}}}
+    assert [(s.recorded, s.live) for s in subs] == [(REC_ID, LIVE_ID)]
+
+
+def test_a_value_present_in_both_answers_is_never_substituted() -> None:
+    # The recorded id changed at one place but is still in the live answer elsewhere: an identity.
+    later = {"params": {"arguments": {"handle": "h-0a1b2c3d4e"}}}
+    carry = Carry([later])
+    carry.learn(
+        {"result": {"structuredContent": {"handle": "h-0a1b2c3d4e", "previous": "h-9f8e7d6c5b"}}},
+        {"result": {"structuredContent": {"handle": "h-1234abcd99", "previous": "h-0a1b2c3d4e"}}},
+    )
+    assert carry.mapping == {}
+    assert carry.rewrite(later) == (later, ())
+
+
+def test_handle_is_minted_everywhere() -> None:
+    from mcp_replay_action.normalize import OPAQUE, normalize
+    from mcp_replay_action.redact import Redactor
+
+    assert normalize({"handle": "short"}) == {"handle": OPAQUE}
+    carry = Carry()
+    carry.learn({"handle": "h1"}, {"handle": "h2"})
+    assert carry.mapping == {"h1": "h2"}
+    # The entropy rule must not redact a minted handle that replay has to send back.
+    value = "Zq8Xk2Lm9Pw4Rt7Yb1Nc5Vd3Hf6Jg0Ks"
+    assert Redactor().apply({"handle": value}) == {"handle": value}

@@ -428,7 +428,7 @@ def test_minted_task_id_is_recorded_in_later_calls(fast_modern: tuple[Path, dict
 def test_chained_calls_replay_only_with_the_live_id(fast_modern: tuple[Path, dict[str, Any]], workdir: Path) -> None:
     """The live server never saw the recorded id: get_task/export_task/delete_task pass only
     because replay sent the id the live create_task minted."""
-    cassette, _ = fast_modern
+    cassette, seen = fast_modern
     run = replay(FAST, cassette, report=workdir / "chain.json")
     assert_clean(run)
     # Found, then (after the delete) not found: both as recorded, so both pass.
@@ -436,6 +436,10 @@ def test_chained_calls_replay_only_with_the_live_id(fast_modern: tuple[Path, dic
     assert recorded == [False, True], recorded
     assert [g["status"] for g in result_of(run, "get_task")] == ["pass", "pass"]
     assert [d["status"] for d in result_of(run, "delete_task")] == ["pass", "pass"]
+    # Every substitution is in the report: recorded id -> the id the live server minted.
+    threaded = {s["recorded"] for g in result_of(run, "get_task") for s in g["substitutions"]}
+    assert threaded == {seen["task_id"]}, run.describe()
+    assert all(s["live"] != seen["task_id"] for g in result_of(run, "get_task") for s in g["substitutions"])
 
 
 def test_unthreaded_id_is_caught(fast_modern: tuple[Path, dict[str, Any]], workdir: Path) -> None:

@@ -6,50 +6,34 @@ quotes the old value (``tasks/get``, an MRTR retry, the next page, ``job_status`
 with the value the live server just minted, or the chain breaks for no fault of the server.
 
 ``Carry.learn`` walks a recorded and a live response side by side and remembers
-``recorded -> live`` for every pair of differing values that look minted (opaque tokens, UUIDs,
-long hex, or anything under a key that conventionally carries one). ``Carry.apply`` rewrites a
-recorded message with what it learned, both whole strings and tokens embedded in text.
+``recorded -> live`` for every pair of differing values that are minted (``minted.py``: a minted
+key, or a token-shaped value). Three rules keep it from ever sending a request that was not
+recorded for a reason other than a fresh mint:
+
+* a recorded value that is still present anywhere in the live answer is an identity the server
+  kept (a resource link returned in another order), never a minted value: it is not substituted;
+* list items pair by identity (``uriTemplate``, ``uri``, ``name``, ``id``: the keys comparison uses,
+  plus ``id``), and only the items left over pair in order;
+* every substitution made is returned by ``Carry.rewrite`` so the report can show it.
+
+``Carry.rewrite`` rewrites a recorded message with what it learned, both whole strings and tokens
+embedded in text.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-# Keys whose string values are minted by the server and only ever echoed back by the client.
-MINTED_KEYS = frozenset(
-    {
-        "requeststate",
-        "nextcursor",
-        "cursor",
-        "taskid",
-        "jobid",
-        "handle",
-        "sessionid",
-        "progresstoken",
-        "resumetoken",
-        "subscriptionid",
-        "runid",
-        "operationid",
-    }
-)
-# A token: a run of URL/base64-safe characters long enough to be an identifier, holding a digit.
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-+/=.:]{6,}[A-Za-z0-9=]")
-_MIN_TOKEN = 8
+from mcp_replay_action.minted import MIN_LENGTH, TOKEN_IN_TEXT, is_minted_key, looks_minted
+from mcp_replay_action.normalize import IDENTITY_KEYS
+from mcp_replay_action.results import Substitution
 
-
-# Token-like: no white space, at least _MIN_TOKEN long, holding both a digit and a letter.
-_TOKEN_LIKE = re.compile(r"(?=[^\d\s]*\d)(?=[^A-Za-z\s]*[A-Za-z])\S{" + str(_MIN_TOKEN) + ",}")
-
-
-def _token_like(value: str) -> bool:
-    return _TOKEN_LIKE.fullmatch(value) is not None
-
-
-def _norm_key(key: str | None) -> str:
-    return (key or "").replace("_", "").replace("-", "").lower()
+# How list items are paired: the identity keys comparison uses, then a plain ``id``.
+PAIR_KEYS = (*IDENTITY_KEYS, "id")
+_TOKEN_PARTS = re.compile(r"[/:.=+]+")
 
 
 class Carry:
@@ -67,98 +51,155 @@ class Carry:
         if outgoing is not None:
             self._quoted = set()
             for message in outgoing:
-                _collect_quoted(message, self._quoted)
+                _collect_strings(message, self._quoted)
 
     def __bool__(self) -> bool:
         return bool(self.mapping)
 
-    def learn(self, recorded: Any, live: Any, key: str | None = None) -> None:
-        """Remember every minted value that differs between a recorded and a live response."""
+    def learn(self, recorded: Any, live: Any) -> None:
+        """Remember every minted value that differs between a recorded and a live response and
+        that the live response no longer holds anywhere."""
         if self._quoted is not None and not self._quoted:
             return  # nothing later quotes anything: there is nothing worth learning
-        if isinstance(recorded, dict) and isinstance(live, dict):
-            for k, value in recorded.items():
-                if k in live:
-                    self.learn(value, live[k], k)
-        elif isinstance(recorded, list) and isinstance(live, list):
-            for r_item, l_item in zip(recorded, live, strict=False):
-                self.learn(r_item, l_item, key)
-        elif isinstance(recorded, str) and isinstance(live, str) and recorded != live:
-            self._learn_strings(recorded, live, key)
-
-    def _learn_strings(self, recorded: str, live: str, key: str | None) -> None:
-        quoted = self._quoted
-        if (quoted is None or recorded in quoted) and (
-            _norm_key(key) in MINTED_KEYS or (_token_like(recorded) and _token_like(live))
-        ):
-            self._remember(recorded, live)
+        candidates = [(r, v) for r, v in _pairs(recorded, live, None) if self._quoted is None or r in self._quoted]
+        if not candidates:
             return
-        if _token_like(recorded):
-            return  # a whole token nobody quotes later: nothing inside it to pair up either
-        parsed = _json_container(recorded), _json_container(live)
-        if parsed[0] is not None and parsed[1] is not None:
-            self.learn(parsed[0], parsed[1], key)
-            return
-        # Tokens embedded in text ("started 1b4e...") pair up when the surrounding text agrees.
-        rec_tokens = [m for m in _TOKEN.finditer(recorded) if _token_like(m.group())]
-        live_tokens = [m for m in _TOKEN.finditer(live) if _token_like(m.group())]
-        if not rec_tokens or len(rec_tokens) != len(live_tokens):
-            return
-        if _TOKEN.sub("", recorded) != _TOKEN.sub("", live):
-            return
-        for r_match, l_match in zip(rec_tokens, live_tokens, strict=True):
-            if r_match.group() != l_match.group():
-                self._remember(r_match.group(), l_match.group())
-
-    def _remember(self, recorded: str, live: str) -> None:
-        if self._quoted is not None and recorded not in self._quoted:
-            return
-        if recorded and self.mapping.get(recorded) != live:
-            self.mapping[recorded] = live
-            self._pattern = None
+        present: set[str] = set()
+        _collect_strings(live, present)
+        dumped = json.dumps(live, ensure_ascii=False)
+        for rec, value in candidates:
+            if rec and not _still_present(rec, present, dumped) and self.mapping.get(rec) != value:
+                self.mapping[rec] = value
+                self._pattern = None
 
     def apply(self, message: Any) -> Any:
         """A copy of ``message`` with every learned recorded value replaced by its live twin."""
-        if not self.mapping:
-            return message
-        return self._apply(message)
+        return self.rewrite(message)[0]
 
-    def _apply(self, value: Any) -> Any:
+    def rewrite(self, message: Any) -> tuple[Any, tuple[Substitution, ...]]:
+        """``message`` with learned values replaced, and the substitutions that were made."""
+        if not self.mapping:
+            return message, ()
+        used: dict[str, str] = {}
+        out = self._apply(message, used)
+        return out, tuple(Substitution(r, v) for r, v in used.items())
+
+    def _apply(self, value: Any, used: dict[str, str]) -> Any:
         if isinstance(value, dict):
-            return {k: self._apply(v) for k, v in value.items()}
+            return {k: self._apply(v, used) for k, v in value.items()}
         if isinstance(value, list):
-            return [self._apply(v) for v in value]
+            return [self._apply(v, used) for v in value]
         if isinstance(value, str):
             exact = self.mapping.get(value)
             if exact is not None:
+                used[value] = exact
                 return exact
-            if len(value) > _MIN_TOKEN:
-                return self._substitute(value)
+            if len(value) > MIN_LENGTH:
+                return self._substitute(value, used)
         return value
 
-    def _substitute(self, text: str) -> str:
-        embedded = [k for k in self.mapping if len(k) >= _MIN_TOKEN]
-        if not embedded:
-            return text
+    def _substitute(self, text: str, used: dict[str, str]) -> str:
         if self._pattern is None:
-            # Longest first, so a token that contains another is replaced whole.
-            alternatives = sorted(embedded, key=len, reverse=True)
-            self._pattern = re.compile("|".join(re.escape(k) for k in alternatives))
-        return self._pattern.sub(lambda m: self.mapping[m.group()], text)
+            embedded = sorted((k for k in self.mapping if len(k) >= MIN_LENGTH), key=len, reverse=True)
+            # Longest first, and never inside a longer word, so a token that contains another is
+            # replaced whole and ``abc12345x`` is not touched by ``abc12345``.
+            alternatives = "|".join(re.escape(k) for k in embedded) or r"(?!)"
+            self._pattern = re.compile(rf"(?<![A-Za-z0-9])(?:{alternatives})(?![A-Za-z0-9])")
+
+        def replace(match: re.Match[str]) -> str:
+            live = used[match.group()] = self.mapping[match.group()]
+            return live
+
+        return self._pattern.sub(replace, text)
 
 
-def _collect_quoted(value: Any, into: set[str]) -> None:
-    """Every string a message carries, and every token embedded in those strings."""
+def _pairs(recorded: Any, live: Any, key: str | None) -> Iterator[tuple[str, str]]:
+    """Every (recorded, live) pair of differing minted strings at the same place in two answers."""
+    if isinstance(recorded, dict) and isinstance(live, dict):
+        for k, value in recorded.items():
+            if k in live:
+                yield from _pairs(value, live[k], k)
+    elif isinstance(recorded, list) and isinstance(live, list):
+        for i, j in _align(recorded, live):
+            yield from _pairs(recorded[i], live[j], key)
+    elif isinstance(recorded, str) and isinstance(live, str) and recorded != live:
+        yield from _string_pairs(recorded, live, key)
+
+
+def _string_pairs(recorded: str, live: str, key: str | None) -> Iterator[tuple[str, str]]:
+    if is_minted_key(key) or (looks_minted(recorded) and looks_minted(live)):
+        yield recorded, live
+        return
+    parsed = _json_container(recorded), _json_container(live)
+    if parsed[0] is not None and parsed[1] is not None:
+        yield from _pairs(parsed[0], parsed[1], key)
+        return
+    # Tokens embedded in text ("started 1b4e...") pair up when the surrounding text agrees.
+    rec_tokens = [m.group() for m in TOKEN_IN_TEXT.finditer(recorded) if looks_minted(m.group())]
+    if not rec_tokens:
+        return
+    live_tokens = [m.group() for m in TOKEN_IN_TEXT.finditer(live) if looks_minted(m.group())]
+    if len(rec_tokens) != len(live_tokens) or TOKEN_IN_TEXT.sub("", recorded) != TOKEN_IN_TEXT.sub("", live):
+        return
+    for rec, value in zip(rec_tokens, live_tokens, strict=True):
+        if rec != value:
+            yield rec, value
+
+
+def _still_present(value: str, strings: set[str], dumped: str) -> bool:
+    """Whether the live answer still holds ``value``: as a whole string, or (long enough to be an
+    id) as a token inside any text."""
+    if value in strings:
+        return True
+    if len(value) < MIN_LENGTH:
+        return False
+    needle = json.dumps(value, ensure_ascii=False)[1:-1]
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(needle)}(?![A-Za-z0-9])", dumped) is not None
+
+
+def _identity(item: Any, field: str) -> Any:
+    value = item.get(field) if isinstance(item, dict) else None
+    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+
+
+def _align(recorded: list[Any], live: list[Any]) -> list[tuple[int, int]]:
+    """Index pairs: by the first identity key both lists carry uniquely, the rest in order."""
+    for field in PAIR_KEYS:
+        rec_ids = [_identity(item, field) for item in recorded]
+        live_ids = [_identity(item, field) for item in live]
+        if None in rec_ids or None in live_ids:
+            continue
+        if len(set(rec_ids)) != len(rec_ids) or len(set(live_ids)) != len(live_ids):
+            continue
+        where = {ident: j for j, ident in enumerate(live_ids)}
+        pairs = [(i, where[ident]) for i, ident in enumerate(rec_ids) if ident in where]
+        taken = {j for _, j in pairs}
+        left_rec = [i for i, ident in enumerate(rec_ids) if ident not in where]
+        left_live = [j for j in range(len(live)) if j not in taken]
+        return pairs + list(zip(left_rec, left_live, strict=False))
+    return [(i, i) for i in range(min(len(recorded), len(live)))]
+
+
+def _collect_strings(value: Any, into: set[str]) -> None:
+    """Every string a message carries, every token embedded in those strings, and every string
+    inside JSON text."""
     if isinstance(value, dict):
         for item in value.values():
-            _collect_quoted(item, into)
+            _collect_strings(item, into)
     elif isinstance(value, list):
         for item in value:
-            _collect_quoted(item, into)
+            _collect_strings(item, into)
     elif isinstance(value, str):
         into.add(value)
-        if len(value) > _MIN_TOKEN:
-            into.update(m.group() for m in _TOKEN.finditer(value))
+        if len(value) > MIN_LENGTH:
+            for match in TOKEN_IN_TEXT.finditer(value):
+                token = match.group()
+                into.add(token)
+                # tasks://tsk_81f0c2a9d3/log quotes tsk_81f0c2a9d3
+                into.update(p for p in _TOKEN_PARTS.split(token) if len(p) >= MIN_LENGTH)
+            inner = _json_container(value)
+            if inner is not None:
+                _collect_strings(inner, into)
 
 
 def _json_container(text: str) -> Any:
@@ -167,6 +208,6 @@ def _json_container(text: str) -> Any:
         return None
     try:
         value = json.loads(stripped)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, (dict, list)) else None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
@@ -24,6 +24,18 @@ from mcp_replay_action.files import atomic_write_text as atomic_write_text  # re
 SCHEMA_ID = "mcp-replay/cassette@1"
 Kind = Literal["request", "notification", "server-request", "server-notification"]
 KINDS: tuple[str, ...] = ("request", "notification", "server-request", "server-notification")
+
+
+def subject_of(message: Mapping[str, Any]) -> str | None:
+    """The tool, prompt or resource a request is about (its ``name`` or ``uri``), for display."""
+    params = message.get("params")
+    if not isinstance(params, dict):
+        return None
+    for key in ("name", "uri"):
+        value = params.get(key)
+        if isinstance(value, str):
+            return value
+    return None
 
 
 @dataclass(frozen=True)
@@ -52,14 +64,7 @@ class Interaction:
     @property
     def tool_name(self) -> str | None:
         """The tool, prompt or resource an interaction is about, for display (``tools/call add``)."""
-        params = self.message.get("params")
-        if not isinstance(params, dict):
-            return None
-        for key in ("name", "uri"):
-            value = params.get(key)
-            if isinstance(value, str):
-                return value
-        return None
+        return subject_of(self.message)
 
     @property
     def label(self) -> str:

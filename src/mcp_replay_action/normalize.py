@@ -42,6 +42,7 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.minted import MINTED_KEYS, is_minted_key, looks_minted
 
 # -- placeholders -----------------------------------------------------------------------------
 
@@ -51,23 +52,8 @@ HEX = "<hex>"
 OPAQUE = "<opaque>"
 PLACEHOLDERS = frozenset({TIMESTAMP, UUID, HEX, OPAQUE})
 
-# Keys whose values a server mints and a client only echoes back. Compared case-, dash- and
-# underscore-insensitively ("session_id" is "sessionId").
-OPAQUE_KEYS = frozenset(
-    {
-        "requeststate",
-        "nextcursor",
-        "cursor",
-        "taskid",
-        "sessionid",
-        "progresstoken",
-        "resumetoken",
-        "subscriptionid",
-        "jobid",
-        "runid",
-        "operationid",
-    }
-)
+# Keys whose values a server mints and a client only echoes back: one definition, in minted.py.
+OPAQUE_KEYS = MINTED_KEYS
 # Keys whose string values are base64 payloads in MCP (resource ``blob``, image/audio ``data``).
 BASE64_KEYS = frozenset({"blob", "data"})
 # Identity keys of named things, most specific first (a resource has both ``uri`` and ``name``).
@@ -132,10 +118,6 @@ _WEEKDAY_RE = re.compile(r"(?:mon|tues|wednes|thurs|fri|satur|sun)day", re.IGNOR
 _UUID_RE = re.compile(r"(?<![0-9A-Fa-f-])[0-9A-Fa-f]{8}-(?:[0-9A-Fa-f]{4}-){3}[0-9A-Fa-f]{12}(?![0-9A-Fa-f-])")
 _HEX_RE = re.compile(r"(?<![0-9A-Za-z])[0-9A-Fa-f]{16,}(?![0-9A-Za-z])")
 _HAS_DIGIT = re.compile(r"\d")
-_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-+/=.~]{20,4096}")
-_HAS_UPPER = re.compile(r"[A-Z]")
-_HAS_LOWER = re.compile(r"[a-z]")
-_CLASS_RUN = re.compile(r"[A-Z]+|[a-z]+|[0-9]+|[^A-Za-z0-9]+")
 _BASE64_RE = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
@@ -242,27 +224,12 @@ def parse_path(pattern: str) -> tuple[Token, ...]:
 # -- masks ------------------------------------------------------------------------------------
 
 
-def _norm_key(key: str) -> str:
-    return key.replace("_", "").replace("-", "").lower()
-
-
 def _hex_sub(match: re.Match[str]) -> str:
     text = match.group()
     # Pure digits are a number, pure letters a word: an id mixes both.
     if text.isdigit() or not _HAS_DIGIT.search(text):
         return text
     return HEX
-
-
-def _random_token(value: str) -> bool:
-    """A whole value that looks minted: long, no spaces, upper, lower and digits in short runs."""
-    if not _TOKEN_CHARS.fullmatch(value):
-        return False
-    if not (_HAS_UPPER.search(value) and _HAS_LOWER.search(value) and _HAS_DIGIT.search(value)):
-        return False
-    # Random base64 changes character class every ~1.6 characters; identifiers, paths and
-    # words have long runs of lower-case letters.
-    return len(value) / len(_CLASS_RUN.findall(value)) <= 2.0
 
 
 @lru_cache(maxsize=8192)
@@ -283,17 +250,16 @@ def mask_text(text: str) -> str:
     return text
 
 
-@lru_cache(maxsize=4096)
-def _opaque_key(key: str) -> bool:
-    return _norm_key(key) in OPAQUE_KEYS
+_opaque_key = is_minted_key
 
 
 @lru_cache(maxsize=16384)
 def _plain_string(value: str) -> str:
-    """A string that holds no JSON, masked: a random-looking whole value, else its masked text."""
-    if len(value) >= 20 and _random_token(value):
+    """A string that holds no JSON, masked: its masked text, or a token-shaped whole value."""
+    masked = mask_text(value)
+    if masked == value and looks_minted(value):
         return OPAQUE
-    return mask_text(value)
+    return masked
 
 
 def is_opaque(value: str, key: str | None = None) -> bool:
@@ -306,7 +272,7 @@ def is_opaque(value: str, key: str | None = None) -> bool:
         return True
     if not isinstance(value, str) or not value:
         return False
-    if value in PLACEHOLDERS or _random_token(value):
+    if value in PLACEHOLDERS or looks_minted(value):
         return True
     return mask_text(value.strip()) in PLACEHOLDERS
 

@@ -36,6 +36,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.minted import MINTED_KEYS
 
 PLACEHOLDER = "[REDACTED]"
 MIN_VALUE_LENGTH = 4
@@ -136,7 +137,7 @@ _NOT_SECRET_TOKENS = frozenset(
 )
 # Keys whose values a replay sends back or compares verbatim (ids, cursors, server-minted state):
 # the high-entropy rule, the one rule that guesses, leaves them alone.
-_OPAQUE_KEYS = frozenset(
+_OPAQUE_KEYS = MINTED_KEYS | frozenset(
     {
         "id",
         "ids",

@@ -18,14 +18,14 @@ from typing import Any
 
 from mcp_replay_action import __version__
 from mcp_replay_action.carry import Carry
-from mcp_replay_action.cassette import Cassette, Interaction, load
+from mcp_replay_action.cassette import Cassette, Interaction, load, subject_of
 from mcp_replay_action.compare import CompareOptions, compare, status_for
 from mcp_replay_action.errors import CassetteError, ServerExited, ServerStartError, TransportTimeout
 from mcp_replay_action.grade import GRADES, meets, score
 from mcp_replay_action.jsonrpc import is_failure
 from mcp_replay_action.protocol import detect_era
 from mcp_replay_action.redact import PLACEHOLDER, Redactor
-from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
+from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report, Substitution
 from mcp_replay_action.transport import Transport
 
 # After this many requests in a row got no answer in time, the server is taken to be hung and the
@@ -157,7 +157,7 @@ class _Session:
             self._missing(inter, self.dead)
             return
         wait = min(self.options.startup_timeout if first else self.options.timeout, remaining)
-        message = self.carry.apply(inter.message)
+        message, substitutions = self.carry.rewrite(inter.message)
         started = time.monotonic()
         try:
             self.transport.send(message)
@@ -211,7 +211,9 @@ class _Session:
         findings = compare(recorded, live, self.options.compare)
         if recorded is not None and recorded != live:
             self.carry.learn(recorded, live)
-        self.results.append(judge(inter, findings, live, latency_ms=round(latency, 3)))
+        self.results.append(
+            judge(inter, findings, live, latency_ms=round(latency, 3), sent=message, substitutions=substitutions)
+        )
 
     def _await_response(self, request_id: Any, wait: float) -> dict[str, Any]:
         until = time.monotonic() + wait
@@ -343,19 +345,29 @@ def build_report(
 
 
 def judge(
-    inter: Interaction, findings: tuple[Finding, ...], live: dict[str, Any] | None, *, latency_ms: float | None = None
+    inter: Interaction,
+    findings: tuple[Finding, ...],
+    live: dict[str, Any] | None,
+    *,
+    latency_ms: float | None = None,
+    sent: dict[str, Any] | None = None,
+    substitutions: tuple[Substitution, ...] = (),
 ) -> InteractionResult:
-    """The verdict on one recorded request, given what compare found (``live`` None: no answer)."""
+    """The verdict on one recorded request, given what compare found (``live`` None: no answer).
+
+    ``sent`` is the request as really sent (after value threading), which names the interaction;
+    ``substitutions`` are the recorded values it replaced."""
     return InteractionResult(
         seq=inter.seq,
         line=inter.line,
         method=inter.method,
-        name=inter.tool_name,
+        name=inter.tool_name if sent is None else subject_of(sent),
         status=status_for(findings),
         findings=findings,
         latency_ms=latency_ms,
         recorded_error=is_failure(inter.response),
         live_error=None if live is None else is_failure(live),
+        substitutions=substitutions,
     )
 
 

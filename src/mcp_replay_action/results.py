@@ -56,6 +56,14 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class Substitution:
+    """A value the live server minted afresh, sent in place of the recorded one (``carry.py``)."""
+
+    recorded: str
+    live: str
+
+
+@dataclass(frozen=True)
 class InteractionResult:
     """The verdict for one recorded request."""
 
@@ -68,6 +76,7 @@ class InteractionResult:
     latency_ms: float | None = None
     recorded_error: bool = False
     live_error: bool | None = None  # None when no live response arrived
+    substitutions: tuple[Substitution, ...] = ()  # what was sent in place of recorded values
 
     @property
     def label(self) -> str:

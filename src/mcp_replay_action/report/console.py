@@ -87,6 +87,9 @@ def _interaction_lines(result: InteractionResult, paint: _Painter, verbose: bool
     if verbose and result.latency_ms is not None:
         row += f"  ({result.latency_ms:.1f} ms)"
     lines = [row]
+    if verbose:
+        for sub in result.substitutions:
+            lines.append(_DETAIL + visible(f"threaded {sub.recorded!r} -> {sub.live!r}", LINE_LIMIT))
     if result.status == "pass" and not verbose:
         return lines
     max_findings = VERBOSE_FINDINGS_SHOWN if verbose else FINDINGS_SHOWN
