@@ -265,7 +265,7 @@ def test_rules_describe_without_revealing():
     assert rules["placeholder"] == R
     assert "secret-keys" in rules["defaults"] and "high-entropy" in rules["defaults"]
     assert rules["keys"] == ["session_id"]
-    assert rules["patterns"] == [r"pin=(\d+)", R]  # a literal key given as a pattern stays off disk
+    assert rules["patterns"] == [r"pin=(\d+)", f"{R} literal pattern 2"]  # a literal stays off disk
     assert rules["hits"] == {"bearer": 1, "patterns": 1, "secret-keys": 1}
     assert "hunter2" not in json.dumps(rules) and GHP not in json.dumps(rules)
 
@@ -327,8 +327,8 @@ def test_a_whole_mcp_exchange():
 
 def test_env_values_are_replaced_anywhere_and_only_named_in_the_rules():
     r = Redactor().with_env_values({"DB_TOKEN": "s3cr3t-value", "SHORT": "abc"})
-    out = r.apply({"text": "dsn=postgres://u:s3cr3t-value@h", "n": ["s3cr3t-value"], "abc": "abc"})
-    assert out == {"text": f"dsn=postgres://u:{R}@h", "n": [R], "abc": "abc"}  # 3 chars: too short to hunt
+    out = r.apply({"text": "dsn=s3cr3t-value@h", "n": ["s3cr3t-value"], "abc": "abc"})
+    assert out == {"text": f"dsn={R}@h", "n": [R], "abc": "abc"}  # 3 chars: too short to hunt
     rules = r.rules()
     assert rules["env"] == ["DB_TOKEN", "SHORT"] and rules["hits"]["env"] == 2
     assert "s3cr3t-value" not in json.dumps(rules)

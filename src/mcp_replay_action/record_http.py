@@ -268,7 +268,7 @@ class RecordingProxy:
         era = detect_era(interactions)
         meta: dict[str, Any] = {
             "server": None,
-            "url": display_url(self.upstream_url),
+            "url": self.redactor.apply(display_url(self.upstream_url)),
             "transport": "sse" if self._legacy else "http",
             "recorded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "protocol_version": era.protocol_version or None,
@@ -278,7 +278,7 @@ class RecordingProxy:
             "redaction": self.redactor.rules(),
         }
         if self.tape.lifecycle:
-            meta["http_lifecycle"] = list(self.tape.lifecycle)
+            meta["http_lifecycle"] = self.redactor.apply(list(self.tape.lifecycle))  # paths may hold secrets
         return Cassette(meta=meta, interactions=tuple(interactions), path=path)
 
     def save(self, *, force: bool = False) -> Cassette | None:
@@ -391,7 +391,10 @@ def _make_handler(proxy: RecordingProxy) -> type[Handler]:
             try:
                 upstream = proxy.open_upstream(method, target, proxy.forward_headers(dict(self.headers)), body)
             except httpx.HTTPError as exc:
-                log(f"record: upstream {display_url(target)} unreachable: {type(exc).__name__}: {str(exc)[:120]}")
+                shown = proxy.redactor.apply(
+                    f"{display_url(target)} unreachable: {type(exc).__name__}: {str(exc)[:120]}"
+                )
+                log(f"record: upstream {shown}")
                 ids = [m.get("id") for m in sent if "id" in m and "method" in m]
                 error = {"code": -32603, "message": "mcp-replay record: the upstream server is unreachable"}
                 self.send_json(502, {"jsonrpc": "2.0", "id": ids[0] if ids else None, "error": error})
@@ -486,7 +489,12 @@ def record_http(
             wait_for_port(upstream_url, startup_timeout, alive=lambda: process.popen.poll() is None)
         proxy = RecordingProxy(upstream_url, listen_host, listen_port, redactor=redactor, cassette_path=cassette_path)
         proxy.start()
-        log(f"record: proxy for {display_url(upstream_url)} at {proxy.url}; point your client there, Ctrl-C stops")
+        # A --redact-env value may sit in the path, which the proxy's own URL repeats.
+        log(
+            redactor.apply(
+                f"record: proxy for {display_url(upstream_url)} at {proxy.url}; point your client there, Ctrl-C stops"
+            )
+        )
         if on_ready is not None:
             on_ready(proxy.url)
         try:

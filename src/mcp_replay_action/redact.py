@@ -193,9 +193,43 @@ _BUILTIN = re.compile(
 # A cheap test that lets most strings skip _BUILTIN: every secret it finds has a run of 20 token
 # characters, or the word bearer/basic, or a PEM armour line.
 _LONG_RUN = re.compile(r"[A-Za-z0-9_\-+/]{20,}")
-_BUILTIN_NAMES = ("secret-keys", "bearer", "basic-auth", "private-key-pem", "known-prefixes", "high-entropy")
+_BUILTIN_NAMES = (
+    "secret-keys",
+    "bearer",
+    "basic-auth",
+    "private-key-pem",
+    "known-prefixes",
+    "high-entropy",
+    "url-password",
+)
 # JSON text is searched for secret keys only when one of these occurs in it at all.
 _KEY_HINTS = ("pass", "secret", "token", "key", "auth", "cookie", "credential")
+# ``NAME=value``, ``export NAME=value``, ``?api_key=value&``, ``Password=value;`` (connection
+# strings), ``X-Api-Key: value`` and ``Authorization: Token value`` inside any text. The value is
+# redacted when the name is a secret key, or when the value itself looks random.
+_ASSIGNMENT = re.compile(
+    r"(?<![A-Za-z0-9_.\-])(?P<name>-{0,2}[A-Za-z_][A-Za-z0-9_.\-]{0,63})(?P<sep>[ \t]*[=:][ \t]*)"
+    r"(?P<scheme>(?:[Tt]oken|[Bb]asic|[Bb]earer|[Dd]igest|[Aa]pi[Kk]ey)[ \t]+)?"
+    r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s&;,'\"<>(){}\[\]]+)"
+)
+# ``scheme://user:password@host`` (postgres, mongodb+srv, redis://:password@, amqp, https, ...).
+_URL_PASSWORD = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@]*:)(?P<password>[^\s/@]+)@")
+# Command-line flags whose value is a credential, beyond the secret key names: ``--auth``,
+# ``--key``, ``--db-pass``, ``-p`` (mysql, redis-cli).
+_SECRET_FLAG_WORDS = frozenset({"auth", "key", "pass", "pw", "pwd", "passwd"})
+_FLAG_IN_TEXT = re.compile(
+    r"(?<![A-Za-z0-9_\-])(?P<flag>--?[A-Za-z][A-Za-z0-9_\-]*)(?P<sep>=|[ \t]+)"
+    r"(?P<value>\"[^\"]*\"|'[^']*'|[^\s'\"]+)"
+)
+# Integrity and digest spellings that are content a replay must send back unchanged.
+_SRI = re.compile(r"sha(?:256|384|512)-[A-Za-z0-9+/]+={0,2}")
+_DIGEST_BYTES = frozenset({16, 20, 32, 48, 64})
+_WRAPPED_LINE_LENGTHS = (64, 76)  # PEM and MIME line lengths
+_BASE64_LINE = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+_REGEX_SYNTAX = re.compile(r"[*+?{\[]|\\[dDwWsSb]")
+_SCHEMES = frozenset({"token", "basic", "bearer", "digest", "apikey"})
+_ASSIGNMENT_HINTS = (*_KEY_HINTS, "pw")
+_SHELL_REFERENCE = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^<>]*>|\*+|x+|\.{3}")
 
 
 def _words(key: str) -> list[str]:
@@ -264,6 +298,42 @@ def _basic_credentials(token: str) -> bool:
     return b":" in decoded and all(32 <= b < 127 for b in decoded)
 
 
+def is_secret_flag(flag: str) -> bool:
+    """Whether command-line flag ``flag`` (without dashes) takes a credential as its value."""
+    if flag == "p" or is_secret_key(flag):
+        return True
+    words = _words(flag)
+    return bool(words) and words[-1] in _SECRET_FLAG_WORDS
+
+
+def _is_digest(token: str) -> bool:
+    """An SRI integrity value (``sha512-...``) or base64 with its padding that decodes to the size
+    of a common digest (MD5, SHA-1, SHA-256/384/512): content, not a key."""
+    if _SRI.fullmatch(token):
+        return True
+    if len(token) % 4 or not (token.endswith("=") or "+" in token or "/" in token):
+        return False
+    try:
+        return len(base64.b64decode(token, validate=True)) in _DIGEST_BYTES
+    except (binascii.Error, ValueError):
+        return False
+
+
+def _is_wrapped_line(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is a whole line of PEM or MIME-wrapped base64 (a certificate,
+    an attachment) next to another such line or to a ``-----BEGIN`` armour line."""
+    if end - start not in _WRAPPED_LINE_LENGTHS:
+        return False
+    before, after = text[:start], text[end:]
+    newline_before = before.rfind("\n")
+    newline_after = after.find("\n")
+    if before[newline_before + 1 :].strip() or (after if newline_after < 0 else after[:newline_after]).strip():
+        return False
+    previous = before[:newline_before].rsplit("\n", 1)[-1].strip() if newline_before >= 0 else ""
+    following = after[newline_after + 1 :].split("\n", 1)[0].strip() if newline_after >= 0 else ""
+    return any(n.startswith("-----") or (n and _BASE64_LINE.fullmatch(n)) for n in (previous, following))
+
+
 class Redactor:
     """Scrubs secrets from any JSON value.
 
@@ -310,9 +380,10 @@ class Redactor:
         return self._walk(obj, None, False)
 
     def apply_argv(self, argv: Sequence[str]) -> list[str]:
-        """A server command line with secrets hidden: values of ``--token X``, ``--api-key=X`` and
-        ``API_KEY=X`` (an env assignment), header arguments such as ``Authorization: Bearer X``,
-        and anything the string rules find."""
+        """A server command line with secrets hidden: values of ``--token X``, ``--api-key=X``,
+        ``--db-pass X``, ``-p X`` and ``API_KEY=X`` (an env assignment), the same inside a
+        ``sh -c '...'`` script, header arguments such as ``Authorization: Bearer X``, and anything
+        the string rules find."""
         out: list[str] = []
         hide_next = False
         for arg in argv:
@@ -322,21 +393,43 @@ class Redactor:
                 continue
             name, sep, value = arg.partition("=") if "=" in arg else arg.partition(":")
             flag = name.strip().lstrip("-")
-            if sep and value and flag and " " not in flag and self._secret_key(flag):
+            is_flag = arg.startswith("-")
+            shown = value.strip()
+            if (
+                sep
+                and shown
+                and not _SHELL_REFERENCE.fullmatch(shown)
+                and " " not in flag
+                and flag
+                and self._secret_arg(flag, is_flag)
+            ):
                 out.append(f"{name}{sep}{' ' if value.startswith(' ') else ''}{self._hit('secret-keys')}")
                 continue
-            if arg.startswith("-") and not sep and self._secret_key(flag):
+            if is_flag and not sep and self._secret_arg(flag, True):
                 hide_next = True
+            if " " in arg.strip():  # a script (``sh -c '...'``): its own flags count too
+                arg = _FLAG_IN_TEXT.sub(self._flag_in_text, arg)
             out.append(self._text(arg, None))
         return out
+
+    def _secret_arg(self, flag: str, is_flag: bool) -> bool:
+        return self._secret_key(flag) or (is_flag and self.defaults and is_secret_flag(flag))
+
+    def _flag_in_text(self, match: re.Match[str]) -> str:
+        value = match.group("value")
+        if value.startswith("-") or PLACEHOLDER in value or not self._secret_arg(match.group("flag").lstrip("-"), True):
+            return match.group(0)
+        return match.group("flag") + match.group("sep") + self._hit("secret-keys")
 
     def rules(self) -> dict[str, Any]:
         """What this redactor does, for a cassette header: rule names, user keys and patterns, and
         how many values each rule replaced so far. Never a secret value."""
-        counted = self.hits.copy()
-        # A pattern that is a literal key must not put that key in the header.
-        patterns = [self._builtin_text(p, None) if self.defaults else p for p in self.patterns]
-        self.hits = counted
+        # A pattern that can only match fixed text is most likely the secret itself: the header
+        # names it instead of writing it.
+        patterns = [
+            p if _REGEX_SYNTAX.search(p) else f"{PLACEHOLDER} literal pattern {n}"
+            for n, p in enumerate(self.patterns, start=1)
+        ]
         return {
             "placeholder": PLACEHOLDER,
             "defaults": list(_BUILTIN_NAMES) if self.defaults else [],
@@ -408,14 +501,41 @@ class Redactor:
         return text
 
     def _builtin_text(self, text: str, key: str | None) -> str:
-        if len(text) >= 12 and (
-            _LONG_RUN.search(text) is not None
-            or "PRIVATE KEY" in text
-            or any(word in text.lower() for word in ("bearer", "basic"))
-        ):
-            opaque = self._opaque_key(key)
+        if len(text) < MIN_VALUE_LENGTH:
+            return text
+        lowered = text.lower()
+        long_run = _LONG_RUN.search(text) is not None
+        opaque = self._opaque_key(key)
+        if len(text) >= 12 and (long_run or "PRIVATE KEY" in text or "bearer" in lowered or "basic" in lowered):
             text = _BUILTIN.sub(lambda m: self._builtin(m, opaque), text)
+        if ("=" in text or ":" in text) and (long_run or any(hint in lowered for hint in _ASSIGNMENT_HINTS)):
+            text = _ASSIGNMENT.sub(lambda m: self._assignment(m, opaque), text)
+        if "://" in text and "@" in text:
+            text = _URL_PASSWORD.sub(self._url_password, text)
         return text
+
+    def _assignment(self, match: re.Match[str], opaque: bool) -> str:
+        name, value = match.group("name").lstrip("-"), match.group("value")
+        quoted = value[:1] in ("'", '"') and len(value) >= 2
+        inner = value[1:-1] if quoted else value
+        if not inner or PLACEHOLDER in inner or inner.lower() in _SCHEMES or _SHELL_REFERENCE.fullmatch(inner):
+            return match.group(0)  # "password=$DB_PASS", "key=<your key>", "token=***": no secret here
+        if self._secret_key(name):
+            rule = "secret-keys"
+        elif not opaque and not self._opaque_key(name) and looks_random(inner) and not _is_digest(inner):
+            rule = "high-entropy"
+        else:
+            return match.group(0)
+        replaced = self._hit(rule)
+        if quoted:
+            replaced = value[0] + replaced + value[-1]
+        head = match.group(0)[: match.start("value") - match.start(0)]
+        return head + replaced
+
+    def _url_password(self, match: re.Match[str]) -> str:
+        if match.group("password") == PLACEHOLDER:
+            return match.group(0)
+        return match.group("head") + self._hit("url-password") + "@"
 
     def _builtin(self, match: re.Match[str], opaque: bool) -> str:
         group = match.lastgroup
@@ -433,6 +553,9 @@ class Redactor:
         if group == "prefix":
             return self._hit("known-prefixes")
         if group == "entropy" and not opaque and looks_random(match.group(0)):
+            token = match.group(0)
+            if _is_digest(token) or _is_wrapped_line(match.string, match.start(), match.end()):
+                return token  # an integrity hash, a digest, a certificate line: content
             return self._hit("high-entropy")
         return match.group(0)
 

@@ -907,14 +907,19 @@ class _Scrubber:
     """
 
     def __init__(self, scenarios: Scenarios) -> None:
-        from mcp_replay_action.redact import PLACEHOLDER, Redactor
+        from mcp_replay_action.redact import PLACEHOLDER, Redactor, is_secret_key
 
         rules = scenarios.redact
         self.redact = rules
         self.placeholder = PLACEHOLDER
         self.redactor = Redactor(keys=rules.keys, patterns=rules.patterns, defaults=rules.defaults)
+        # As ``record --env`` does: a credential handed to the server under a secret-looking name
+        # is redacted wherever it shows up, named or not in ``redact.env``.
+        self.env_names = list(
+            dict.fromkeys([*rules.env, *(name for name in scenarios.target.env if is_secret_key(name))])
+        )
         secrets: set[str] = set()
-        for name in rules.env:
+        for name in self.env_names:
             value = scenarios.target.env.get(name) or os.environ.get(name)
             if value and len(value) >= MIN_SECRET_LENGTH:
                 secrets.add(value)
@@ -924,7 +929,7 @@ class _Scrubber:
 
     def rules(self) -> dict[str, Any]:
         out = dict(self.redactor.rules())
-        out["env"] = list(self.redact.env)
+        out["env"] = list(self.env_names)
         out["server_url"] = self.redact.server_url
         if self.env_hits:
             out["hits"] = dict(sorted({**(out.get("hits") or {}), "env": self.env_hits}.items()))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from typing import Any
 
 from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
@@ -41,8 +42,17 @@ def finding_line(finding: Finding) -> str:
 
 
 def public_target(target: str) -> str:
-    """The target (server command or URL) with credentials replaced by ``***``."""
-    return _SECRET_PARAM_RE.sub(r"\1***", _USERINFO_RE.sub("***@", target))
+    """The target (server command or URL) with credentials replaced: URL userinfo and secret
+    query parameters by ``***``, then every word through the default redactor's command-line
+    rules (``--db-pass X``, ``-p X``, ``sh -c '... --auth X'``, ``ghp_...``)."""
+    from mcp_replay_action.redact import Redactor
+
+    masked = _SECRET_PARAM_RE.sub(r"\1***", _USERINFO_RE.sub("***@", target))
+    try:
+        words = shlex.split(masked)
+    except ValueError:  # unbalanced quotes: still hide what the text rules find
+        return str(Redactor().apply(masked))
+    return " ".join(shlex.quote(w) if w != shlex.quote(w) and " " in w else w for w in Redactor().apply_argv(words))
 
 
 def interaction_title(result: InteractionResult) -> str:
