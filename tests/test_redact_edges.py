@@ -15,16 +15,17 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from mcp import Client
 
+from e2e_helpers import cassette_lines, record_through_proxy
 from fakes.http_fake_server import FakeHttpServer
 from http_helpers import free_port
-from mcp_replay_action.demo import ScriptedClient
 from mcp_replay_action.redact import Redactor
 from mcp_replay_action.report._format import public_target
-from mcp_replay_action.transport.stdio import StdioTransport
 
 R = "[REDACTED]"
 FAKES = Path(__file__).parent / "fakes"
@@ -87,20 +88,14 @@ def test_the_reports_target_is_redacted() -> None:
     assert PW not in public_target(target) and "ghp_" not in public_target(target)
 
 
-def record_stdio(
-    cassette: Path, arguments: dict[str, object], *options: str, env: dict[str, str] | None = None
-) -> None:
-    argv = [sys.executable, "-m", "mcp_replay_action", "record", "--server", ECHO, "--cassette", str(cassette)]
-    transport = StdioTransport([*argv, *options], env=env)
-    transport.start()
-    try:
-        client = ScriptedClient(transport)
-        init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
-        client.request("initialize", init)
-        client.notify("notifications/initialized")
-        client.request("tools/call", {"name": "echo", "arguments": arguments})
-    finally:
-        transport.close()
+def record_stdio(cassette: Path, arguments: dict[str, Any], *options: str) -> None:
+    """One ``tools/call echo`` recorded through the real proxy, the official SDK as the client."""
+
+    async def script(client: Client) -> dict[str, Any]:
+        await client.call_tool("echo", arguments)
+        return {}
+
+    record_through_proxy(ECHO, cassette, script, proxy_args=options)
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -211,7 +206,7 @@ def test_a_request_carrying_content_replays_unchanged(tmp_path: Path) -> None:
     cassette = tmp_path / "content.jsonl"
     arguments = {"text": f"npm integrity {SRI}", "cert": CERTIFICATE, "mime": MIME, **DIGESTS}
     record_stdio(cassette, arguments)
-    recorded = [json.loads(line) for line in cassette.read_text().splitlines()][-1]
+    [recorded] = [i for i in cassette_lines(cassette)[1:] if i["message"].get("method") == "tools/call"]
     assert recorded["message"]["params"]["arguments"] == arguments
     done = cli("replay", "--server", ECHO, "--cassette", str(cassette), "--json")
     assert done.returncode == 0, done.stdout + done.stderr
