@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcp_replay_action.demo import ScriptedClient
+from mcp_replay_action.demo import demo_answer
 from mcp_replay_action.github.commands import read_outputs
+from mcp_replay_action.session import ClientSession
 from mcp_replay_action.transport.stdio import StdioTransport
 from runner_parse import Cmd, parse_commands
 
@@ -123,14 +124,14 @@ def record_session(
     transport = StdioTransport(proxy, env=env)
     transport.start()
     try:
-        client = ScriptedClient(transport)
-        client.request(
+        client = ClientSession(transport, answer=demo_answer)
+        client.call(
             "initialize",
             {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}},
         )
         client.notify("notifications/initialized")
         for method, params in calls:
-            client.request(method, params)
+            client.call(method, params)
     finally:
         transport.close()
 

@@ -10,7 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mcp_replay_action.demo import ScriptedClient
+from mcp_replay_action.demo import demo_answer
+from mcp_replay_action.session import ClientSession
 from mcp_replay_action.transport.stdio import StdioTransport
 
 FAKES = Path(__file__).parent / "fakes"
@@ -25,11 +26,11 @@ def record(cassette: Path, *options: str, env: dict[str, str], server: str = ECH
     transport = StdioTransport([*argv, *options], env=env)
     transport.start()
     try:
-        client = ScriptedClient(transport)
+        client = ClientSession(transport, answer=demo_answer)
         init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
-        client.request("initialize", init)
+        client.call("initialize", init)
         client.notify("notifications/initialized")
-        reply = client.request("tools/call", {"name": "echo", "arguments": {"text": f"deploy with {VALUE} now"}})
+        reply = client.call("tools/call", {"name": "echo", "arguments": {"text": f"deploy with {VALUE} now"}})
         assert VALUE in json.dumps(reply)  # the client itself sees the real value
     finally:
         transport.close()

@@ -17,48 +17,29 @@ from typing import Any
 from mcp_replay_action.cassette import load
 from mcp_replay_action.errors import TransportTimeout
 from mcp_replay_action.replay import ReplayOptions, build_report, replay_cassette
-from mcp_replay_action.transport.stdio import StdioTransport
+from mcp_replay_action.session import ClientSession, result_answer
+from mcp_replay_action.transport import Target, open_transport
 
 HEALTHY = f"{sys.executable} -m mcp_replay_action.samples.calc_server"
 REGRESSED = f"{sys.executable} -m mcp_replay_action.samples.calc_server_regressed"
 
 
-class ScriptedClient:
-    """Just enough of an MCP client to drive one session over a transport: it answers
-    ``roots/list`` with one workspace root and any other server request with an empty result."""
-
-    def __init__(self, transport: StdioTransport) -> None:
-        self.transport = transport
-        self.next_id = 0
-
-    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        self.next_id += 1
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        self.transport.send(message)
-        while True:
-            reply = self.transport.receive(10.0)
-            if reply.get("id") == self.next_id and "method" not in reply:
-                return reply
-            if "method" in reply and "id" in reply:  # a server-to-client request: answer it
-                answer: dict[str, Any] = {"jsonrpc": "2.0", "id": reply["id"], "result": {}}
-                if reply["method"] == "roots/list":
-                    answer["result"] = {"roots": [{"uri": "file:///workspace", "name": "workspace"}]}
-                self.transport.send(answer)
-
-    def notify(self, method: str) -> None:
-        self.transport.send({"jsonrpc": "2.0", "method": method})
+def demo_answer(request: dict[str, Any]) -> dict[str, Any]:
+    """What the demo client answers a server request: one workspace root for ``roots/list``, an
+    empty result for anything else."""
+    if request.get("method") == "roots/list":
+        return result_answer(request, {"roots": [{"uri": "file:///workspace", "name": "workspace"}]})
+    return result_answer(request, {})
 
 
 def record_demo_session(cassette: Path) -> None:
     """Drive a scripted session through ``mcp-replay record`` so the cassette is a real recording."""
     proxy = [sys.executable, "-m", "mcp_replay_action", "record", "--server", HEALTHY, "--cassette", str(cassette)]
-    transport = StdioTransport(proxy)
+    transport = open_transport(Target(command=tuple(proxy)))
     transport.start()
     try:
-        client = ScriptedClient(transport)
-        client.request(
+        client = ClientSession(transport, answer=demo_answer, timeout=10.0)
+        client.call(
             "initialize",
             {
                 "protocolVersion": "2025-11-25",
@@ -67,15 +48,15 @@ def record_demo_session(cassette: Path) -> None:
             },
         )
         client.notify("notifications/initialized")
-        client.request("tools/list")
-        client.request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}})
-        client.request("tools/call", {"name": "echo", "arguments": {"message": "hello"}})
-        client.request("tools/call", {"name": "now", "arguments": {}})
-        job = client.request("tools/call", {"name": "start_job", "arguments": {"size": 3}})
+        client.call("tools/list")
+        client.call("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}})
+        client.call("tools/call", {"name": "echo", "arguments": {"message": "hello"}})
+        client.call("tools/call", {"name": "now", "arguments": {}})
+        job = client.call("tools/call", {"name": "start_job", "arguments": {"size": 3}})
         job_id = job["result"]["structuredContent"]["jobId"]
-        client.request("tools/call", {"name": "job_status", "arguments": {"jobId": job_id}})
-        client.request("tools/call", {"name": "roots", "arguments": {}})
-        client.request("resources/read", {"uri": "memo://readme"})
+        client.call("tools/call", {"name": "job_status", "arguments": {"jobId": job_id}})
+        client.call("tools/call", {"name": "roots", "arguments": {}})
+        client.call("resources/read", {"uri": "memo://readme"})
     except TransportTimeout as exc:
         raise TransportTimeout(f"demo recording stalled: {exc}") from None
     finally:
@@ -96,10 +77,10 @@ def run_demo(echo: Callable[[str], None] = print, keep_dir: str | None = None, c
         options = ReplayOptions(timeout=10.0, startup_timeout=15.0)
 
         echo("== Replay against the HEALTHY server (expect grade A, no regressions) ==")
-        healthy = build_report([replay_cassette(cassette, StdioTransport(HEALTHY), options)])
+        healthy = build_report([replay_cassette(cassette, open_transport(Target(command=HEALTHY)), options)])
         echo(console.render(healthy, color=color))
         echo("== Replay against the REGRESSED server (same tools/list, changed behaviour) ==")
-        regressed = build_report([replay_cassette(cassette, StdioTransport(REGRESSED), options)])
+        regressed = build_report([replay_cassette(cassette, open_transport(Target(command=REGRESSED)), options)])
         echo(console.render(regressed, color=color))
 
         kinds = {f.kind for c in regressed.cassettes for r in c.results for f in r.findings}

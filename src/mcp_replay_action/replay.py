@@ -26,7 +26,9 @@ from mcp_replay_action.jsonrpc import is_failure
 from mcp_replay_action.protocol import detect_era
 from mcp_replay_action.redact import PLACEHOLDER, Redactor
 from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report, Substitution
+from mcp_replay_action.session import ClientSession, diag_kwargs, error_answer
 from mcp_replay_action.transport import Transport
+from mcp_replay_action.transport.process import last_line
 
 # After this many requests in a row got no answer in time, the server is taken to be hung and the
 # rest of the cassette is marked missing without waiting out each timeout.
@@ -127,7 +129,7 @@ class _Session:
         self.dead: Finding | None = None  # set once the server is gone or hung
         self.consecutive_timeouts = 0
         self.deadline = 0.0
-        self.stray_ids: list[Any] = []
+        self.client = ClientSession(transport, answer=self._recorded_answer)
 
     def run(self) -> None:
         self.deadline = time.monotonic() + self.options.total_timeout
@@ -160,19 +162,18 @@ class _Session:
         message, substitutions = self.carry.rewrite(inter.message)
         started = time.monotonic()
         try:
-            self.transport.send(message)
-            live = self._await_response(message.get("id"), wait)
+            live = self.client.request(message, wait)
         except TransportTimeout:
             if first:
                 raise ServerStartError(
                     f"the server never answered {inter.method} within {wait:g} s",
-                    **_diag(self.transport),
+                    **diag_kwargs(self.transport),
                 ) from None
             self.consecutive_timeouts += 1
             detail = f"no response within {wait:g} s"
-            if self.stray_ids:
-                detail += f" (the server answered other ids: {', '.join(map(repr, self.stray_ids[:3]))})"
-                self.stray_ids.clear()
+            if self.client.stray_ids:
+                detail += f" (the server answered other ids: {', '.join(map(repr, self.client.stray_ids[:3]))})"
+                self.client.stray_ids.clear()
             finding = _missing_finding(detail)
             if self.consecutive_timeouts >= HUNG_AFTER:
                 self.dead = _missing_finding(f"skipped: the server stopped answering ({detail})")
@@ -181,10 +182,10 @@ class _Session:
         except ServerExited as exc:
             if first:
                 raise ServerStartError(
-                    f"the server exited before answering {inter.method}", **_diag(self.transport)
+                    f"the server exited before answering {inter.method}", **diag_kwargs(self.transport)
                 ) from exc
             diag = self.transport.diagnostics()
-            tail = _last_line(diag.get("stderr_tail", ""))
+            tail = last_line(str(diag.get("stderr_tail", "")))
             status = diag.get("exit_status")
             detail = "the server exited" + (f" with status {status}" if status is not None else "")
             if status is None:
@@ -215,37 +216,14 @@ class _Session:
             judge(inter, findings, live, latency_ms=round(latency, 3), sent=message, substitutions=substitutions)
         )
 
-    def _await_response(self, request_id: Any, wait: float) -> dict[str, Any]:
-        until = time.monotonic() + wait
-        while True:
-            left = until - time.monotonic()
-            if left <= 0:
-                raise TransportTimeout(f"no response within {wait:g} s")
-            msg = self.transport.receive(left)
-            if "method" in msg:
-                if "id" in msg:
-                    self._answer_server_request(msg)
-                continue  # a server notification: kept in order, never taken for the response
-            if msg.get("id") == request_id:
-                return msg
-            self.stray_ids.append(msg.get("id"))
-
-    def _answer_server_request(self, msg: dict[str, Any]) -> None:
+    def _recorded_answer(self, msg: dict[str, Any]) -> dict[str, Any]:
         """Answer a server-to-client request with the recorded answer to the same question."""
         recorded = self._match_server_request(msg)
         if recorded is not None and recorded.response is not None:
             answer = dict(recorded.response)
             answer["id"] = msg["id"]
-        else:
-            answer = {
-                "jsonrpc": "2.0",
-                "id": msg["id"],
-                "error": {"code": -32601, "message": f"mcp-replay: no recorded answer for {msg.get('method')}"},
-            }
-        try:
-            self.transport.send(answer)
-        except ServerExited:
-            pass
+            return answer
+        return error_answer(msg, f"mcp-replay: no recorded answer for {msg.get('method')}")
 
     def _match_server_request(self, msg: dict[str, Any]) -> Interaction | None:
         method = msg.get("method")
@@ -379,13 +357,3 @@ def _without_meta(params: Any) -> Any:
     if isinstance(params, dict) and "_meta" in params:
         return {k: v for k, v in params.items() if k != "_meta"}
     return params
-
-
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
-    return lines[-1][:200] if lines else ""
-
-
-def _diag(transport: Transport) -> dict[str, Any]:
-    diag = transport.diagnostics()
-    return {"stderr_tail": str(diag.get("stderr_tail", "")), "exit_status": diag.get("exit_status")}

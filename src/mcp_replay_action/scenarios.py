@@ -54,6 +54,7 @@ from mcp_replay_action.errors import (
     TransportTimeout,
 )
 from mcp_replay_action.protocol import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, is_input_required
+from mcp_replay_action.session import ClientSession, error_answer, result_answer
 from mcp_replay_action.transport import Target, Transport, open_transport, url_origin
 
 SCHEMA_VERSION = "1.0"
@@ -664,11 +665,17 @@ class _Session:
         self.scenarios = scenarios
         self.scenario = scenario
         self.transport = transport
+        self.client = ClientSession(
+            transport,
+            answer=_answer,
+            on_server_request=self._keep_server_request,
+            on_notification=self._keep_notification,
+            answer_errors=True,
+        )
         self.stateless = scenario.era == "stateless"
         self.capabilities = dict(scenarios.client_capabilities)
         self.items: list[Interaction] = []
         self.seq = 0
-        self.next_id = 0
         self.t0 = time.monotonic()
         self.first = True
         self.protocol_version = scenario.protocol_version
@@ -778,28 +785,25 @@ class _Session:
         return time.monotonic() - self.t0
 
     def notify(self, method: str, params: dict[str, Any] | None, *, action: Action | None) -> None:
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        stamped = self._stamp(params)
-        if stamped is not None:
-            message["params"] = stamped
+        message = self.client.message(method, self._stamp(params), request=False)
         seq, ts = self._take_seq(), self._now()
-        self._send(message, action)
+        try:
+            self.transport.send(message)
+        except ServerError as exc:
+            raise _located(exc, self._where(action), message) from None
         self.items.append(Interaction(seq=seq, kind="notification", message=message, ts=ts))
 
     def request(self, method: str, params: dict[str, Any] | None, *, action: Action | None) -> dict[str, Any]:
-        request_id = self.next_id
-        self.next_id += 1
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
-        stamped = self._stamp(params)
-        if stamped is not None:
-            message["params"] = stamped
+        message = self.client.message(method, self._stamp(params))
         seq, ts = self._take_seq(), self._now()
         started = time.monotonic()
         first, self.first = self.first, False
         wait = self.scenarios.startup_timeout if first else self.scenarios.timeout
         try:
-            self._send(message, action)
-            response = self._await(request_id, wait, action, message)
+            try:
+                response = self.client.request(message, wait)
+            except ServerError as exc:
+                raise _located(exc, self._where(action), message) from None
         except (TransportTimeout, ServerExited) as exc:
             if not first:
                 raise
@@ -807,7 +811,7 @@ class _Session:
             raise ServerStartError(str(exc), stderr_tail=exc.stderr_tail, exit_status=exc.exit_status) from None
         latency = (time.monotonic() - started) * 1000.0
         facts = getattr(self.transport, "transport_facts", None)
-        transport = facts(request_id) if callable(facts) else None
+        transport = facts(message["id"]) if callable(facts) else None
         self.items.append(
             Interaction(
                 seq=seq,
@@ -821,52 +825,13 @@ class _Session:
         )
         return response
 
-    def _send(self, message: dict[str, Any], action: Action | None) -> None:
-        try:
-            self.transport.send(message)
-        except ServerError as exc:
-            raise _located(exc, self._where(action), message) from None
+    def _keep_notification(self, msg: dict[str, Any]) -> None:
+        self.items.append(Interaction(seq=self._take_seq(), kind="server-notification", message=msg, ts=self._now()))
 
-    def _await(self, request_id: Any, wait: float, action: Action | None, sent: dict[str, Any]) -> dict[str, Any]:
-        until = time.monotonic() + wait
-        while True:
-            left = until - time.monotonic()
-            try:
-                if left <= 0:
-                    raise TransportTimeout(f"no response within {wait:g} s", **_diag(self.transport))
-                msg = self.transport.receive(left)
-            except ServerError as exc:
-                raise _located(exc, self._where(action), sent) from None
-            if "method" in msg:
-                if "id" in msg:
-                    self._answer(msg, action)
-                else:
-                    self.items.append(
-                        Interaction(seq=self._take_seq(), kind="server-notification", message=msg, ts=self._now())
-                    )
-                continue
-            if msg.get("id") == request_id:
-                return msg
-            # An answer to an id we never sent (or already had): not ours to record.
-
-    def _answer(self, msg: dict[str, Any], action: Action | None) -> None:
-        method = msg.get("method")
-        if method == "roots/list":
-            answer: dict[str, Any] = {"jsonrpc": "2.0", "id": msg["id"], "result": {"roots": []}}
-        elif method == "ping":
-            answer = {"jsonrpc": "2.0", "id": msg["id"], "result": {}}
-        else:
-            answer = {
-                "jsonrpc": "2.0",
-                "id": msg["id"],
-                "error": {
-                    "code": -32601,
-                    "message": f"mcp-replay scenarios: the recording client does not do {method}",
-                },
-            }
-        seq, ts = self._take_seq(), self._now()
-        self._send(answer, action)
-        self.items.append(Interaction(seq=seq, kind="server-request", message=msg, response=answer, ts=ts))
+    def _keep_server_request(self, msg: dict[str, Any], answer: dict[str, Any]) -> None:
+        self.items.append(
+            Interaction(seq=self._take_seq(), kind="server-request", message=msg, response=answer, ts=self._now())
+        )
 
     def _where(self, action: Action | None) -> str:
         line = action.line if action is not None else self.scenario.line
@@ -969,16 +934,15 @@ def _error_text(response: dict[str, Any]) -> str:
     return f"{error.get('code')} {' '.join(str(error.get('message', '')).split())[:200]}".strip()
 
 
-def _diag(transport: Transport) -> dict[str, Any]:
-    try:
-        diag = transport.diagnostics()
-    except Exception:  # diagnostics must never hide the error they explain
-        return {}
-    status = diag.get("exit_status")
-    return {
-        "stderr_tail": str(diag.get("stderr_tail") or ""),
-        "exit_status": status if isinstance(status, int) else None,
-    }
+def _answer(msg: dict[str, Any]) -> dict[str, Any]:
+    """What the recording client answers a server request: no roots, pong, and a refusal for the
+    rest (a scenario cannot know what a person would have said)."""
+    method = msg.get("method")
+    if method == "roots/list":
+        return result_answer(msg, {"roots": []})
+    if method == "ping":
+        return result_answer(msg, {})
+    return error_answer(msg, f"mcp-replay scenarios: the recording client does not do {method}")
 
 
 def _located(exc: ServerError, where: str, message: dict[str, Any]) -> ServerError:

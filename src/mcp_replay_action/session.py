@@ -1,0 +1,135 @@
+"""The client side of one MCP session over a transport: the one "send and pump until my answer"
+loop, shared by replay (answers from the cassette), scenario recording and the demo.
+
+``request`` sends a request and reads messages until the response with its id arrives. On the
+way, every server-to-client request is answered at once by the ``answer`` handler (a server may
+ask for roots or a sampling result before it can answer us), every server notification goes to
+``on_notification``, and a response to an id we are not waiting for is set aside in
+``stray_ids``. Every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from mcp_replay_action.errors import ServerExited, TransportTimeout
+from mcp_replay_action.transport import Transport
+
+Message = dict[str, Any]
+# A server-to-client request -> the full JSON-RPC answer to send back.
+AnswerServerRequest = Callable[[Message], Message]
+
+
+def refuse(request: Message) -> Message:
+    """The default answer to a server request: method not found."""
+    return error_answer(request, f"mcp-replay: no answer for {request.get('method')}")
+
+
+def error_answer(request: Message, text: str, code: int = -32601) -> Message:
+    """A JSON-RPC error answer to ``request``."""
+    return {"jsonrpc": "2.0", "id": request.get("id"), "error": {"code": code, "message": text}}
+
+
+def result_answer(request: Message, result: dict[str, Any]) -> Message:
+    """A JSON-RPC result answer to ``request``."""
+    return {"jsonrpc": "2.0", "id": request.get("id"), "result": result}
+
+
+class ClientSession:
+    """A client talking to a started transport. ``answer`` answers server-to-client requests;
+    ``on_server_request(request, answer)`` and ``on_notification(message)`` see them as they pass
+    (a recorder keeps them); ``answer_errors`` says whether a failure to send an answer is raised
+    (a recorder wants to know) or left for the next request to report."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        answer: AnswerServerRequest = refuse,
+        on_server_request: Callable[[Message, Message], None] | None = None,
+        on_notification: Callable[[Message], None] | None = None,
+        answer_errors: bool = False,
+        timeout: float = 30.0,
+    ) -> None:
+        self.transport = transport
+        self.answer = answer
+        self.on_server_request = on_server_request
+        self.on_notification = on_notification
+        self.answer_errors = answer_errors
+        self.timeout = timeout  # for ``call``
+        self.stray_ids: list[Any] = []  # ids of responses that answered nothing we waited for
+        self._next_id = 0
+
+    def new_id(self) -> int:
+        """A request id not used before in this session (0, 1, 2, ...)."""
+        self._next_id += 1
+        return self._next_id - 1
+
+    def message(self, method: str, params: dict[str, Any] | None = None, *, request: bool = True) -> Message:
+        """A request (with a fresh id) or a notification; ``params`` left out when None."""
+        message: Message = {"jsonrpc": "2.0"}
+        if request:
+            message["id"] = self.new_id()
+        message["method"] = method
+        if params is not None:
+            message["params"] = params
+        return message
+
+    def call(self, method: str, params: dict[str, Any] | None = None) -> Message:
+        """Send a new request and return the server's response (result or error) within ``timeout``."""
+        return self.request(self.message(method, params), self.timeout)
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Send a notification."""
+        self.transport.send(self.message(method, params, request=False))
+
+    def request(self, message: Message, timeout: float) -> Message:
+        """Send ``message`` (a request) and return the response carrying its id, answering server
+        requests meanwhile. Raises TransportTimeout after ``timeout`` seconds in all, ServerExited
+        when the server is gone."""
+        self.transport.send(message)
+        return self.await_response(message.get("id"), timeout)
+
+    def await_response(self, request_id: Any, timeout: float) -> Message:
+        """Read until the response to ``request_id`` arrives (see ``request``)."""
+        until = time.monotonic() + timeout
+        while True:
+            left = until - time.monotonic()
+            if left <= 0:
+                raise TransportTimeout(f"no response within {timeout:g} s", **diag_kwargs(self.transport))
+            msg = self.transport.receive(left)
+            if "method" in msg:
+                if "id" in msg:
+                    self._answer(msg)
+                elif self.on_notification is not None:
+                    self.on_notification(msg)
+                continue  # a notification is never taken for the response
+            if msg.get("id") == request_id:
+                return msg
+            self.stray_ids.append(msg.get("id"))
+
+    def _answer(self, request: Message) -> None:
+        answer = self.answer(request)
+        if self.on_server_request is not None:
+            self.on_server_request(request, answer)
+        try:
+            self.transport.send(answer)
+        except ServerExited:
+            if self.answer_errors:
+                raise
+            # The server is gone: the request we are waiting for reports it, with diagnostics.
+
+
+def diag_kwargs(transport: Transport) -> dict[str, Any]:
+    """``stderr_tail`` and ``exit_status`` of a transport, as keyword arguments for a ServerError."""
+    try:
+        diag = transport.diagnostics()
+    except Exception:  # diagnostics must never hide the error they explain
+        return {}
+    status = diag.get("exit_status")
+    return {
+        "stderr_tail": str(diag.get("stderr_tail") or ""),
+        "exit_status": status if isinstance(status, int) else None,
+    }
