@@ -300,7 +300,7 @@ class FakeGitHub:
             run = self.runs.get((m.group(1), int(m.group(2))))
             return (200, {}, run) if run else (404, {}, {"message": "Not Found"})
         m = re.fullmatch(r"/repos/([^/]+/[^/]+)(/.*)?", path)
-        if m and m.group(1) in self.git_repos:
+        if m:
             return self._repo_dispatch(m.group(1), m.group(2) or "", method, path, query, who, body)
         return 404, {}, {"message": "Not Found"}
 
@@ -309,8 +309,10 @@ class FakeGitHub:
     def _repo_dispatch(
         self, repo: str, rest: str, method: str, path: str, query: dict[str, list[str]], who: Token, body: Any
     ) -> tuple[int, dict[str, str], Any]:
-        bare, default = self.git_repos[repo]
         not_found = (404, {}, {"message": "Not Found"})
+        if repo not in self.git_repos and not rest.startswith("/issues"):
+            return not_found  # only issues are served for a repository without a git origin
+        bare, default = self.git_repos.get(repo, ("", "main"))
         if rest == "" and method == "GET":
             return 200, {}, {"full_name": repo, "default_branch": default}
         if rest.startswith("/git/"):

@@ -68,3 +68,7 @@ def workflow_run(
         },
         "repository": _repo(REPO),
     }
+
+
+def schedule(cron: str = "17 6 * * *") -> dict[str, Any]:
+    return {"schedule": cron, "repository": _repo(REPO)}

@@ -35,6 +35,7 @@ from mcp_replay_action.github.annotations import annotations_for
 from mcp_replay_action.github.change_report import render_change_report
 from mcp_replay_action.github.client import Forbidden, GitHubClient, GitHubError
 from mcp_replay_action.github.commands import Commands, append_summary, write_outputs
+from mcp_replay_action.github.drift import publish_drift
 from mcp_replay_action.github.event import Event, read_event
 from mcp_replay_action.github.install import run_install
 from mcp_replay_action.github.settings import RunContext, Settings, scrub
@@ -111,6 +112,7 @@ def replay_and_report(settings: Settings, context: RunContext, event: Event, out
     if settings.job_summary:
         write_summary(context.summary_path, report)
     comment_url, comment_file = publish_comment(settings, context, event, report, out)
+    drift_url = watch_drift(settings, context, event, report, out) if event.name == "schedule" else ""
 
     write_outputs(
         context.output_path,
@@ -123,9 +125,37 @@ def replay_and_report(settings: Settings, context: RunContext, event: Event, out
             "report": settings.relative(settings.report_file),
             "comment-url": comment_url,
             "comment-file": comment_file,
+            "drift-issue-url": drift_url,
         },
     )
     return EXIT_OK if gate_passed else EXIT_GATE
+
+
+def watch_drift(settings: Settings, context: RunContext, event: Event, report: Report, out: Commands) -> str:
+    """On ``schedule``: open, update or close the drift issue; its URL (empty when none). The
+    replay's verdict stands whatever happens here: a failure to write is a warning."""
+    if not settings.github_token:
+        out.warning("No github-token: the drift issue cannot be written.", title="mcp-replay drift")
+        return ""
+    gh = GitHubClient(context.api_url, settings.github_token, log=out.debug)
+    try:
+        opened = publish_drift(
+            gh,
+            context.repository or event.repository,
+            report,
+            gate_passed=bool(report.gate.get("passed", True)),
+            comment_id=settings.comment_id,
+            links=comment_links(settings, context, event),
+            labels=settings.drift_labels,
+        )
+    except GitHubError as exc:
+        out.warning(f"Cannot write the drift issue: {exc.one_line()}", title="mcp-replay drift")
+        return ""
+    if opened is None:
+        out.debug("replay clean and no drift issue open: nothing to do")
+        return ""
+    out.info(f"Drift issue #{opened.number} {opened.action}: {opened.url}")
+    return opened.url
 
 
 def find_cassettes(settings: Settings) -> list[str]:
@@ -230,10 +260,7 @@ def refresh_and_propose(settings: Settings, context: RunContext, event: Event, o
             )
         write_outputs(context.output_path, outputs)
         return EXIT_OK
-    links = Links(
-        server_url=context.server_url, repository=context.repository, sha=event.head_sha, run_url=context.run_url
-    )
-    body = render_change_report(report, rewritten, links=links)
+    body = render_change_report(report, rewritten, links=comment_links(settings, context, event))
     if settings.job_summary:
         append_summary(context.summary_path, body)
     for rel in sorted(changed):
@@ -299,7 +326,7 @@ def publish_comment(
         return "", ""
     repo = context.repository or event.repository
     mark = sticky.marker(settings.comment_id)
-    links = Links(server_url=context.server_url, repository=repo, sha=event.head_sha, run_url=context.run_url)
+    links = comment_links(settings, context, event)
     body = render_comment(report, marker=mark, comment_id=settings.comment_id, links=links)
     saved = sticky.SavedComment(
         repository=repo,
@@ -368,6 +395,18 @@ def post_saved_comment(settings: Settings, context: RunContext, event: Event, ou
     out.info(f"PR comment {posted.action if posted else 'skipped'} on #{saved.pr_number}: {url}")
     write_outputs(context.output_path, {"comment-url": url, "comment-file": comment_file})
     return EXIT_OK
+
+
+def comment_links(settings: Settings, context: RunContext, event: Event) -> Links:
+    """Where the comment (and the drift issue) link to: the run, the commit's cassette lines, and
+    the refresh workflow that accepts an intended change."""
+    return Links(
+        server_url=context.server_url,
+        repository=context.repository or event.repository,
+        sha=event.head_sha,
+        run_url=context.run_url,
+        refresh_url=context.workflow_url(settings.refresh_workflow),
+    )
 
 
 def docs_url(context: RunContext) -> str:

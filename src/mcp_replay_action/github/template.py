@@ -71,6 +71,7 @@ class CommentView:
     sha: str
     version: str
     note: str = ""
+    refresh_url: str = ""  # where "Run workflow" starts a refresh; shown when the gate failed
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ class Links:
     repository: str = ""
     sha: str = ""
     run_url: str = ""
+    refresh_url: str = ""  # the refresh workflow's page (``RunContext.workflow_url``)
 
     def blob(self, path: str, line: int | None) -> str:
         """A link to a cassette line at the commit, or empty when the facts are missing."""
@@ -125,6 +127,7 @@ def comment_view(
         run_url=links.run_url,
         sha=f"`{links.sha[:12]}`" if _SHA.fullmatch(links.sha) else "",
         version=__version__,
+        refresh_url="" if passed_gate else links.refresh_url,
     )
 
 
