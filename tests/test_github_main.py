@@ -293,6 +293,7 @@ def test_hostile_server_cannot_inject_break_tables_or_mention(
         "report",
         "comment-url",
         "comment-file",
+        "drift-issue-url",
     }
     assert run.outputs["grade"] != "A" or run.outputs["failed"] != "0"
     for text in (run.summary, comments(fake)[0]["body"]):
