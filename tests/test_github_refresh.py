@@ -12,9 +12,10 @@ import pytest
 
 from fakegithub import BOT, FakeGitHub, git
 from git_origin import Origin, make_origin
-from github_action_run import FAKES, PY, record_session, run_action
+from github_action_run import FAKES, HOSTILE, PY, record_hostile_twin, record_session, run_action
 from github_events import pull_request, workflow_dispatch
 from mcp_replay_action.errors import EXIT_INFRA, EXIT_OK, EXIT_USAGE
+from test_github_main import check_markdown
 
 REPO = "octo/demo"
 SECRET = "sk-live-refresh-7f3a9c"
@@ -197,3 +198,24 @@ def test_a_commit_author_and_title_from_inputs(fake: FakeGitHub, origin: Origin)
     assert run.returncode == EXIT_OK, run.stdout + run.stderr
     assert git(origin.bare, "log", "-1", "--format=%an <%ae>|%s", BRANCH) == "Ada <ada@example.com>|chore: refresh"
     assert fake.open_pulls(REPO)[0]["title"] == "Refresh!"
+
+
+def test_a_hostile_change_is_inert_in_the_pr_body_and_the_summary(tmp_path: Path, fake: FakeGitHub) -> None:
+    recorded = tmp_path / "hostile.jsonl"
+    record_hostile_twin(recorded)
+    origin = make_origin(tmp_path / "repo", {"cassettes/hostile.jsonl": recorded.read_bytes()})
+    fake.add_git_repo(REPO, origin.bare)
+    run = run_action(
+        origin.workspace,
+        event_name="workflow_dispatch",
+        event=workflow_dispatch(),
+        inputs={"mode": "refresh", "server": HOSTILE, "github-token": "app-token"},
+        api_url=fake.url,
+        extra_env={"GITHUB_SHA": origin.sha},
+    )
+    assert run.returncode == EXIT_OK, run.stdout + run.stderr
+    assert run.outputs["changed-cassettes"] == "cassettes/hostile.jsonl"
+    (pull,) = fake.open_pulls(REPO)
+    for text in (pull["body"], run.summary):
+        check_markdown(text)
+    assert {c.name for c in run.commands} <= {"error", "warning", "notice", "group", "endgroup", "debug"}
