@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 
 from mcp_replay_action.cassette import load
-from mcp_replay_action.record import Tape, record_stdio, session_facts
+from mcp_replay_action.record import record_stdio, session_facts
 from mcp_replay_action.redact import PLACEHOLDER, Redactor
+from mcp_replay_action.tape import Tape
 
 FAKES = Path(__file__).parent / "fakes"
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,12 +66,12 @@ def run_proxy(
 
 def test_tape_pairs_by_id_per_direction():
     tape = Tape(Redactor(), t0=0.5)
-    tape.from_client(line(req(5, "tools/call", {"name": "where"})), 1.0)
-    tape.from_server(line(req(5, "roots/list")), 1.1)  # the same id, the other direction
-    tape.from_server(line({"jsonrpc": "2.0", "method": "notifications/progress", "params": {}}), 1.15)
-    tape.from_client(line(ok(5, {"roots": []})), 1.2)  # answers the server's request
-    tape.from_client(line({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}}), 1.25)
-    tape.from_server(line(ok(5, {"content": []})), 1.3)  # answers the client's request
+    tape.client_line(line(req(5, "tools/call", {"name": "where"})), 1.0)
+    tape.server_line(line(req(5, "roots/list")), 1.1)  # the same id, the other direction
+    tape.server_line(line({"jsonrpc": "2.0", "method": "notifications/progress", "params": {}}), 1.15)
+    tape.client_line(line(ok(5, {"roots": []})), 1.2)  # answers the server's request
+    tape.client_line(line({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}}), 1.25)
+    tape.server_line(line(ok(5, {"content": []})), 1.3)  # answers the client's request
     got = tape.interactions()
     assert [(i.seq, i.kind, i.method) for i in got] == [
         (0, "request", "tools/call"),
@@ -87,13 +88,13 @@ def test_tape_pairs_by_id_per_direction():
 def test_tape_orders_by_first_message_and_drops_unanswered():
     tape = Tape(Redactor())
     tape.t0 = 0.0
-    tape.from_client(line(req(1, "slow")), 1.0)
-    tape.from_client(line(req(2, "fast")), 2.0)
-    tape.from_client(line(req(3, "never")), 2.5)
-    tape.from_server(line(ok(2, {})), 3.0)
-    tape.from_server(line(ok(1, {})), 4.0)  # answered last, but asked first: it stays first
-    tape.from_server(line(ok(99, {})), 4.5)  # nobody asked
-    tape.from_server(b"Server started\n", 4.6)
+    tape.client_line(line(req(1, "slow")), 1.0)
+    tape.client_line(line(req(2, "fast")), 2.0)
+    tape.client_line(line(req(3, "never")), 2.5)
+    tape.server_line(line(ok(2, {})), 3.0)
+    tape.server_line(line(ok(1, {})), 4.0)  # answered last, but asked first: it stays first
+    tape.server_line(line(ok(99, {})), 4.5)  # nobody asked
+    tape.server_line(b"Server started\n", 4.6)
     got = tape.interactions()
     assert [i.method for i in got] == ["slow", "fast"]
     assert [i.ts for i in got] == [1.0, 2.0]
@@ -102,9 +103,9 @@ def test_tape_orders_by_first_message_and_drops_unanswered():
 
 def test_tape_keeps_numeric_and_string_ids_apart_and_reads_batches():
     tape = Tape(Redactor())
-    tape.from_client(b"[" + line(req(1, "a")).strip() + b"," + line(req("1", "b")).strip() + b"]\n", 1.0)
-    tape.from_server(line(ok("1", {"x": "b"})), 1.1)
-    tape.from_server(line(ok(1, {"x": "a"})), 1.2)
+    tape.client_line(b"[" + line(req(1, "a")).strip() + b"," + line(req("1", "b")).strip() + b"]\n", 1.0)
+    tape.server_line(line(ok("1", {"x": "b"})), 1.1)
+    tape.server_line(line(ok(1, {"x": "a"})), 1.2)
     got = {i.method: i.response for i in tape.interactions()}
     assert got == {"a": ok(1, {"x": "a"}), "b": ok("1", {"x": "b"})}
 
@@ -112,8 +113,8 @@ def test_tape_keeps_numeric_and_string_ids_apart_and_reads_batches():
 def test_tape_redacts_once_as_messages_arrive():
     redactor = Redactor()
     tape = Tape(redactor)
-    tape.from_client(line(req(1, "tools/call", {"name": "login", "arguments": {"password": "hunter2"}})), 1.0)
-    tape.from_server(line(ok(1, {"content": [{"type": "text", "text": f"token {OPENAI_KEY}"}]})), 1.1)
+    tape.client_line(line(req(1, "tools/call", {"name": "login", "arguments": {"password": "hunter2"}})), 1.0)
+    tape.server_line(line(ok(1, {"content": [{"type": "text", "text": f"token {OPENAI_KEY}"}]})), 1.1)
     for _ in range(3):  # saving repeatedly neither re-redacts nor re-counts
         (inter,) = tape.interactions()
     assert inter.message["params"]["arguments"] == {"password": PLACEHOLDER}
@@ -124,10 +125,10 @@ def test_tape_redacts_once_as_messages_arrive():
 def test_session_facts_handshake_after_a_failed_discover_probe():
     tape = Tape(Redactor())
     discover = req(1, "server/discover", {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}})
-    tape.from_client(line(discover), 1.0)
-    tape.from_server(line({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}}), 1.1)
-    tape.from_client(line(req(2, "initialize", {"protocolVersion": "2025-11-25"})), 1.2)
-    tape.from_server(line(ok(2, {"protocolVersion": "2025-06-18", "serverInfo": {"name": "s", "version": "1"}})), 1.3)
+    tape.client_line(line(discover), 1.0)
+    tape.server_line(line({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}}), 1.1)
+    tape.client_line(line(req(2, "initialize", {"protocolVersion": "2025-11-25"})), 1.2)
+    tape.server_line(line(ok(2, {"protocolVersion": "2025-06-18", "serverInfo": {"name": "s", "version": "1"}})), 1.3)
     assert session_facts(tape.interactions()) == {
         "era": "handshake",
         "protocol_version": "2025-06-18",
@@ -138,9 +139,9 @@ def test_session_facts_handshake_after_a_failed_discover_probe():
 def test_session_facts_stateless():
     tape = Tape(Redactor())
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
-    tape.from_client(line(req(1, "server/discover", {"_meta": meta})), 1.0)
+    tape.client_line(line(req(1, "server/discover", {"_meta": meta})), 1.0)
     info = {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "2"}}
-    tape.from_server(line(ok(1, {"supportedVersions": ["2026-07-28"], "_meta": info})), 1.1)
+    tape.server_line(line(ok(1, {"supportedVersions": ["2026-07-28"], "_meta": info})), 1.1)
     assert session_facts(tape.interactions()) == {
         "era": "stateless",
         "protocol_version": "2026-07-28",

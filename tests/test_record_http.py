@@ -173,3 +173,24 @@ def test_record_http_runs_until_stopped_and_writes_the_cassette(tmp_path: Path) 
         cassette = record_http(fake.url, "127.0.0.1", 0, str(path), Redactor(), until=done.is_set, on_ready=on_ready)
     assert [i.method for i in cassette.interactions] == ["initialize"]
     assert load(path).interactions[0].response["result"]["serverInfo"]["name"] == "fake-http"  # type: ignore[index]
+
+
+def test_redaction_hits_are_counted_once_however_often_the_cassette_is_saved(tmp_path: Path) -> None:
+    """The tape redacts each message as it arrives: before, every save re-redacted everything and
+    ``redaction.hits`` grew 2, 4, 6 for the same two messages."""
+    path = tmp_path / "c.jsonl"
+    with FakeHttpServer("json") as fake, RecordingProxy(fake.url, redactor=Redactor(), cassette_path=str(path)) as proxy:
+        t = HttpTransport(proxy.url)
+        t.start()
+        try:
+            t.send(INIT)
+            t.receive(5)
+            t.send(req(2, "tools/call", {"name": "login", "arguments": {"api_key": SECRET, "password": "hunter2"}}))
+            t.receive(5)
+        finally:
+            t.close()
+        hits = []
+        for _ in range(3):
+            proxy.save(force=True)
+            hits.append(load(path).meta["redaction"]["hits"])
+    assert hits[0] and hits[0] == hits[1] == hits[2], hits

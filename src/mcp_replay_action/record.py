@@ -17,38 +17,25 @@ is left out (a cassette line promises an answer to compare against) and counted 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import IO, Any, cast
+from dataclasses import dataclass
+from typing import IO, Any
 
 from mcp_replay_action import __version__
 from mcp_replay_action.cassette import Cassette, Interaction, save
 from mcp_replay_action.errors import ReplayError
-from mcp_replay_action.jsonrpc import decode_all
 from mcp_replay_action.protocol import META_PROTOCOL_VERSION
 from mcp_replay_action.redact import Redactor, is_secret_key
+from mcp_replay_action.tape import Tape
 from mcp_replay_action.transport.process import SHUTDOWN_GRACE, StderrTail, spawn_server, trap_stop_signals
 
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 SAVE_EVERY_INTERACTIONS = 25
 SAVE_EVERY_SECONDS = 2.0
-
-
-@dataclass
-class _Open:
-    """An interaction whose initiating message has been seen."""
-
-    order: int
-    kind: str
-    message: dict[str, Any]
-    seen: float  # monotonic time the initiating message passed through
-    response: dict[str, Any] | None = None
-    answered: float | None = None
 
 
 @dataclass(frozen=True)
@@ -63,98 +50,6 @@ class RecordSummary:
     stderr_tail: str
     non_json_lines: int
     ended_by: str  # "client" (stdin closed), "server" (it exited) or "signal"
-
-
-@dataclass
-class Tape:
-    """Pairs messages into interactions as they pass, from both directions (thread-safe)."""
-
-    redactor: Redactor
-    t0: float = field(default_factory=time.monotonic)
-    _entries: list[_Open] = field(default_factory=list)
-    _client_asked: dict[str, _Open | None] = field(default_factory=dict)  # client requests awaiting the server
-    _server_asked: dict[str, _Open | None] = field(default_factory=dict)  # server requests awaiting the client
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-    unanswered_dropped: int = 0  # a request whose id was reused before it was answered
-    unmatched_responses: int = 0
-    non_json_lines: int = 0
-    completed: int = 0
-
-    def from_client(self, line: bytes, seen: float) -> None:
-        """One line the client wrote to the server."""
-        self._take(line, seen, from_server=False)
-
-    def from_server(self, line: bytes, seen: float) -> None:
-        """One line the server wrote to the client."""
-        self._take(line, seen, from_server=True)
-
-    def _take(self, line: bytes, seen: float, *, from_server: bool) -> None:
-        messages = decode_all(line)
-        if messages is None:
-            if from_server and line.strip():
-                self.non_json_lines += 1
-            return
-        with self._lock:
-            for message in messages:
-                self._one(message, seen, from_server)
-
-    def _one(self, message: dict[str, Any], seen: float, from_server: bool) -> None:
-        # Pairing uses the raw id; what is kept is redacted at once, so every value is scrubbed
-        # exactly once and nothing unredacted waits in memory for a save.
-        asked: dict[str, _Open | None]
-        answers: dict[str, _Open | None]
-        if from_server:
-            asked, answers = self._server_asked, self._client_asked
-        else:
-            asked, answers = self._client_asked, self._server_asked
-        if "method" in message:
-            if "id" in message:
-                key = _id_key(message["id"])
-                previous = asked.get(key)
-                if previous is not None and previous.kind == "request":
-                    self.unanswered_dropped += 1
-                asked[key] = self._add("server-request" if from_server else "request", message, seen)
-            else:
-                self._add("server-notification" if from_server else "notification", message, seen)
-                self.completed += 1
-            return
-        answered = answers.pop(_id_key(message.get("id")), None)
-        if answered is None:
-            self.unmatched_responses += 1
-            return
-        answered.response = self.redactor.apply(message)
-        answered.answered = seen
-        self.completed += 1
-
-    def _add(self, kind: str, message: dict[str, Any], seen: float) -> _Open:
-        entry = _Open(order=len(self._entries), kind=kind, message=self.redactor.apply(message), seen=seen)
-        self._entries.append(entry)
-        return entry
-
-    def interactions(self) -> list[Interaction]:
-        """Every complete interaction (redacted), in the order its first message was seen."""
-        with self._lock:
-            entries = [e for e in self._entries if not (e.kind == "request" and e.response is None)]
-        out: list[Interaction] = []
-        for seq, e in enumerate(sorted(entries, key=lambda e: (e.seen, e.order))):
-            latency = (e.answered - e.seen) * 1000.0 if e.answered is not None else None
-            out.append(
-                Interaction(
-                    seq=seq,
-                    kind=cast(Any, e.kind),
-                    message=e.message,
-                    response=e.response,
-                    ts=max(0.0, e.seen - self.t0),
-                    latency_ms=latency,
-                )
-            )
-        return out
-
-    @property
-    def unanswered(self) -> int:
-        with self._lock:
-            open_requests = sum(1 for e in self._client_asked.values() if e is not None and e.response is None)
-        return open_requests + self.unanswered_dropped
 
 
 def session_facts(interactions: Sequence[Interaction]) -> dict[str, Any]:
@@ -341,11 +236,11 @@ def record_stdio(
 
     threads = [
         threading.Thread(
-            target=rec.pump, args=(stdin, server_in, rec.tape.from_client, client_closed), daemon=True, name="record-in"
+            target=rec.pump, args=(stdin, server_in, rec.tape.client_line, client_closed), daemon=True, name="record-in"
         ),
         threading.Thread(
             target=rec.pump,
-            args=(server_out, stdout, rec.tape.from_server, lambda: rec.end("server")),
+            args=(server_out, stdout, rec.tape.server_line, lambda: rec.end("server")),
             daemon=True,
             name="record-out",
         ),
@@ -410,11 +305,6 @@ def _read_lines(src: IO[bytes]) -> Iterator[list[bytes]]:
         yield [line + b"\n" for line in lines]
     if partial:
         yield [b"".join(partial)]
-
-
-def _id_key(value: Any) -> str:
-    # 1 and "1" are different ids; JSON text keeps them apart.
-    return json.dumps(value, sort_keys=True)
 
 
 def _main(argv: Sequence[str]) -> int:

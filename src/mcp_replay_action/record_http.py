@@ -18,7 +18,6 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
@@ -30,6 +29,7 @@ from mcp_replay_action.cassette import Cassette, Interaction, save
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.httpd import Handler, StoppableServer, log, wait_for_stop
 from mcp_replay_action.protocol import detect_era
+from mcp_replay_action.tape import Tape, TapeEntry
 from mcp_replay_action.transport.http import break_stream, content_type_of, display_url, wait_for_port
 
 # Hop-by-hop headers (RFC 9110 7.6.1) and those the proxy recomputes: never forwarded as-is.
@@ -51,128 +51,6 @@ _HOP = frozenset(
     }
 )
 SAVE_EVERY = 1.0  # seconds: the cassette on disk is at most this far behind while recording
-
-
-@dataclass
-class _Entry:
-    seq: int
-    kind: str
-    message: dict[str, Any]
-    ts: float
-    started: float
-    response: dict[str, Any] | None = None
-    latency_ms: float | None = None
-    transport: dict[str, Any] | None = None
-
-
-@dataclass
-class Tape:
-    """The interactions seen so far, in the order their first message was seen (so a server
-    notification sent while a request was open comes after that request)."""
-
-    t0: float = field(default_factory=time.monotonic)
-    entries: list[_Entry] = field(default_factory=list)
-    lifecycle: list[dict[str, Any]] = field(default_factory=list)
-    changed: bool = False
-    _open: dict[tuple[str, str], _Entry] = field(default_factory=dict)  # client requests awaiting answers
-    _asked: dict[tuple[str, str], _Entry] = field(default_factory=dict)  # server requests awaiting answers
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def _add(self, kind: str, message: dict[str, Any]) -> _Entry:
-        now = time.monotonic()
-        entry = _Entry(seq=len(self.entries) + 1, kind=kind, message=message, ts=now - self.t0, started=now)
-        self.entries.append(entry)
-        self.changed = True
-        return entry
-
-    def from_client(self, message: dict[str, Any], scope: str) -> _Entry | None:
-        """A message the client sent; returns the entry of a request (to attach its answer)."""
-        with self._lock:
-            if "method" in message:
-                kind = "request" if "id" in message else "notification"
-                entry = self._add(kind, message)
-                if kind == "request":
-                    self._open[(scope, _id_key(message["id"]))] = entry
-                    return entry
-                return None
-            # The client's answer to a server-to-client request.
-            asked = self._asked.pop((scope, _id_key(message.get("id"))), None)
-            if asked is not None:
-                asked.response = message
-                asked.latency_ms = (time.monotonic() - asked.started) * 1000.0
-                self.changed = True
-            return None
-
-    def from_server(
-        self, message: dict[str, Any], scope: str, *, request: _Entry | None = None, facts: dict[str, Any] | None = None
-    ) -> bool:
-        """A message the server sent. True when it answered ``request``."""
-        with self._lock:
-            if "method" in message:
-                if "id" in message:
-                    self._asked[(scope, _id_key(message["id"]))] = self._add("server-request", message)
-                else:
-                    self._add("server-notification", message)
-                return False
-            key = (scope, _id_key(message.get("id")))
-            entry = request if request is not None and request.message.get("id") == message.get("id") else None
-            entry = entry or self._open.get(key)
-            if entry is None or entry.response is not None:
-                return False
-            self._open.pop((scope, _id_key(entry.message.get("id"))), None)
-            entry.response = message
-            entry.latency_ms = (time.monotonic() - entry.started) * 1000.0
-            entry.transport = facts
-            self.changed = True
-            return entry is request
-
-    def rescope(self, entry: _Entry, old: str, new: str) -> None:
-        """The answer to ``initialize`` minted a session id: file the request under it."""
-        with self._lock:
-            key = (old, _id_key(entry.message.get("id")))
-            if self._open.get(key) is entry:
-                del self._open[key]
-                self._open[(new, key[1])] = entry
-
-    def http_exchange(self, method: str, path: str, status: int | None, sse: bool, started: float) -> None:
-        with self._lock:
-            self.lifecycle.append(
-                {
-                    "http_method": method,
-                    "http_path": path,
-                    "response_status": status,
-                    "response_is_sse": sse,
-                    "latency_ms": round((time.monotonic() - started) * 1000.0, 3),
-                    "position": sum(1 for e in self.entries if e.kind in ("request", "notification")),
-                }
-            )
-            self.changed = True
-
-    def interactions(self, redact: Callable[[Any], Any]) -> list[Interaction]:
-        """Every complete interaction, redacted. A request never answered is left out: a cassette
-        line promises an answer to compare against."""
-        with self._lock:
-            entries = list(self.entries)
-        out = []
-        for e in entries:
-            if e.kind == "request" and e.response is None:
-                continue
-            out.append(
-                Interaction(
-                    seq=e.seq,
-                    kind=cast(Any, e.kind),
-                    message=redact(e.message),
-                    response=redact(e.response) if e.response is not None else None,
-                    ts=e.ts,
-                    latency_ms=e.latency_ms,
-                    transport=e.transport,
-                )
-            )
-        return out
-
-
-def _id_key(value: Any) -> str:
-    return json.dumps(value)
 
 
 class _TeeText:
@@ -227,7 +105,9 @@ class RecordingProxy:
         self.upstream_url = upstream_url
         self._upstream = parts
         self.redactor = redactor if redactor is not None else _default_redactor()
-        self.tape = Tape()
+        self.tape = Tape(self.redactor)
+        # Once: redacting it at every save would count its hits again each time.
+        self._shown_url = self.redactor.apply(display_url(upstream_url))
         self._client = httpx.Client(timeout=httpx.Timeout(connect_timeout, read=read_timeout), follow_redirects=False)
         self._read_timeout = read_timeout
         self._open: set[httpx.Response] = set()
@@ -264,11 +144,11 @@ class RecordingProxy:
 
     def cassette(self, path: str = "") -> Cassette:
         """What was recorded so far, redacted, with its header."""
-        interactions = self.tape.interactions(self.redactor.apply)
+        interactions = self.tape.interactions()
         era = detect_era(interactions)
         meta: dict[str, Any] = {
             "server": None,
-            "url": self.redactor.apply(display_url(self.upstream_url)),
+            "url": self._shown_url,
             "transport": "sse" if self._legacy else "http",
             "recorded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "protocol_version": era.protocol_version or None,
@@ -278,7 +158,7 @@ class RecordingProxy:
             "redaction": self.redactor.rules(),
         }
         if self.tape.lifecycle:
-            meta["http_lifecycle"] = self.redactor.apply(list(self.tape.lifecycle))  # paths may hold secrets
+            meta["http_lifecycle"] = list(self.tape.lifecycle)  # paths redacted as they were seen
         return Cassette(meta=meta, interactions=tuple(interactions), path=path)
 
     def save(self, *, force: bool = False) -> Cassette | None:
@@ -382,9 +262,9 @@ def _make_handler(proxy: RecordingProxy) -> type[Handler]:
                 return
             scope = self.headers.get("Mcp-Session-Id") or ""
             sent = _messages(_decode(body)) if body else []
-            requests: list[_Entry] = []
+            requests: list[TapeEntry] = []
             for message in sent:
-                entry = proxy.tape.from_client(message, scope)
+                entry = proxy.tape.from_client(message, scope=scope)
                 if entry is not None:
                     requests.append(entry)
             target = proxy.upstream_for(self.path)
@@ -411,7 +291,7 @@ def _make_handler(proxy: RecordingProxy) -> type[Handler]:
                 proxy.save()
 
         def _relay(
-            self, method: str, upstream: httpx.Response, scope: str, requests: list[_Entry], started: float
+            self, method: str, upstream: httpx.Response, scope: str, requests: list[TapeEntry], started: float
         ) -> None:
             ctype = content_type_of(upstream)
             sse = ctype == "text/event-stream"
@@ -430,7 +310,7 @@ def _make_handler(proxy: RecordingProxy) -> type[Handler]:
                 passed = {k: v for k, v in headers.items() if k.lower() != "content-type"}
                 self.send_bytes(upstream.status_code, raw, upstream.headers.get("content-type", ""), passed)
                 for message in _messages(_decode(raw)) if raw.strip() else []:
-                    proxy.tape.from_server(message, scope, request=request, facts=facts)
+                    proxy.tape.from_server(message, scope=scope, request=request, facts=facts)
                 return
             self.start_stream(upstream.status_code, upstream.headers.get("content-type", ""), _stream_headers(headers))
             tee = _TeeText(upstream, self._forward)
@@ -441,7 +321,7 @@ def _make_handler(proxy: RecordingProxy) -> type[Handler]:
                 if not event.data.strip():
                     continue
                 for message in _messages(_decode(event.data)):
-                    proxy.tape.from_server(message, scope, request=request, facts=facts)
+                    proxy.tape.from_server(message, scope=scope, request=request, facts=facts)
             self.end_stream()
 
         def _forward(self, chunk: bytes) -> None:
