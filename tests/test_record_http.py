@@ -179,7 +179,10 @@ def test_redaction_hits_are_counted_once_however_often_the_cassette_is_saved(tmp
     """The tape redacts each message as it arrives: before, every save re-redacted everything and
     ``redaction.hits`` grew 2, 4, 6 for the same two messages."""
     path = tmp_path / "c.jsonl"
-    with FakeHttpServer("json") as fake, RecordingProxy(fake.url, redactor=Redactor(), cassette_path=str(path)) as proxy:
+    with (
+        FakeHttpServer("json") as fake,
+        RecordingProxy(fake.url, redactor=Redactor(), cassette_path=str(path)) as proxy,
+    ):
         t = HttpTransport(proxy.url)
         t.start()
         try:
