@@ -100,6 +100,17 @@ def display_url(url: str) -> str:
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
+def origin_of(url: str) -> tuple[str, str, int | None]:
+    """(scheme, host, port) with the scheme's default port filled in: what "same origin" compares."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    return scheme, (parts.hostname or "").lower(), port or {"http": 80, "https": 443}.get(scheme)
+
+
 def content_type_of(response: httpx.Response) -> str:
     """The media type of a response, lower-case, without parameters."""
     return response.headers.get("content-type", "").partition(";")[0].strip().lower()
@@ -247,6 +258,7 @@ class HttpTransport:
         self._closing = threading.Event()
         self._closed = False
         self._legacy_endpoint: str | None = None
+        self._legacy_refused = ""  # an endpoint on another origin, which we did not follow
         self._legacy_ready = threading.Event()
         self._session_id: str | None = None
         self._protocol_version: str | None = None
@@ -663,7 +675,10 @@ class HttpTransport:
             return True
         try:
             self._open_legacy(self._start_timeout)
-        except ServerStartError:
+        except ServerStartError as exc:
+            if self._legacy_refused:
+                self._fault(exc)
+                return True
             self._fault(
                 HttpStatusError(
                     f"{_label(message)}: HTTP {response.status_code} from {display_url(self.url)}{_snippet(raw)}",
@@ -681,6 +696,12 @@ class HttpTransport:
     def _open_legacy(self, timeout: float) -> None:
         self._spawn_thread(self._legacy_loop)
         if not self._legacy_ready.wait(timeout) or self._legacy_endpoint is None:
+            if self._legacy_refused:
+                raise ServerStartError(
+                    f"{display_url(self.url)} named a message endpoint on another origin "
+                    f"({self._legacy_refused}); refused, so no header is sent there",
+                    **self._diag_kwargs(),
+                )
             raise ServerStartError(
                 f"{display_url(self.url)} sent no 'endpoint' event on its SSE stream within {timeout:g} s",
                 **self._diag_kwargs(),
@@ -703,7 +724,13 @@ class HttpTransport:
                 return
             for event in _events(response):
                 if event.event == "endpoint":
-                    self._legacy_endpoint = urljoin(self.url, event.data.strip())
+                    endpoint = urljoin(self.url, event.data.strip())
+                    if origin_of(endpoint) != origin_of(self.url):
+                        # Our headers (credentials) must not follow a server's say-so to another
+                        # host or port; the official SDK refuses this too.
+                        self._legacy_refused = display_url(endpoint)
+                        return
+                    self._legacy_endpoint = endpoint
                     self._legacy_ready.set()
                 elif event.data.strip():
                     doc = self._decode(event.data)
