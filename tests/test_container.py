@@ -14,6 +14,7 @@ writes outputs, the job summary, annotations and one sticky comment to a fake Gi
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -45,6 +46,16 @@ pytestmark = [
     pytest.mark.timeout(2400),
 ]
 
+ENGINE_ENV = {**os.environ, "CONTAINERS_CONF": str(SCRIPTS / "containers.conf"),
+              "CONTAINERS_STORAGE_CONF": str(SCRIPTS / "storage.conf")}  # fmt: skip
+# The budget (issue 10) is for the image users pull, on the real python:3.12-slim base. Where that
+# base cannot be pulled (no registry here) the test measures the layers the Dockerfile adds on a
+# stand-in and adds the real base's size as published for the pinned digest's platform.
+BUDGET_UNPACKED = 330_000_000
+BUDGET_COMPRESSED = 130_000_000
+REAL_BASE_UNPACKED = 130_000_000  # python:3.12-slim, unpacked, rounded up
+REAL_BASE_COMPRESSED = 45_000_000  # the same, as pulled (gzip layers), rounded up
+
 fakegithub = pytest.importorskip("fakegithub", reason="tests/fakegithub.py is not there yet")
 
 
@@ -59,16 +70,26 @@ def sh(args: list[str], *, timeout: float, env: dict[str, str] | None = None) ->
     return result
 
 
+@functools.cache
+def engine() -> str:
+    """docker where an engine answers (GitHub's runners), else podman (tests/container/env.sh)."""
+    result = subprocess.run(
+        ["bash", "-c", f"source {SCRIPTS / 'env.sh'} && echo $MCP_REPLAY_ENGINE"],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    return result.stdout.strip()
+
+
+
 @pytest.fixture(scope="module")
 def image() -> str:
-    """The action's image, built from the repository's Dockerfile."""
-    if os.geteuid() != 0:
-        pytest.skip("podman/buildah as used here need root")
+    """The action's image, built from the repository's Dockerfile (Docker's layering)."""
+    if engine() == "podman" and os.geteuid() != 0:
+        pytest.skip("no Docker engine here, and podman/buildah as used here need root")
     sh(["bash", str(SCRIPTS / "install-tools.sh")], timeout=900)
     name = os.environ.get("MCP_REPLAY_IMAGE", "localhost/mcp-replay-action:dev")
-    env = {**os.environ, "CONTAINERS_CONF": str(SCRIPTS / "containers.conf"),
-           "CONTAINERS_STORAGE_CONF": str(SCRIPTS / "storage.conf")}  # fmt: skip
-    exists = subprocess.run(["podman", "image", "exists", name], env=env, timeout=60, check=False).returncode == 0
+    exists = subprocess.run([engine(), "image", "inspect", name], env=ENGINE_ENV, capture_output=True, timeout=60,
+                            check=False).returncode == 0  # fmt: skip
     if not (exists and os.environ.get("MCP_REPLAY_REUSE_IMAGE") == "1"):
         sh(["bash", str(SCRIPTS / "make-base.sh")], timeout=900)
         sh(["bash", str(SCRIPTS / "build.sh")], timeout=1500)
@@ -157,9 +178,7 @@ def run_action(image: str, workspace: Path, rundir: Path, github: Any, inputs: d
         )  # fmt: skip
     finally:
         # A run cut short by the timeout must not leave its container behind.
-        subprocess.run(
-            ["podman", "rm", "-f", "--ignore", container], env=env, capture_output=True, timeout=120, check=False
-        )
+        subprocess.run([engine(), "rm", "-f", container], env=env, capture_output=True, timeout=120, check=False)
     return Run(
         returncode=result.returncode,
         stdout=result.stdout,
@@ -179,6 +198,13 @@ def comments(github: Any) -> list[dict[str, Any]]:
 
 
 # ---- recording the cassettes the container replays (on the host, through the real proxy) ------
+
+
+def add_sample_sources(workspace: Path) -> None:
+    """The sample server's source in the workspace, as a user's server would be: the image's
+    python runs it from there (the action's own packages are not on its path)."""
+    shutil.copytree(ROOT / "src" / "mcp_replay_action", workspace / "src" / "mcp_replay_action",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
 
 
 def record_calc_cassette(path: Path) -> None:
@@ -231,7 +257,8 @@ def test_python_sample_server_outputs_summary_annotations_and_one_sticky_comment
 ) -> None:
     workspace = tmp_path / "workspace"
     record_calc_cassette(workspace / "cassettes" / "calc.jsonl")
-    inputs = {"server": "python -m mcp_replay_action.samples.calc_server", "min-grade": "B"}
+    add_sample_sources(workspace)
+    inputs = {"server": "python -m mcp_replay_action.samples.calc_server", "working-directory": "src", "min-grade": "B"}
 
     first = run_action(image, workspace, tmp_path / "run1", github, inputs)
     assert first.returncode == 0, explain(first)
@@ -331,3 +358,27 @@ def test_dogfood_workflow_through_act(image: str, tmp_path: Path) -> None:
     assert len(posted) == 1, posted
     assert "<!-- mcp-replay:dogfood -->" in posted[0]["body"] and "grade **A**" in posted[0]["body"]
     assert report.exists() == report_was_there, "act.sh left the run's report in the checkout"
+
+
+def test_image_fits_the_size_budget_with_dockers_layering(image: str) -> None:
+    """Built with one layer per instruction (buildah --layers, as docker build does): no dead layer,
+    no wheel or pip cache left behind, within 330 MB unpacked and 130 MB compressed."""
+    result = sh(["bash", str(SCRIPTS / "image-size.sh")], timeout=900, env={**os.environ, "MCP_REPLAY_IMAGE": image})
+    sizes = dict(re.findall(r"(\w+)=(\S+)", result.stdout))
+    added_unpacked, added_compressed = int(sizes["added_unpacked"]), int(sizes["added_compressed"])
+    if sizes["base"].startswith("localhost/stand-in/"):
+        unpacked, compressed = added_unpacked + REAL_BASE_UNPACKED, added_compressed + REAL_BASE_COMPRESSED
+    else:
+        unpacked, compressed = int(sizes["image_unpacked"]), int(sizes["image_compressed"])
+    assert unpacked <= BUDGET_UNPACKED, result.stdout
+    assert compressed <= BUDGET_COMPRESSED, result.stdout
+    # The final stage adds exactly one layer with content: the copied environment.
+    added = [layer for layer in sizes["added_layers"].split(",") if layer and int(layer.split("/")[0]) > 10_240]
+    assert len(added) == 1, result.stdout
+    tools = subprocess.run(
+        [engine(), "run", "--rm", "--network", "none", "--entrypoint", "sh", image, "-c",
+         "node --version && npm --version && npx --version && uv --version && uvx --version"
+         " && ! command -v git && python -c 'import sys; assert \"/opt/mcp-replay\" not in sys.prefix'"],
+        env=ENGINE_ENV, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert tools.returncode == 0, tools.stdout + tools.stderr

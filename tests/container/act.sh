@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs .github/workflows/dogfood.yml (job `replay`) end to end through act, on podman's
-# Docker-compatible socket, as a pull_request event. The action's image is the one build.sh made,
+# Runs .github/workflows/dogfood.yml (job `replay`) end to end through act, on the runner's Docker
+# engine or on podman's Docker-compatible socket, as a pull_request event. The action's image is the one build.sh made,
 # handed to act under the name act gives a local Docker action's image (act builds it itself
 # otherwise, and a build through the socket gets no PIP_CERT). Everything this starts (the podman
 # service, act's containers and their conmon processes) is ended by id before it returns.
@@ -32,8 +32,8 @@ end_leftover_conmons() {
 }
 
 cleanup() {
-    for id in $(podman ps -aq --filter "name=^act-Dogfood-" 2>/dev/null || true); do
-        podman rm -f "$id" >/dev/null 2>&1 || true
+    for id in $("$MCP_REPLAY_ENGINE" ps -aq --filter "name=^act-Dogfood-" 2>/dev/null || true); do
+        "$MCP_REPLAY_ENGINE" rm -f "$id" >/dev/null 2>&1 || true
     done
     end_leftover_conmons
     if [[ -n "$service_pid" ]]; then
@@ -46,16 +46,24 @@ cleanup() {
 }
 trap cleanup EXIT
 
-podman system service --time=0 "unix://$sock" &
-service_pid=$!
-for _ in $(seq 1 100); do
-    [[ -S "$sock" ]] && break
-    sleep 0.2
-done
-[[ -S "$sock" ]] || { echo "podman system service did not open $sock" >&2; exit 3; }
-
-# act names a local Docker action's image act-<path>-dockeraction:latest ('./' gives an empty path).
-podman tag "$MCP_REPLAY_IMAGE" localhost/act-dockeraction:latest docker.io/library/act-dockeraction:latest
+if [[ "$MCP_REPLAY_ENGINE" == docker ]]; then
+    # The runner's own engine; the job runs on the runner itself (act's -self-hosted platform).
+    docker_host=${DOCKER_HOST:-unix:///var/run/docker.sock}
+    platform=-self-hosted
+    docker tag "$MCP_REPLAY_IMAGE" act-dockeraction:latest
+else
+    podman system service --time=0 "unix://$sock" &
+    service_pid=$!
+    for _ in $(seq 1 100); do
+        [[ -S "$sock" ]] && break
+        sleep 0.2
+    done
+    [[ -S "$sock" ]] || { echo "podman system service did not open $sock" >&2; exit 3; }
+    docker_host="unix://$sock"
+    platform=localhost/stand-in/python:3.12-slim
+    # act names a local Docker action's image act-<path>-dockeraction:latest ('./' gives an empty path).
+    podman tag "$MCP_REPLAY_IMAGE" localhost/act-dockeraction:latest docker.io/library/act-dockeraction:latest
+fi
 
 cat > "$work/event.json" <<JSON
 {"action": "synchronize", "number": 7,
@@ -65,7 +73,7 @@ cat > "$work/event.json" <<JSON
 JSON
 # act reads its defaults from here; without a file it would ask which runner image to use.
 mkdir -p "$work/config/act"
-echo "-P ubuntu-latest=localhost/stand-in/python:3.12-slim" > "$work/config/act/actrc"
+echo "-P ubuntu-latest=$platform" > "$work/config/act/actrc"
 
 log="${ACT_LOG_DIR:-$work}/act.log"
 cd "$repo_root"
@@ -76,9 +84,9 @@ for file in mcp-replay-report.json mcp-replay-comment.json; do
 done
 trap 'rm -f "${leftovers[@]}"; cleanup' EXIT
 set +e
-XDG_CONFIG_HOME="$work/config" DOCKER_HOST="unix://$sock" timeout 1200 "$act_bin" pull_request \
+XDG_CONFIG_HOME="$work/config" DOCKER_HOST="$docker_host" timeout 1200 "$act_bin" pull_request \
     -W .github/workflows/dogfood.yml -j replay -e "$work/event.json" \
-    -P ubuntu-latest=localhost/stand-in/python:3.12-slim --pull=false --rebuild=false \
+    -P "ubuntu-latest=$platform" --pull=false --rebuild=false \
     --network host --bind --container-daemon-socket - "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e

@@ -8,6 +8,10 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
 rootfs="$MCP_REPLAY_ROOTFS/rootfs"
+if [[ "$MCP_REPLAY_ENGINE" == docker ]]; then
+    echo "docker pulls the pinned base itself"
+    exit 0
+fi
 if podman image exists "$MCP_REPLAY_BASE_IMAGE"; then
     echo "base image $MCP_REPLAY_BASE_IMAGE already present"
     exit 0
@@ -27,4 +31,4 @@ if [[ ! -f "$MCP_REPLAY_ROOTFS/rootfs.done" ]]; then
     touch "$MCP_REPLAY_ROOTFS/rootfs.done"
 fi
 tar -C "$rootfs" -c . | podman import - localhost/stand-in/python:3.12-slim
-podman tag localhost/stand-in/python:3.12-slim "$MCP_REPLAY_BASE_IMAGE"
+[[ "$MCP_REPLAY_BASE_IMAGE" == localhost/stand-in/python:3.12-slim ]] || podman tag localhost/stand-in/python:3.12-slim "$MCP_REPLAY_BASE_IMAGE"

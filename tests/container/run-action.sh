@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the action's image the way GitHub's runner runs a Docker action: the workspace mounted at
+# Runs the action's image (docker or podman, see env.sh) the way GitHub's runner runs a Docker action: the workspace mounted at
 # /github/workspace (also the working directory), /github/home, /github/workflow (the event JSON)
 # and /github/file_commands (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY), inputs as INPUT_<NAME> with
 # hyphens kept. Host networking lets the container reach a fake GitHub API on 127.0.0.1.
@@ -28,7 +28,11 @@ if [[ -f "$ca" ]]; then
              -e npm_config_cafile=/host-ca.crt -e SSL_CERT_FILE=/host-ca.crt)
 fi
 
-exec podman run --rm --network host --timeout "${MCP_REPLAY_RUN_TIMEOUT:-900}" \
+# podman ends the container itself after the timeout; docker has no such option (the caller's
+# own timeout, and `docker rm -f` by name, bound it there).
+limit=()
+[[ "$MCP_REPLAY_ENGINE" == podman ]] && limit=(--timeout "${MCP_REPLAY_RUN_TIMEOUT:-900}")
+exec "$MCP_REPLAY_ENGINE" run --rm --network host "${limit[@]}" \
     -v "$workspace":/github/workspace \
     -v "$rundir/file_commands":/github/file_commands \
     -v "$rundir/home":/github/home \
