@@ -80,7 +80,6 @@ def engine() -> str:
     return result.stdout.strip()
 
 
-
 @pytest.fixture(scope="module")
 def image() -> str:
     """The action's image, built from the repository's Dockerfile (Docker's layering)."""

@@ -7,12 +7,14 @@
 #   VERSION    e.g. 1.2.3 (also pushed as the tags 1.2 and 1)
 # env: PLATFORMS (default linux/amd64,linux/arm64), ENGINE (docker: buildx, the default; podman:
 #      buildah/podman, one platform, for machines without a Docker engine), PUSH_TLS_VERIFY (podman
-#      only; false for a plain-HTTP registry on 127.0.0.1 in tests), BUILD_ARGS (extra build options)
+#      only; false for a plain-HTTP registry on 127.0.0.1 in tests), BUILD_ARGS (extra build options),
+#      DOCKERFILE (default Dockerfile; tests hand in a copy whose FROM names an offline stand-in)
 set -euo pipefail
 image=$1
 version=$2
 platforms=${PLATFORMS:-linux/amd64,linux/arm64}
 engine=${ENGINE:-docker}
+dockerfile=${DOCKERFILE:-Dockerfile}
 major=${version%%.*}
 minor=${version%.*}
 tags=("$image:$version" "$image:$minor" "$image:$major")
@@ -24,11 +26,11 @@ if [[ "$engine" == docker ]]; then
     tag_args=()
     for tag in "${tags[@]}"; do tag_args+=(-t "$tag"); done
     docker buildx build --platform "$platforms" --push --provenance=false \
-        --metadata-file "$work/metadata.json" "${tag_args[@]}" "${build_args[@]}" . >&2
+        --metadata-file "$work/metadata.json" -f "$dockerfile" "${tag_args[@]}" "${build_args[@]}" . >&2
     digest=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["containerimage.digest"])' \
         "$work/metadata.json")
 else
-    buildah bud --layers --platform "$platforms" "${build_args[@]}" -t "${tags[0]}" . >&2
+    buildah bud --layers --platform "$platforms" -f "$dockerfile" "${build_args[@]}" -t "${tags[0]}" . >&2
     for tag in "${tags[@]}"; do
         podman tag "${tags[0]}" "$tag"
         podman push --tls-verify="${PUSH_TLS_VERIFY:-true}" --digestfile "$work/digest" "$tag" >&2

@@ -15,14 +15,9 @@ if [[ "$MCP_REPLAY_ENGINE" == docker ]]; then
     exec docker build -f "$repo_root/Dockerfile" -t "$MCP_REPLAY_IMAGE" "$repo_root"
 fi
 
-dockerfile="$repo_root/Dockerfile"
-base=$(base_image)
-if [[ "$base" != "$(pinned_base)" ]]; then
-    standin=$(mktemp /tmp/mcp-replay-Dockerfile.XXXXXX)
-    trap 'rm -f "$standin"' EXIT
-    sed "s|^FROM $(pinned_base)|FROM ${base}|" "$repo_root/Dockerfile" > "$standin"
-    dockerfile=$standin
-fi
+dockerfile=$(mktemp /tmp/mcp-replay-Dockerfile.XXXXXX)
+trap 'rm -f "$dockerfile"' EXIT
+buildable_dockerfile "$dockerfile"
 ca_args=()
 ca=${MCP_REPLAY_HOST_CA:-/etc/ssl/certs/ca-certificates.crt}
 if [[ -f "$ca" ]]; then

@@ -37,3 +37,12 @@ base_image() {
         echo "$MCP_REPLAY_BASE_IMAGE"
     fi
 }
+
+# Writes the Dockerfile to build here to $1: the real one where its pinned base resolves, else a
+# copy that differs only in its FROM lines, which name the stand-in.
+buildable_dockerfile() {
+    local base pinned
+    base=$(base_image)
+    pinned=$(pinned_base)
+    sed "s|^FROM ${pinned}|FROM ${base}|" "$repo_root/Dockerfile" > "$1"
+}
