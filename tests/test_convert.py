@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mcp_replay_action import cassette, convert
-from mcp_replay_action.cassette import Cassette, Interaction
+from mcp_replay_action.cassette import Cassette, Interaction, recorder_json
 from mcp_replay_action.errors import CassetteError, ConfigError
 
 DATA = Path(__file__).parent / "data"
@@ -80,7 +80,7 @@ def test_theirs_to_ours_to_theirs_keeps_their_document(tmp_path: Path) -> None:
     written = json.loads(back.read_text())
     assert written["version"] == "1.0"
     assert written["metadata"] == original["metadata"]
-    items = [{k: v for k, v in item.items() if k != convert.EXTENSION_KEY} for item in written["interactions"]]
+    items = [{k: v for k, v in item.items() if k != recorder_json.EXTENSION_KEY} for item in written["interactions"]]
     assert items == original["interactions"]
 
 
@@ -153,7 +153,7 @@ def test_ours_to_theirs_to_ours_loses_nothing(tmp_path: Path) -> None:
 
 def test_lifecycle_entries_survive_a_round_trip_in_place(tmp_path: Path) -> None:
     c = cassette.load(HTTP)
-    doc = convert.to_recorder_json(c)
+    doc = recorder_json.to_recorder_json(c)
     assert [item["type"] for item in doc["interactions"]] == [
         "jsonrpc_request",
         "notification",
@@ -222,7 +222,7 @@ def test_unknown_type_names_the_file_and_the_interactions_line(tmp_path: Path) -
 def test_bad_interactions_point_at_their_line(tmp_path: Path, item: object, reason: str) -> None:
     path = _write(tmp_path, _doc(item))
     with pytest.raises(CassetteError) as info:
-        convert.from_recorder_json(path)
+        recorder_json.from_recorder_json(path)
     assert info.value.line == 5  # {, "version", "metadata", "interactions": [, then the item
     assert reason in info.value.reason
 
@@ -296,7 +296,7 @@ def test_a_failed_conversion_writes_nothing(tmp_path: Path) -> None:
 
 def test_missing_file() -> None:
     with pytest.raises(CassetteError, match="no such file"):
-        convert.from_recorder_json("/nonexistent/cassette.json")
+        recorder_json.from_recorder_json("/nonexistent/cassette.json")
 
 
 def test_convert_command_both_ways(tmp_path: Path) -> None:

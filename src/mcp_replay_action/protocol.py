@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcp_replay_action.cassette import Interaction
+if TYPE_CHECKING:
+    from mcp_replay_action.cassette.model import Interaction
 
 META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+HANDSHAKE_VERSION = "2025-11-25"  # the newest handshake-era version
+STATELESS_VERSION = "2026-07-28"  # the first stateless-era version
 LIFECYCLE_METHODS = frozenset({"initialize", "notifications/initialized", "server/discover", "ping"})
 
 
@@ -25,6 +28,13 @@ LIFECYCLE_METHODS = frozenset({"initialize", "notifications/initialized", "serve
 class Era:
     name: str  # "handshake", "stateless" or "" when the cassette holds no evidence
     protocol_version: str
+
+
+def era_of(protocol_version: str | None) -> str | None:
+    """``stateless`` from 2026-07-28 on, ``handshake`` before, None when unknown."""
+    if not protocol_version:
+        return None
+    return "stateless" if protocol_version >= STATELESS_VERSION else "handshake"
 
 
 def request_protocol_version(message: dict[str, Any]) -> str | None:

@@ -53,13 +53,18 @@ from mcp_replay_action.errors import (
     ServerStartError,
     TransportTimeout,
 )
-from mcp_replay_action.protocol import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, is_input_required
+from mcp_replay_action.protocol import (
+    HANDSHAKE_VERSION,
+    META_CLIENT_CAPABILITIES,
+    META_PROTOCOL_VERSION,
+    STATELESS_VERSION,
+    era_of,
+    is_input_required,
+)
 from mcp_replay_action.session import ClientSession, error_answer, result_answer
 from mcp_replay_action.transport import Target, Transport, open_transport, url_origin
 
 SCHEMA_VERSION = "1.0"
-HANDSHAKE_VERSION = "2025-11-25"
-STATELESS_VERSION = "2026-07-28"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 CLIENT_INFO = {"name": "mcp-replay", "version": __version__}
@@ -114,7 +119,7 @@ class Scenario:
 
     @property
     def era(self) -> str:
-        return era_of(self.protocol_version)
+        return era_of(self.protocol_version) or "handshake"
 
 
 @dataclass(frozen=True)
@@ -140,11 +145,6 @@ class Scenarios:
             if scenario.name == name:
                 return scenario
         raise ConfigError(f"{self.path}: no scenario named {name!r} (have: {', '.join(self.names)})")
-
-
-def era_of(protocol_version: str) -> str:
-    """``stateless`` from 2026-07-28 on, ``handshake`` before."""
-    return "stateless" if protocol_version >= STATELESS_VERSION else "handshake"
 
 
 # --------------------------------------------------------------------------- reading the file

@@ -105,7 +105,7 @@ def _minted_back(cassette: Cassette, live_by_seq: Mapping[int, dict[str, Any]]) 
 def write_cassette(cassette: Cassette) -> None:
     """Write a cassette back to its own path in its own format, atomically."""
     if cassette.source_format == "mcp-recorder-json":
-        from mcp_replay_action.convert import dumps_recorder_json
+        from mcp_replay_action.cassette.recorder_json import dumps_recorder_json
 
         atomic_write_text(cassette.path, dumps_recorder_json(cassette))
     else:

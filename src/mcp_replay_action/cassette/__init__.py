@@ -1,0 +1,29 @@
+"""The cassette package: the model, its header, and the two file formats.
+
+- ``model``: ``Interaction``, ``Cassette``;
+- ``header``: ``CassetteHeader``, the one builder of a recording's ``meta``;
+- ``jsonl``: our JSONL format (``load`` reads either format, ``save``/``dumps`` write ours);
+- ``recorder_json``: mcp-recorder's JSON format, read and written.
+
+The names callers need are re-exported here: ``from mcp_replay_action.cassette import load``.
+"""
+
+from mcp_replay_action.cassette.jsonl import SCHEMA_ID, dumps, interaction_from_json, iter_lines, load, save, with_lines
+from mcp_replay_action.cassette.model import KINDS, Cassette, Interaction, Kind, subject_of
+from mcp_replay_action.files import atomic_write_text
+
+__all__ = [
+    "KINDS",
+    "SCHEMA_ID",
+    "Cassette",
+    "Interaction",
+    "Kind",
+    "atomic_write_text",
+    "dumps",
+    "interaction_from_json",
+    "iter_lines",
+    "load",
+    "save",
+    "subject_of",
+    "with_lines",
+]

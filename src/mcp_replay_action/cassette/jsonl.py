@@ -1,0 +1,111 @@
+"""Our cassette format: a JSONL file of recorded MCP interactions, read and written.
+
+Line 1 is a header (``{"schema": "mcp-replay/cassette@1", "meta": {...}}``); every further line is
+one interaction, so a line number points at exactly one interaction (annotations rely on it).
+``load`` also reads mcp-recorder's JSON (``recorder_json``), told apart by content.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+from mcp_replay_action.cassette.model import Cassette, Interaction
+from mcp_replay_action.cassette.recorder_json import from_recorder_json
+from mcp_replay_action.cassette.schema import interaction_from_json, schema_error
+from mcp_replay_action.errors import CassetteError
+from mcp_replay_action.files import atomic_write_text
+
+SCHEMA_ID = "mcp-replay/cassette@1"
+
+
+def _decode(text: str, path: str, line: int) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CassetteError(path, line, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+    except RecursionError:
+        raise CassetteError(path, line, "invalid JSON: nested too deeply") from None
+
+
+def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
+    """(line number, text) of every non-blank line."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None  # open() below says why
+    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        # Reading a FIFO or a device could block forever or never end.
+        raise CassetteError(str(path), None, "not a regular file (a FIFO, socket or device)")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for number, text in enumerate(fh, start=1):
+                if text.strip():
+                    yield number, text
+    except FileNotFoundError:
+        raise CassetteError(str(path), None, "no such file") from None
+    except UnicodeDecodeError as exc:
+        raise CassetteError(str(path), None, f"not UTF-8 text ({exc.reason})") from None
+    except IsADirectoryError:
+        raise CassetteError(str(path), None, "is a directory, not a cassette") from None
+
+
+def load(path: str | os.PathLike[str]) -> Cassette:
+    """Read a cassette: mcp-replay JSONL, or mcp-recorder's JSON (detected by content)."""
+    spath = str(path)
+    lines = iter_lines(path)
+    first = next(lines, None)
+    if first is None:
+        raise CassetteError(spath, None, "empty file: expected a header line")
+    number, text = first
+    stripped = text.lstrip()
+    if stripped.startswith("{") and not stripped.rstrip().endswith("}"):
+        # A pretty-printed document spanning many lines: the mcp-recorder format.
+        return _load_foreign(spath)
+    header = _decode(text, spath, number)
+    if isinstance(header, dict) and "version" in header and "interactions" in header:
+        return _load_foreign(spath)
+    if not isinstance(header, dict) or "schema" not in header:
+        raise CassetteError(
+            spath, number, 'missing header: the first line must be {"schema": "mcp-replay/cassette@1", ...}'
+        )
+    if header["schema"] != SCHEMA_ID:
+        raise CassetteError(spath, number, f"unknown schema {header['schema']!r} (this version reads {SCHEMA_ID!r})")
+    reason = schema_error("header", header)
+    if reason:
+        raise CassetteError(spath, number, f"invalid header: {reason}")
+    interactions: list[Interaction] = []
+    seen: set[int] = set()
+    for number, text in lines:
+        inter = interaction_from_json(_decode(text, spath, number), path=spath, line=number)
+        if inter.seq in seen:
+            raise CassetteError(spath, number, f"duplicate seq {inter.seq}")
+        seen.add(inter.seq)
+        interactions.append(inter)
+    return Cassette(meta=header.get("meta") or {}, interactions=tuple(interactions), path=spath)
+
+
+def _load_foreign(path: str) -> Cassette:
+    return from_recorder_json(path)
+
+
+def dumps(cassette: Cassette) -> str:
+    """The JSONL text of a cassette: header, then one interaction per line."""
+    header = {"schema": SCHEMA_ID, "meta": cassette.meta}
+    out = [json.dumps(header, ensure_ascii=False, separators=(",", ":"))]
+    out.extend(json.dumps(i.to_json(), ensure_ascii=False, separators=(",", ":")) for i in cassette.interactions)
+    return "\n".join(out) + "\n"
+
+
+def save(cassette: Cassette, path: str | os.PathLike[str]) -> None:
+    """Write a cassette atomically. Redaction is the recorder's job and happens before this."""
+    atomic_write_text(path, dumps(cassette))
+
+
+def with_lines(cassette: Cassette) -> Cassette:
+    """Give every interaction the line number it will have once written (header is line 1)."""
+    return cassette.with_interactions(replace(i, line=n) for n, i in enumerate(cassette.interactions, start=2))
