@@ -57,24 +57,24 @@ def origin(tmp_path: Path, fake: FakeGitHub, cassettes: dict[str, bytes]) -> Ori
     return origin
 
 
-def refresh(origin: Origin, fake: FakeGitHub, *, build: str, token: str = "app-token", **more: str):  # type: ignore[no-untyped-def]
-    """One workflow_dispatch run in a fresh checkout of main (as every workflow run gets)."""
+def dispatch(origin: Origin, fake: FakeGitHub, inputs: dict[str, str]):  # type: ignore[no-untyped-def]
+    """One workflow_dispatch run of ``mode: refresh`` in a fresh checkout of main (as every
+    workflow run gets)."""
     git(origin.workspace, "checkout", "-q", "--", ".")
-    inputs = {
-        "mode": "refresh",
-        "server": ENV_ECHO,
-        "env": f"BUILD={build}\nSERVICE_TOKEN={SECRET}",
-        "github-token": token,
-        **more,
-    }
     return run_action(
         origin.workspace,
         event_name="workflow_dispatch",
         event=workflow_dispatch(),
-        inputs=inputs,
+        inputs={"mode": "refresh", "github-token": "app-token", **inputs},
         api_url=fake.url,
         extra_env={"GITHUB_SHA": origin.sha},
     )
+
+
+def refresh(origin: Origin, fake: FakeGitHub, *, build: str, token: str = "app-token", **more: str):  # type: ignore[no-untyped-def]
+    """A refresh against the env-echo server at ``build``."""
+    env = f"BUILD={build}\nSERVICE_TOKEN={SECRET}"
+    return dispatch(origin, fake, {"server": ENV_ECHO, "env": env, "github-token": token, **more})
 
 
 def writes(fake: FakeGitHub) -> list[str]:
@@ -205,17 +205,47 @@ def test_a_hostile_change_is_inert_in_the_pr_body_and_the_summary(tmp_path: Path
     record_hostile_twin(recorded)
     origin = make_origin(tmp_path / "repo", {"cassettes/hostile.jsonl": recorded.read_bytes()})
     fake.add_git_repo(REPO, origin.bare)
-    run = run_action(
-        origin.workspace,
-        event_name="workflow_dispatch",
-        event=workflow_dispatch(),
-        inputs={"mode": "refresh", "server": HOSTILE, "github-token": "app-token"},
-        api_url=fake.url,
-        extra_env={"GITHUB_SHA": origin.sha},
-    )
+    run = dispatch(origin, fake, {"server": HOSTILE})
     assert run.returncode == EXIT_OK, run.stdout + run.stderr
     assert run.outputs["changed-cassettes"] == "cassettes/hostile.jsonl"
     (pull,) = fake.open_pulls(REPO)
     for text in (pull["body"], run.summary):
         check_markdown(text)
     assert {c.name for c in run.commands} <= {"error", "warning", "notice", "group", "endgroup", "debug"}
+
+
+def test_cassettes_from_scenarios_yml_are_re_recorded_from_their_scenarios(tmp_path: Path, fake: FakeGitHub) -> None:
+    root = Path(__file__).resolve().parents[1] / "cassettes" / "calc"
+    text = (root / "scenarios.yml").read_text()
+    scenarios = text.replace(
+        "target: python -m mcp_replay_action.samples.calc_server",
+        f"target: {PY} -m mcp_replay_action.samples.calc_server ${{CALC_FLAG:-}}",
+    )
+    assert scenarios != text
+    files = {
+        "cassettes/calc/scenarios.yml": scenarios.encode(),
+        "cassettes/calc/handshake.jsonl": (root / "handshake.jsonl").read_bytes(),
+        "cassettes/calc/stateless.jsonl": (root / "stateless.jsonl").read_bytes(),
+    }
+    origin = make_origin(tmp_path, files)
+    fake.add_git_repo(REPO, origin.bare)
+
+    def run(flag: str):  # type: ignore[no-untyped-def]
+        # The server input is not used: every cassette comes from a scenario.
+        inputs = {"server": ENV_ECHO, "scenarios": "cassettes/calc/scenarios.yml", "env": f"CALC_FLAG={flag}"}
+        return dispatch(origin, fake, inputs)
+
+    same = run("--same")
+    assert same.returncode == EXIT_OK, same.stdout + same.stderr
+    assert same.outputs["changed"] == "false", same.summary
+    assert "Re-recording 2 cassette(s)" in same.stdout and writes(fake) == []
+
+    changed = run("--regressed")
+    assert changed.returncode == EXIT_OK, changed.stdout + changed.stderr
+    paths = ["cassettes/calc/handshake.jsonl", "cassettes/calc/stateless.jsonl"]
+    assert changed.outputs["changed-cassettes"].splitlines() == paths
+    assert origin.files_changed(origin.sha, origin.head(BRANCH)) == paths
+    body = fake.open_pulls(REPO)[0]["body"]
+    assert "tools/call add" in body and "value-change" in body
+    committed = json.loads(origin.show(BRANCH, paths[0]).splitlines()[0])
+    assert committed["meta"]["scenario"] == "handshake"

@@ -23,6 +23,14 @@ def _key(inter: Interaction) -> str:
     return json.dumps([inter.method, params], sort_keys=True)
 
 
+def _same_place(
+    requests: tuple[Interaction, ...], index: int, inter: Interaction, taken: set[int]
+) -> Interaction | None:
+    if index < len(requests) and requests[index].label == inter.label and requests[index].seq not in taken:
+        return requests[index]
+    return None
+
+
 def diff_cassettes(
     before: Cassette, after: Cassette, options: CompareOptions, *, fail_on_regression: bool = False
 ) -> Report:
@@ -31,9 +39,14 @@ def diff_cassettes(
     for inter in after.requests:
         pool.setdefault(_key(inter), []).append(inter)
     results: list[InteractionResult] = []
-    for inter in before.requests:
-        candidates = pool.get(_key(inter))
-        twin = candidates.pop(0) if candidates else None
+    taken: set[int] = set()
+    for index, inter in enumerate(before.requests):
+        candidates = [c for c in pool.get(_key(inter), ()) if c.seq not in taken]
+        # A request that quotes a value the server minted (a requestState, a job id) differs
+        # between two recordings: it is paired with the request at the same place, same label.
+        twin = candidates[0] if candidates else _same_place(after.requests, index, inter, taken)
+        if twin is not None:
+            taken.add(twin.seq)
         if twin is None:
             findings: tuple[Finding, ...] = (
                 Finding(kind="missing-response", cls="breaking", path="$", message=f"{after.path}: no such request"),

@@ -42,10 +42,11 @@ from mcp_replay_action.github.settings import RunContext, Settings, scrub
 from mcp_replay_action.github.summary import write_failure_summary, write_summary
 from mcp_replay_action.github.template import Links, render_comment
 from mcp_replay_action.redact import Redactor
-from mcp_replay_action.replay import ReplayOptions, replay_paths
+from mcp_replay_action.replay import ReplayOptions, build_report, replay_paths
 from mcp_replay_action.report import json as report_json
 from mcp_replay_action.report._format import public_target
 from mcp_replay_action.results import Report
+from mcp_replay_action.scenarios import load_scenarios
 from mcp_replay_action.transport import Target, Transport, open_transport
 from mcp_replay_action.update import replay_and_update
 
@@ -237,13 +238,23 @@ def refresh_and_propose(settings: Settings, context: RunContext, event: Event, o
     before = {settings.relative(p): Path(p).read_bytes() for p in paths}
     out.info(f"Refreshing {len(paths)} cassette(s) against {public_target(settings.url or ' '.join(settings.server))}")
     options, make_transport = replay_setup(settings, child_env)
-    report, updates = replay_and_update(
-        paths, make_transport, options, target=settings.url or " ".join(settings.server)
-    )
+    target = settings.url or " ".join(settings.server)
+    from_scenarios: dict[str, str] = {}
+    if settings.scenarios is not None:
+        scenarios = load_scenarios(settings.scenarios, environ={**os.environ, **child_env})
+        from_scenarios = refresh.scenario_cassettes(paths, scenarios)
+    rest = [p for p in paths if p not in from_scenarios]
+    report, updates = replay_and_update(rest, make_transport, options, target=target)
+    rows = [(settings.relative(u.path), u.updated, u.kept) for u in updates]
+    if from_scenarios:
+        out.info(f"Re-recording {len(from_scenarios)} cassette(s) from their scenarios")
+        again = [refresh.rerecord(p, scenarios, name, options.compare) for p, name in from_scenarios.items()]
+        report = build_report([*report.cassettes, *(r.result for r in again)], target=target)
+        rows += [(settings.relative(r.path), r.changed, 0) for r in again]
     report = with_relative_paths(report, settings)
     atomic_write_text(settings.report_file, report_json.dumps(report))
     changed = refresh.changed_files(before, settings.workspace)
-    rewritten = refresh.rewritten_for([(settings.relative(u.path), u.updated, u.kept) for u in updates], changed)
+    rewritten = refresh.rewritten_for(rows, changed)
     outputs = {
         "changed": "true" if changed else "false",
         "changed-cassettes": "\n".join(sorted(changed)),

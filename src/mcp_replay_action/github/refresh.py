@@ -19,15 +19,20 @@ pull request's code.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from mcp_replay_action.cassette import load, save
+from mcp_replay_action.compare import CompareOptions
+from mcp_replay_action.diff import diff_cassettes
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.github import gitdata
 from mcp_replay_action.github.change_report import Rewritten
 from mcp_replay_action.github.client import GitHubClient
 from mcp_replay_action.github.event import PULL_REQUEST_EVENTS, Event
 from mcp_replay_action.github.pulls import Opened, upsert_pull
+from mcp_replay_action.results import CassetteResult
+from mcp_replay_action.scenarios import Scenarios, record_scenario
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,39 @@ def check_event(event: Event) -> None:
             f"input mode: refresh is refused on {event.name}: it would write to the repository with a token "
             "while running the pull request's code; run it on workflow_dispatch (or schedule)"
         )
+
+
+@dataclass(frozen=True)
+class Rerecorded:
+    """A cassette recorded again from its scenario, and how it differs from the old one."""
+
+    path: str
+    result: CassetteResult  # the old cassette's interactions judged against the new recording
+    changed: int  # interactions whose answer changed (0: the file was left as it was)
+
+
+def scenario_cassettes(paths: Sequence[str], scenarios: Scenarios) -> dict[str, str]:
+    """The cassettes (path -> scenario name) whose header names a scenario of ``scenarios``."""
+    out: dict[str, str] = {}
+    for path in paths:
+        name = load(path).meta.get("scenario")
+        if isinstance(name, str) and name in scenarios.names:
+            out[path] = name
+    return out
+
+
+def rerecord(path: str, scenarios: Scenarios, name: str, options: CompareOptions) -> Rerecorded:
+    """Record scenario ``name`` again and, when an answer (or the list of requests) changed,
+    write it over ``path``. A re-recording always has new timestamps; those alone change nothing."""
+    old = load(path)
+    new = replace(record_scenario(scenarios, name), path=path)
+    (result,) = diff_cassettes(old, new, options).cassettes
+    changed = sum(1 for r in result.results if r.findings)
+    if [i.label for i in old.requests] != [i.label for i in new.requests]:
+        changed = max(changed, 1)
+    if changed:
+        save(new, path)
+    return Rerecorded(path=path, result=result, changed=changed)
 
 
 def changed_files(before: Mapping[str, bytes], workspace: Path) -> dict[str, bytes]:

@@ -51,6 +51,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "pr-draft": "false",
     "refresh-workflow": "",
     "drift-labels": "",
+    "scenarios": "",
 }
 
 MODES = ("replay", "post-comment", "refresh")
@@ -99,6 +100,7 @@ class Settings:
     pr_draft: bool = False
     refresh_workflow: str = ""  # the workflow file the failing comment links to; empty: this one
     drift_labels: tuple[str, ...] = ()
+    scenarios: Path | None = None  # a scenarios.yml whose cassettes a refresh re-records from it
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
@@ -140,6 +142,7 @@ class Settings:
             pr_draft=clean_bool("pr-draft", raw("pr-draft")),
             refresh_workflow=clean_refresh_workflow(raw("refresh-workflow")),
             drift_labels=clean_list(raw("drift-labels")),
+            scenarios=clean_scenarios(raw("scenarios"), workspace),
         )
         if settings.mode in ("replay", "refresh"):
             check_target(settings.server, settings.url)
@@ -200,6 +203,16 @@ def clean_commit_author(value: str) -> str:
         return ""
     parse_person(value)
     return value
+
+
+def clean_scenarios(value: str, workspace: Path) -> Path | None:
+    """A scenarios.yml inside the workspace, or None."""
+    if not value:
+        return None
+    path = clean_path("scenarios", value, workspace)
+    if not path.is_file():
+        raise ConfigError(f"input scenarios: {value!r} is not a file in the workspace")
+    return path
 
 
 def clean_refresh_workflow(value: str) -> str:
