@@ -4,10 +4,18 @@ answer with JSON, with an empty status, or with a Server-Sent Events stream writ
 
 The standard library is enough here: one thread per connection, chunked transfer encoding for
 streams, and nothing to add to the action's image.
+
+Both listeners run on a developer's machine next to a browser, so they hold the line the MCP
+transport spec asks local servers to hold: a request whose ``Host`` is not this machine (DNS
+rebinding) or whose ``Origin`` is a foreign web page gets 403; bodies are capped, chunked ones
+included (every line read has a limit); a 400 or 413 closes the connection, so the unread rest of
+a body is never parsed as a new request; at most ``MAX_CONNECTIONS`` connections are served at
+once (the next gets 503), and a connection idle for ``IDLE_TIMEOUT`` seconds is closed.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import socket
 import sys
@@ -19,7 +27,53 @@ from typing import Any
 from mcp_replay_action.errors import ConfigError
 
 # Request bodies larger than this are refused: a JSON-RPC message is never this big in practice.
-MAX_BODY = 64 * 1024 * 1024
+MAX_BODY = 16 * 1024 * 1024
+MAX_LINE = 1024  # a chunk-size line or a trailer
+MAX_CONNECTIONS = 64
+IDLE_TIMEOUT = 30.0
+_BUSY = b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+
+
+class BodyError(ValueError):
+    """A request body we will not read: ``status`` is 400 (malformed) or 413 (too large)."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+
+
+def _host_name(value: str) -> str:
+    """The host of a ``Host`` header or of an origin's authority, lower case, without port or
+    IPv6 brackets."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[1 : value.find("]")] if "]" in value else value
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def is_loopback(host: str) -> bool:
+    """``localhost`` (and ``*.localhost``) or a loopback address."""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def refusal(bound_host: str, host_header: str | None, origin: str | None) -> str:
+    """Why a request must be refused (DNS rebinding, a foreign page), or "" to serve it. A
+    listener on a loopback address serves only loopback ``Host`` names; one the user bound to
+    another address serves any. An ``Origin``, when sent, must be loopback or the ``Host`` itself."""
+    host = _host_name(host_header or "")
+    if is_loopback(_host_name(bound_host)) and not is_loopback(host):
+        return f"Host {host_header!r} is not this machine"
+    if origin is not None:
+        scheme, sep, authority = origin.strip().partition("://")
+        origin_host = _host_name(authority.split("/", 1)[0]) if sep else ""
+        if scheme.lower() not in ("http", "https") or not (is_loopback(origin_host) or origin_host == host):
+            return f"Origin {origin!r} is not allowed"
+    return ""
 
 
 class StoppableServer(ThreadingHTTPServer):
@@ -30,7 +84,10 @@ class StoppableServer(ThreadingHTTPServer):
     block_on_close = False
     allow_reuse_address = True
 
-    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+    def __init__(
+        self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], *, idle_timeout: float = IDLE_TIMEOUT
+    ) -> None:
+        self.idle_timeout = idle_timeout
         try:
             super().__init__(address, handler)
         except OSError as exc:
@@ -48,7 +105,17 @@ class StoppableServer(ThreadingHTTPServer):
 
     def process_request(self, request: Any, client_address: Any) -> None:
         with self._conn_lock:
-            self._connections.add(request)
+            busy = len(self._connections) >= MAX_CONNECTIONS
+            if not busy:
+                self._connections.add(request)
+        if busy:  # answered here, on the accepting thread, without reading a byte
+            try:
+                request.settimeout(1.0)
+                request.sendall(_BUSY)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
         super().process_request(request, client_address)
 
     def shutdown_request(self, request: Any) -> None:
@@ -89,25 +156,61 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
         pass  # request lines are noise on a mock's stderr; the modules log what matters
 
+    def setup(self) -> None:
+        super().setup()
+        # Every read and write on this connection: the idle bound (a silent client is dropped).
+        self.connection.settimeout(getattr(self.server, "idle_timeout", IDLE_TIMEOUT))
+
+    def parse_request(self) -> bool:
+        if not super().parse_request():
+            return False
+        address = self.server.server_address
+        bound = str(address[0]) if isinstance(address, tuple) else ""
+        why = refusal(bound, self.headers.get("Host"), self.headers.get("Origin"))
+        if why:
+            self.send_bytes(403, f"forbidden: {why}".encode(), "text/plain")
+            return False
+        return True
+
+    def _line(self) -> bytes:
+        line = self.rfile.readline(MAX_LINE + 1)
+        if len(line) > MAX_LINE or not line.endswith(b"\n"):
+            raise BodyError(400, "malformed chunked body")
+        return line
+
     def read_body(self) -> bytes:
-        """The request body (Content-Length or chunked)."""
+        """The request body (Content-Length or chunked). Raises BodyError (400 or 413)."""
+        try:
+            return self._read_body()
+        except TimeoutError:
+            raise BodyError(400, "the request body stopped arriving") from None
+
+    def _read_body(self) -> bytes:
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
             parts: list[bytes] = []
             total = 0
             while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                try:
+                    size = int(self._line().split(b";")[0].strip(), 16)
+                except ValueError as exc:
+                    raise exc if isinstance(exc, BodyError) else BodyError(400, "malformed chunk size") from None
                 if size == 0:
-                    self.rfile.readline()
+                    while self._line().strip():  # trailers, each bounded, until the blank line
+                        pass
                     break
                 total += size
-                if total > MAX_BODY:
-                    raise ValueError("request body too large")
+                if size < 0 or total > MAX_BODY:
+                    raise BodyError(413, "request body too large")
                 parts.append(self.rfile.read(size))
-                self.rfile.readline()
+                if self._line().strip():
+                    raise BodyError(400, "malformed chunked body")
             return b"".join(parts)
-        length = int(self.headers.get("Content-Length") or 0)
+        raw = (self.headers.get("Content-Length") or "0").strip()
+        if not raw.isdigit():
+            raise BodyError(400, "malformed Content-Length")
+        length = int(raw)
         if length > MAX_BODY:
-            raise ValueError("request body too large")
+            raise BodyError(413, "request body too large")
         return self.rfile.read(length) if length > 0 else b""
 
     def send_bytes(
@@ -118,6 +221,10 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Type", content_type)
         for name, value in (headers or {}).items():
             self.send_header(name, value)
+        if status in (400, 403, 413):
+            # Whatever the client sent after a refused request (the rest of a body) is not a request.
+            self.send_header("Connection", "close")
+            self.close_connection = True
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         if body and self.command != "HEAD":

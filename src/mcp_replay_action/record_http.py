@@ -27,7 +27,7 @@ from httpx_sse import EventSource
 from mcp_replay_action import __version__
 from mcp_replay_action.cassette import Cassette, Interaction, save
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.httpd import Handler, StoppableServer, log, wait_for_stop
+from mcp_replay_action.httpd import BodyError, Handler, StoppableServer, log, wait_for_stop
 from mcp_replay_action.protocol import detect_era
 from mcp_replay_action.tape import Tape, TapeEntry
 from mcp_replay_action.transport.http import break_stream, content_type_of, display_url, wait_for_port
@@ -257,8 +257,8 @@ def _make_handler(proxy: RecordingProxy) -> type[Handler]:
             started = time.monotonic()
             try:
                 body = self.read_body() if method == "POST" else None
-            except ValueError:
-                self.send_bytes(413, b"request body too large")
+            except BodyError as exc:
+                self.send_bytes(exc.status, str(exc).encode(), "text/plain")
                 return
             scope = self.headers.get("Mcp-Session-Id") or ""
             sent = _messages(_decode(body)) if body else []

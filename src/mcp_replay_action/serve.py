@@ -32,7 +32,7 @@ from typing import IO, Any, Literal
 
 from mcp_replay_action.cassette import Cassette, Interaction
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.httpd import Handler, StoppableServer, log, sse_event, wait_for_stop
+from mcp_replay_action.httpd import IDLE_TIMEOUT, BodyError, Handler, StoppableServer, log, sse_event, wait_for_stop
 
 Match = Literal["method_params", "sequential", "strict"]
 MATCHERS: tuple[str, ...] = ("method_params", "sequential", "strict")
@@ -302,7 +302,15 @@ class MockHttpServer:
     requests without a session (the stateless era) share one.
     """
 
-    def __init__(self, cassette: Cassette, host: str = "127.0.0.1", port: int = 0, *, match: str = "method_params"):
+    def __init__(
+        self,
+        cassette: Cassette,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        match: str = "method_params",
+        idle_timeout: float = IDLE_TIMEOUT,
+    ):
         Responder(cassette, match)  # validates ``match`` before a port is taken
         self.cassette = cassette
         self.match = match
@@ -310,7 +318,7 @@ class MockHttpServer:
         self._ended: set[str] = set()
         self._lock = threading.Lock()
         self.path = "/mcp"
-        self._server = StoppableServer((host, port), _make_handler(self))
+        self._server = StoppableServer((host, port), _make_handler(self), idle_timeout=idle_timeout)
 
     @property
     def url(self) -> str:
@@ -371,6 +379,9 @@ def _make_handler(mock: MockHttpServer) -> type[Handler]:
         def do_POST(self) -> None:  # noqa: N802 - the stdlib's naming
             try:
                 doc = json.loads(self.read_body() or b"null")
+            except BodyError as exc:
+                self.send_bytes(exc.status, str(exc).encode(), "text/plain")
+                return
             except (ValueError, UnicodeDecodeError, RecursionError):
                 self.send_json(
                     400, {"jsonrpc": "2.0", "id": None, "error": {"code": PARSE_ERROR, "message": "Parse error"}}
