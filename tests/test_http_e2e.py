@@ -287,3 +287,27 @@ def test_fault_mid_session_is_missing_and_gated(behaviour: str, fake_cassette: P
     assert [i["status"] for i in calls] == ["missing"] * 3, run.describe()
     assert all(f["kind"] == "missing-response" for i in calls for f in i["findings"]), run.describe()
     assert run.report["grade"] in ("D", "F"), run.describe()
+
+
+async def list_tools(client: Any) -> dict[str, Any]:
+    await client.list_tools()
+    return {}
+
+
+def test_stdio_and_http_recorders_write_the_same_header_for_a_stateless_session(workdir: Path) -> None:
+    """One header builder: the same SDK session with the same server, recorded over stdio and over
+    HTTP, gets the same era, protocol version, server info and timestamp spelling (the HTTP
+    recorder used to write no era and no server info for a stateless session)."""
+    from e2e_helpers import record_through_proxy
+
+    stdio, http = workdir / "agree-stdio.jsonl", workdir / "agree-http.jsonl"
+    record_through_proxy(python_server(FAST_STDIO), stdio, list_tools)
+    with fast_http() as url:
+        record_via_cli(url, http, list_tools)
+    one, other = cassette_lines(stdio)[0]["meta"], cassette_lines(http)[0]["meta"]
+    for key in ("era", "protocol_version", "server_info"):
+        assert one[key] == other[key], (key, one[key], other[key])
+    assert one["era"] == "stateless" and one["protocol_version"] == STATELESS
+    assert one["server_info"] and one["server_info"]["name"] == "fast-tasks"
+    assert one["recorded_at"].endswith("Z") and other["recorded_at"].endswith("Z")
+    assert (one["transport"], other["transport"]) == ("stdio", "http")

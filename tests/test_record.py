@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from mcp_replay_action.cassette import load
-from mcp_replay_action.record import record_stdio, session_facts
+from mcp_replay_action.cassette.header import session_facts
+from mcp_replay_action.record import record_stdio
 from mcp_replay_action.redact import PLACEHOLDER, Redactor
 from mcp_replay_action.tape import Tape
 

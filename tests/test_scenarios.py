@@ -407,7 +407,7 @@ def test_handshake_recording_answers_server_requests_and_keeps_order(
     assert meta["server_info"] == {"name": "fake", "version": "9.9"}
     assert meta["tool_version"] == scenarios.__version__
     assert meta["scenario"] == "main" and meta["description"] == "the fake"
-    assert meta["recorded_at"].endswith("+00:00")
+    assert meta["recorded_at"].endswith("Z")
     assert meta["redaction"]["env"] == ["FAKE_TOKEN"]
     assert meta["redaction"]["patterns"] == ["sk-[a-z]+"]
     assert meta["redaction"]["hits"]["env"] == 1  # the response; --token X fell to the argv rule

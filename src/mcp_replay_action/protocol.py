@@ -50,21 +50,30 @@ def request_protocol_version(message: dict[str, Any]) -> str | None:
 
 
 def detect_era(interactions: Iterable[Interaction], meta: dict[str, Any] | None = None) -> Era:
-    """The era and protocol version, from the header if recorded there, else from the traffic."""
+    """The era and protocol version, from the traffic, else from the header.
+
+    A successful ``initialize`` means the handshake era, whatever came before it: the official
+    SDKs probe ``server/discover`` first and fall back to the handshake when a handshake-era
+    server refuses the probe (a refused request says nothing about the era). Otherwise a
+    successful ``server/discover``, or any answered request that declares its protocol version in
+    ``params._meta``, means the stateless era.
+    """
     meta = meta or {}
+    stateless: str | None = None  # the stateless version seen ("" when only discover showed it)
     for inter in interactions:
-        # A request the server refused says nothing about the era: the official SDKs probe
-        # ``server/discover`` first and fall back to ``initialize`` when a handshake-era server
-        # answers the probe with an error.
         if inter.kind != "request" or not isinstance(inter.response, dict) or "result" not in inter.response:
             continue
         if inter.method == "initialize":
-            result = (inter.response or {}).get("result") or {}
+            result = inter.response.get("result") or {}
             version = result.get("protocolVersion") or (inter.message.get("params") or {}).get("protocolVersion")
             return Era("handshake", str(version or meta.get("protocol_version") or ""))
         version = request_protocol_version(inter.message)
-        if version:
-            return Era("stateless", version)
+        if version and not stateless:
+            stateless = version
+        elif stateless is None and inter.method == "server/discover":
+            stateless = ""
+    if stateless is not None:
+        return Era("stateless", stateless or str(meta.get("protocol_version") or ""))
     return Era(str(meta.get("era") or ""), str(meta.get("protocol_version") or ""))
 
 

@@ -16,7 +16,6 @@ is left out (a cassette line promises an answer to compare against) and counted 
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import sys
 import threading
@@ -25,15 +24,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from mcp_replay_action import __version__
 from mcp_replay_action.cassette import Cassette, Interaction, save
+from mcp_replay_action.cassette.header import CassetteHeader
 from mcp_replay_action.errors import ReplayError
-from mcp_replay_action.protocol import META_PROTOCOL_VERSION
 from mcp_replay_action.redact import Redactor, is_secret_key
 from mcp_replay_action.tape import Tape
 from mcp_replay_action.transport.process import SHUTDOWN_GRACE, StderrTail, spawn_server, trap_stop_signals
 
-META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 SAVE_EVERY_INTERACTIONS = 25
 SAVE_EVERY_SECONDS = 2.0
 
@@ -52,43 +49,6 @@ class RecordSummary:
     ended_by: str  # "client" (stdin closed), "server" (it exited) or "signal"
 
 
-def session_facts(interactions: Sequence[Interaction]) -> dict[str, Any]:
-    """``era``, ``protocol_version`` and ``server_info`` as the traffic shows them.
-
-    A successful ``initialize`` means the handshake era, whatever came before it: the official
-    SDKs probe ``server/discover`` first and fall back to the handshake when it fails. Otherwise a
-    successful ``server/discover``, or any answered request that declares its protocol version in
-    ``params._meta``, means the stateless era.
-    """
-    stateless: dict[str, Any] | None = None
-    for inter in interactions:
-        if inter.kind != "request" or not inter.response or "result" not in inter.response:
-            continue
-        result = inter.response.get("result")
-        result = result if isinstance(result, dict) else {}
-        info = _server_info(result)
-        if inter.method == "initialize":
-            version = result.get("protocolVersion")
-            return {"era": "handshake", "protocol_version": version, "server_info": info}
-        params = inter.message.get("params")
-        meta = params.get("_meta") if isinstance(params, dict) else None
-        version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
-        if stateless is None and (version or inter.method == "server/discover"):
-            stateless = {"era": "stateless", "protocol_version": version, "server_info": info}
-        elif stateless is not None and stateless["server_info"] is None and info is not None:
-            stateless["server_info"] = info
-    return stateless or {"era": None, "protocol_version": None, "server_info": None}
-
-
-def _server_info(result: dict[str, Any]) -> dict[str, Any] | None:
-    """``serverInfo`` of a handshake result, or the stateless era's ``_meta`` entry for it."""
-    info = result.get("serverInfo")
-    if not isinstance(info, dict):
-        meta = result.get("_meta")
-        info = meta.get(META_SERVER_INFO) if isinstance(meta, dict) else None
-    return info if isinstance(info, dict) else None
-
-
 class _Recording:
     """One proxy session: the server, the two pumps, the tape and the saver."""
 
@@ -104,7 +64,8 @@ class _Recording:
         save_seconds: float,
     ) -> None:
         self.argv = argv
-        self.shown_argv = redactor.apply_argv(argv)  # once: the header must not carry a secret flag
+        # Once: the header must not carry a secret flag, and its hits count once.
+        self.header = CassetteHeader(transport="stdio", server=redactor.apply_argv(argv))
         self.path = path
         self.redactor = redactor
         self.stdin = stdin
@@ -163,19 +124,12 @@ class _Recording:
             self.saved = True
 
     def cassette(self, interactions: list[Interaction]) -> Cassette:
-        meta: dict[str, Any] = {
-            "server": self.shown_argv,
-            "transport": "stdio",
-            "recorded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
-            **session_facts(interactions),
-            "tool_version": __version__,
-            "unanswered": self.tape.unanswered,
-        }
+        extra: dict[str, Any] = {"unanswered": self.tape.unanswered}
         if self.tape.unmatched_responses:
-            meta["unmatched_responses"] = self.tape.unmatched_responses
+            extra["unmatched_responses"] = self.tape.unmatched_responses
         if self.tape.non_json_lines:
-            meta["non_json_lines"] = self.tape.non_json_lines
-        meta["redaction"] = self.redactor.rules()  # last: its hit counts include this save's work
+            extra["non_json_lines"] = self.tape.non_json_lines
+        meta = self.header.meta(interactions, extra=extra, redaction=self.redactor.rules())
         return Cassette(meta=meta, interactions=tuple(interactions), path=self.path)
 
     def saver(self) -> None:

@@ -13,7 +13,6 @@ kept per interaction as transport facts; ``GET`` and ``DELETE`` exchanges go to 
 from __future__ import annotations
 
 import codecs
-import datetime as dt
 import json
 import threading
 import time
@@ -24,11 +23,10 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 from httpx_sse import EventSource
 
-from mcp_replay_action import __version__
-from mcp_replay_action.cassette import Cassette, Interaction, save
+from mcp_replay_action.cassette import Cassette, save
+from mcp_replay_action.cassette.header import CassetteHeader, header_url, utc_now
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.httpd import BodyError, Handler, StoppableServer, log, wait_for_stop
-from mcp_replay_action.protocol import detect_era
 from mcp_replay_action.tape import Tape, TapeEntry
 from mcp_replay_action.transport.http import break_stream, content_type_of, display_url, wait_for_port
 
@@ -107,7 +105,8 @@ class RecordingProxy:
         self.redactor = redactor if redactor is not None else _default_redactor()
         self.tape = Tape(self.redactor)
         # Once: redacting it at every save would count its hits again each time.
-        self._shown_url = self.redactor.apply(display_url(upstream_url))
+        self._shown_url = header_url(upstream_url, self.redactor.apply)
+        self._recorded_at = utc_now()
         self._client = httpx.Client(timeout=httpx.Timeout(connect_timeout, read=read_timeout), follow_redirects=False)
         self._read_timeout = read_timeout
         self._open: set[httpx.Response] = set()
@@ -145,18 +144,10 @@ class RecordingProxy:
     def cassette(self, path: str = "") -> Cassette:
         """What was recorded so far, redacted, with its header."""
         interactions = self.tape.interactions()
-        era = detect_era(interactions)
-        meta: dict[str, Any] = {
-            "server": None,
-            "url": self._shown_url,
-            "transport": "sse" if self._legacy else "http",
-            "recorded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            "protocol_version": era.protocol_version or None,
-            "era": era.name or None,
-            "server_info": _server_info(interactions),
-            "tool_version": __version__,
-            "redaction": self.redactor.rules(),
-        }
+        header = CassetteHeader(
+            transport="sse" if self._legacy else "http", url=self._shown_url, recorded_at=self._recorded_at
+        )
+        meta = header.meta(interactions, redaction=self.redactor.rules())
         if self.tape.lifecycle:
             meta["http_lifecycle"] = list(self.tape.lifecycle)  # paths redacted as they were seen
         return Cassette(meta=meta, interactions=tuple(interactions), path=path)
@@ -213,15 +204,6 @@ class RecordingProxy:
 
     def note_legacy(self) -> None:
         self._legacy = True
-
-
-def _server_info(interactions: Sequence[Interaction]) -> dict[str, Any] | None:
-    for inter in interactions:
-        if inter.method in ("initialize", "server/discover") and inter.response:
-            result = inter.response.get("result")
-            if isinstance(result, dict) and isinstance(result.get("serverInfo"), dict):
-                return dict(result["serverInfo"])
-    return None
 
 
 def _default_redactor() -> Any:

@@ -31,7 +31,6 @@ with an empty list, ``ping`` with ``{}``, anything else with an error); a statel
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import re
 import shlex
@@ -46,6 +45,7 @@ import yaml
 from mcp_replay_action import __version__
 from mcp_replay_action import cassette as cassette_mod
 from mcp_replay_action.cassette import Cassette, Interaction
+from mcp_replay_action.cassette.header import CassetteHeader, header_url, utc_now
 from mcp_replay_action.errors import (
     ConfigError,
     ServerError,
@@ -62,11 +62,10 @@ from mcp_replay_action.protocol import (
     is_input_required,
 )
 from mcp_replay_action.session import ClientSession, error_answer, result_answer
-from mcp_replay_action.transport import Target, Transport, open_transport, url_origin
+from mcp_replay_action.transport import Target, Transport, open_transport
 
 SCHEMA_VERSION = "1.0"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
-META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 CLIENT_INFO = {"name": "mcp-replay", "version": __version__}
 DEFAULT_TIMEOUT = 30.0
 STARTUP_TIMEOUT = 30.0  # the first answer may wait for npx/uvx to fetch and start the server
@@ -679,8 +678,7 @@ class _Session:
         self.t0 = time.monotonic()
         self.first = True
         self.protocol_version = scenario.protocol_version
-        self.server_info: dict[str, Any] | None = None
-        self.recorded_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        self.recorded_at = utc_now()
 
     # -- the story of one scenario ------------------------------------------------------------
 
@@ -706,8 +704,6 @@ class _Session:
             raise ServerStartError(f"{self._where(None)}: the server refused initialize: {_error_text(response)}")
         result = response.get("result") or {}
         self.protocol_version = str(result.get("protocolVersion") or self.protocol_version)
-        info = result.get("serverInfo")
-        self.server_info = info if isinstance(info, dict) else None
         self.notify("notifications/initialized", None, action=None)
 
     def _discover(self) -> None:
@@ -724,8 +720,6 @@ class _Session:
                 f"{self._where(None)}: the server supports {', '.join(map(str, versions))}, "
                 f"not {self.scenario.protocol_version}"
             )
-        info = (result.get("_meta") or {}).get(META_SERVER_INFO) or result.get("serverInfo")
-        self.server_info = info if isinstance(info, dict) else None
 
     def _perform(self, action: Action) -> None:
         response = self.request(action.method, action.params, action=action)
@@ -845,23 +839,24 @@ class _Session:
         items = sorted(self.items, key=lambda i: i.seq)
         clean = tuple(replace(i, message=scrub.message(i.message), response=scrub.message(i.response)) for i in items)
         target = self.scenarios.target
-        url = None
-        if target.url:
-            url = url_origin(target.url) if self.scenarios.redact.server_url else scrub.text(target.url)
-        meta: dict[str, Any] = {
-            "server": scrub.argv(target.command) or None,
-            "url": url,
-            "transport": target.transport,
-            "recorded_at": self.recorded_at,
-            "protocol_version": self.protocol_version,
-            "era": self.scenario.era,
-            "server_info": scrub.message(self.server_info),
-            "tool_version": __version__,
-            "scenario": self.scenario.name,
-        }
+        header = CassetteHeader(
+            transport=target.transport,
+            server=scrub.argv(target.argv()) or None,
+            url=header_url(target.url, scrub.text, origin_only=self.scenarios.redact.server_url)
+            if target.url
+            else None,
+            recorded_at=self.recorded_at,
+        )
+        extra = {"scenario": self.scenario.name}
         if self.scenario.description:
-            meta["description"] = scrub.text(self.scenario.description)
-        meta["redaction"] = scrub.rules()  # last: it counts what the rules above replaced
+            extra["description"] = scrub.text(self.scenario.description)
+        meta = header.meta(
+            clean,
+            era=self.scenario.era,
+            protocol_version=self.protocol_version,
+            extra=extra,
+            redaction=scrub.rules(),  # last: it counts what the rules above replaced
+        )
         return cassette_mod.with_lines(Cassette(meta=meta, interactions=clean))
 
 

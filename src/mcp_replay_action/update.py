@@ -17,13 +17,13 @@ Three rules keep an update from doing harm:
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from mcp_replay_action.carry import Carry
 from mcp_replay_action.cassette import Cassette, Interaction, atomic_write_text, load, save
+from mcp_replay_action.cassette.header import utc_now
 from mcp_replay_action.redact import Redactor
 from mcp_replay_action.replay import ReplayOptions, build_report, redactor_for, replay_cassette
 from mcp_replay_action.results import CassetteResult, Report
@@ -85,7 +85,7 @@ def update_cassette(
         changed += 1
     if not changed:
         return cassette
-    stamp = updated_at or dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    stamp = updated_at or utc_now()
     return replace(cassette, meta={**cassette.meta, "updated_at": stamp}, interactions=tuple(interactions))
 
 
