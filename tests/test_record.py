@@ -220,15 +220,33 @@ def test_credentials_given_in_the_server_env_are_redacted_wherever_they_appear(t
 
 def test_client_eof_stops_the_server_and_counts_unanswered(tmp_path):
     cassette_path = tmp_path / "c.jsonl"
-    stdin = line(INIT) + line(req(1, "tools/call", {"name": "slow"}))
-    started = time.monotonic()
-    result = run_proxy(f"{PY} {FAKES / 'hang_server.py'}", cassette_path, stdin, "--shutdown-grace", "0.2")
-    assert result.returncode == 0
-    assert time.monotonic() - started < 30  # the server ignores EOF and SIGTERM: SIGKILL ended it
+    proc = subprocess.Popen(
+        proxy_argv(f"{PY} {FAKES / 'hang_server.py'}", cassette_path, "--shutdown-grace", "0.2"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        # Wait for the initialize answer before the EOF: on a loaded machine a slow server start
+        # would otherwise race the client's EOF and the grace period.
+        proc.stdin.write(line(INIT))
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 0
+        proc.stdin.write(line(req(1, "tools/call", {"name": "slow"})))
+        proc.stdin.close()
+        started = time.monotonic()
+        assert proc.wait(timeout=60) == 0
+        assert time.monotonic() - started < 30  # the server ignores EOF and SIGTERM: SIGKILL ended it
+        stderr = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
     cassette = load(cassette_path)
     assert [i.method for i in cassette.interactions] == ["initialize"]
     assert cassette.meta["unanswered"] == 1
-    assert b"0 unanswered" not in result.stderr and b"1 unanswered" in result.stderr
+    assert b"0 unanswered" not in stderr and b"1 unanswered" in stderr
 
 
 def test_a_server_crash_ends_the_session_and_keeps_what_was_complete(tmp_path):
