@@ -107,6 +107,18 @@ def test_update_of_a_cassette_that_still_matches_leaves_the_file_alone(demo: Pat
     assert demo.read_bytes() == text
 
 
+def test_update_keeps_the_original_text_of_every_unchanged_line(demo: Path) -> None:
+    # A cassette written with other spacing (a hand edit, another tool): only the changed lines
+    # may be re-serialized, so the review diff of a refresh shows nothing else.
+    spaced = [json.dumps(doc, indent=None, separators=(", ", ": ")) for doc in lines(demo)]
+    demo.write_text("\n".join(spaced) + "\n")
+    done = cli("replay", "--server", REGRESSED, "--cassette", str(demo), "--update")
+    assert done.returncode == 0, done.stdout + done.stderr
+    after = demo.read_text().splitlines()
+    kept = [a for a, b in zip(spaced, after, strict=True) if a == b]
+    assert len(kept) == len(spaced) - 3  # the header (updated_at) and the two changed answers
+
+
 def test_update_keeps_a_recorded_mcp_recorder_json_cassette_in_its_own_format(demo: Path) -> None:
     foreign = demo.with_suffix(".json")
     convert_file(demo, foreign, to="recorder-json")

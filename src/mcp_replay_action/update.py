@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from mcp_replay_action.carry import Carry
-from mcp_replay_action.cassette import Cassette, Interaction, atomic_write_text, load, save
+from mcp_replay_action.cassette import Cassette, Interaction, atomic_write_text, dumps_over, load, save
 from mcp_replay_action.cassette.header import utc_now
 from mcp_replay_action.redact import Redactor
 from mcp_replay_action.replay import ReplayOptions, build_report, redactor_for, replay_cassette
@@ -102,12 +102,15 @@ def _minted_back(cassette: Cassette, live_by_seq: Mapping[int, dict[str, Any]]) 
     return back
 
 
-def write_cassette(cassette: Cassette) -> None:
-    """Write a cassette back to its own path in its own format, atomically."""
+def write_cassette(cassette: Cassette, original: Cassette | None = None) -> None:
+    """Write a cassette back to its own path in its own format, atomically; a JSONL line whose
+    interaction is the same as in ``original`` keeps its original text."""
     if cassette.source_format == "mcp-recorder-json":
         from mcp_replay_action.cassette.recorder_json import dumps_recorder_json
 
         atomic_write_text(cassette.path, dumps_recorder_json(cassette))
+    elif original is not None and original.path == cassette.path:
+        atomic_write_text(cassette.path, dumps_over(cassette, original))
     else:
         save(cassette, cassette.path)
 
@@ -156,7 +159,7 @@ def replay_and_update(
     for (new, kept), old in zip(updated, cassettes, strict=True):
         count = sum(1 for a, b in zip(old.interactions, new.interactions, strict=True) if a is not b)
         if count:
-            write_cassette(new)
+            write_cassette(new, old)
         summaries.append(UpdateSummary(path=old.path, updated=count, kept=kept))
     report = build_report(results, target=target, min_grade=min_grade, fail_on_regression=fail_on_regression)
     return report, tuple(summaries)

@@ -8,7 +8,16 @@
 The names callers need are re-exported here: ``from mcp_replay_action.cassette import load``.
 """
 
-from mcp_replay_action.cassette.jsonl import SCHEMA_ID, dumps, interaction_from_json, iter_lines, load, save, with_lines
+from mcp_replay_action.cassette.jsonl import (
+    SCHEMA_ID,
+    dumps,
+    dumps_over,
+    interaction_from_json,
+    iter_lines,
+    load,
+    save,
+    with_lines,
+)
 from mcp_replay_action.cassette.model import KINDS, Cassette, Interaction, Kind, subject_of
 from mcp_replay_action.files import atomic_write_text
 
@@ -20,6 +29,7 @@ __all__ = [
     "Kind",
     "atomic_write_text",
     "dumps",
+    "dumps_over",
     "interaction_from_json",
     "iter_lines",
     "load",

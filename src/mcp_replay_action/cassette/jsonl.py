@@ -101,6 +101,24 @@ def dumps(cassette: Cassette) -> str:
     return "\n".join(out) + "\n"
 
 
+def dumps_over(cassette: Cassette, original: Cassette) -> str:
+    """The JSONL text of ``cassette``, an edited copy of ``original`` (read from its file): every
+    line whose content did not change keeps the file's original text byte for byte, so a review
+    diff shows only what changed, whatever spacing the file was written with."""
+    raw = dict(iter_lines(original.path))
+    before = {i.seq: i for i in original.interactions}
+    out = [json.dumps({"schema": SCHEMA_ID, "meta": cassette.meta}, ensure_ascii=False, separators=(",", ":"))]
+    if cassette.meta == original.meta and 1 in raw:
+        out[0] = raw[1].rstrip("\r\n")
+    for inter in cassette.interactions:
+        old = before.get(inter.seq)
+        if old is not None and old == inter and inter.line in raw:
+            out.append(raw[inter.line].rstrip("\r\n"))
+        else:
+            out.append(json.dumps(inter.to_json(), ensure_ascii=False, separators=(",", ":")))
+    return "\n".join(out) + "\n"
+
+
 def save(cassette: Cassette, path: str | os.PathLike[str]) -> None:
     """Write a cassette atomically. Redaction is the recorder's job and happens before this."""
     atomic_write_text(path, dumps(cassette))
