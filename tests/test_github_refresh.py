@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from e2e_helpers import accept_elicitation, command, record_through_proxy, roots_for
 from fakegithub import BOT, FakeGitHub, git
 from git_origin import Origin, make_origin
 from github_action_run import FAKES, HOSTILE, PY, record_hostile_twin, record_session, run_action
 from github_events import pull_request, workflow_dispatch
 from mcp_replay_action.errors import EXIT_INFRA, EXIT_OK, EXIT_USAGE
+from test_e2e_real_servers import EVERYTHING, TIME, everything_session, needs_node, time_session
 from test_github_main import check_markdown
 
 REPO = "octo/demo"
@@ -249,3 +251,25 @@ def test_cassettes_from_scenarios_yml_are_re_recorded_from_their_scenarios(tmp_p
     assert "tools/call add" in body and "value-change" in body
     committed = json.loads(origin.show(BRANCH, paths[0]).splitlines()[0])
     assert committed["meta"]["scenario"] == "handshake"
+
+
+@pytest.mark.parametrize("name", [pytest.param("everything", marks=needs_node), "time"])
+def test_refresh_against_an_unchanged_real_server_proposes_nothing(tmp_path: Path, fake: FakeGitHub, name: str) -> None:
+    # Servers we did not write, recorded by the official SDK through the proxy: times, ids and
+    # other noise in their answers must not read as a change worth a pull request.
+    recorded = tmp_path / f"{name}.jsonl"
+    if name == "everything":
+        server = command(EVERYTHING, "stdio")
+        record_through_proxy(
+            server, recorded, everything_session, elicitation=accept_elicitation, roots=roots_for(tmp_path)
+        )
+    else:
+        server = command(TIME, "--local-timezone", "UTC")
+        record_through_proxy(server, recorded, time_session)
+    origin = make_origin(tmp_path / "repo", {f"cassettes/{name}.jsonl": recorded.read_bytes()})
+    fake.add_git_repo(REPO, origin.bare)
+    run = dispatch(origin, fake, {"server": server})
+    assert run.returncode == EXIT_OK, run.stdout + run.stderr
+    assert run.outputs["changed"] == "false", run.summary
+    assert writes(fake) == [] and origin.branches() == ["main"]
+    assert git(origin.workspace, "status", "--porcelain", "--untracked-files=no") == ""
