@@ -310,8 +310,9 @@ class FakeGitHub:
         self, repo: str, rest: str, method: str, path: str, query: dict[str, list[str]], who: Token, body: Any
     ) -> tuple[int, dict[str, str], Any]:
         not_found = (404, {}, {"message": "Not Found"})
-        if repo not in self.git_repos and not rest.startswith("/issues"):
-            return not_found  # only issues are served for a repository without a git origin
+        listing_pulls = rest == "/pulls" and method == "GET"
+        if repo not in self.git_repos and not (rest.startswith("/issues") or listing_pulls):
+            return not_found  # only issues and the pulls list are served for a repository without a git origin
         bare, default = self.git_repos.get(repo, ("", "main"))
         if rest == "" and method == "GET":
             return 200, {}, {"full_name": repo, "default_branch": default}

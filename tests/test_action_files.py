@@ -35,7 +35,17 @@ EXPECTED_INPUTS = {
     "fail-on-regression", "ignore-paths", "ignore-keys", "allow-reorder", "timeout", "comment",
     "comment-id", "annotations", "job-summary", "github-token", "mode",
 }  # fmt: skip
-EXPECTED_OUTPUTS = {"grade", "score", "passed", "failed", "missing", "report", "comment-url", "comment-file"} | {
+EXPECTED_OUTPUTS = {
+    "grade",
+    "score",
+    "passed",
+    "failed",
+    "missing",
+    "report",
+    "comment-url",
+    "comment-file",
+    "comment-written",
+} | {
     "changed",
     "changed-cassettes",
     "refresh-branch",

@@ -117,7 +117,11 @@ def test_regression_annotations_summary_outputs_and_gate(tmp_path: Path, fake: F
 
     # Outputs, and the JSON report they point at.
     out = run.outputs
-    assert out["report"] == "mcp-replay-report.json" and out["comment-file"] == "mcp-replay-comment.json"
+    assert out["report"] == "mcp-replay-report.json"
+    # The comment was posted: no comment file, and the outputs say so (the example's upload step
+    # keys on comment-written).
+    assert out["comment-file"] == "" and out["comment-written"] == "false"
+    assert not (ws / "mcp-replay-comment.json").exists()
     report = json.loads((ws / out["report"]).read_text())
     assert report["schema"] == "mcp-replay/report@1"
     assert out["grade"] == report["grade"] == "B"
@@ -147,7 +151,7 @@ def test_fork_pull_request_saves_the_comment_instead_of_crashing(
     assert "fork" in warnings[0].data and "mode: post-comment" in warnings[0].data
     assert "#pull-requests-from-forks" in warnings[0].data
     assert [r.status for r in fake.requests("POST")] == [403]
-    assert run.outputs["comment-url"] == ""
+    assert run.outputs["comment-url"] == "" and run.outputs["comment-written"] == "true"
     saved = sticky.load_comment_file(ws / run.outputs["comment-file"])
     assert (saved.pr_number, saved.head_sha, saved.repository, saved.run_id) == (8, SHA, REPO, "4242")
     assert saved.body.startswith(sticky.marker("default"))
@@ -199,21 +203,65 @@ def test_post_comment_mode_posts_the_fork_comment_after_verification(
 
 
 @pytest.mark.parametrize(("name", "event"), [("push", push(SHA)), ("workflow_dispatch", workflow_dispatch())])
-def test_push_and_dispatch_never_comment(
+@pytest.mark.parametrize("mode", ["auto", "on-failure"])
+def test_push_and_dispatch_never_comment_unless_always(
     tmp_path: Path,
     fake: FakeGitHub,
     calc_cassette: Path,
     name: str,
     event: dict,  # type: ignore[type-arg]
+    mode: str,
 ) -> None:
     ws = make_workspace(tmp_path, {"cassettes/calc.jsonl": calc_cassette})
-    run = run_action(
-        ws, event_name=name, event=event, inputs=inputs(CALC_REGRESSED, comment="always"), api_url=fake.url
-    )
+    fake.add_pull(REPO, 7, head_sha=SHA, head_ref="feature")
+    run = run_action(ws, event_name=name, event=event, inputs=inputs(CALC_REGRESSED, comment=mode), api_url=fake.url)
     assert run.returncode == EXIT_GATE
     assert fake.log == []
     assert run.outputs["comment-url"] == "" and run.outputs["comment-file"] == ""
+    assert run.outputs["comment-written"] == "false"
     assert run.outputs["grade"] == "B"
+
+
+def test_always_comments_from_a_push_on_the_open_pull_request_of_the_commit(
+    tmp_path: Path, fake: FakeGitHub, calc_cassette: Path
+) -> None:
+    ws = make_workspace(tmp_path, {"cassettes/calc.jsonl": calc_cassette})
+    fake.add_pull(REPO, 5, head_sha="e" * 40, head_ref="other")
+    # No open pull request has this commit: one lookup, no comment, and no failure.
+    alone = run_action(ws, event_name="push", event=push(SHA), inputs=inputs(CALC, comment="always"), api_url=fake.url)
+    assert alone.returncode == EXIT_OK, alone.stdout + alone.stderr
+    assert [r.method for r in fake.log] == ["GET"] and comments(fake, 5) == []
+    assert alone.outputs["comment-url"] == ""
+    # Once one has: the comment goes there, and later pushes edit the same one.
+    fake.add_pull(REPO, 7, head_sha=SHA, head_ref="feature")
+    first = run_action(ws, event_name="push", event=push(SHA), inputs=inputs(CALC, comment="always"), api_url=fake.url)
+    assert first.returncode == EXIT_OK, first.stdout + first.stderr
+    assert len(comments(fake, 7)) == 1, first.stdout + first.stderr
+    [posted] = comments(fake, 7)
+    assert first.outputs["comment-url"] == posted["html_url"] and first.outputs["comment-written"] == "false"
+    again = run_action(
+        ws, event_name="push", event=push(SHA), inputs=inputs(CALC_REGRESSED, comment="always"), api_url=fake.url
+    )
+    assert again.returncode == EXIT_GATE
+    assert len(comments(fake, 7)) == 1 and "❌" in comments(fake, 7)[0]["body"]
+    assert comments(fake, 5) == []
+
+
+def test_docs_link_names_the_repository_the_action_was_used_from(
+    tmp_path: Path, fake: FakeGitHub, calc_cassette: Path
+) -> None:
+    ws = make_workspace(tmp_path, {"cassettes/calc.jsonl": calc_cassette})
+    no_token = {"server": CALC, "github-token": ""}
+    event = pull_request(7, SHA)
+    by_path = run_action(
+        ws, event_name="pull_request", event=event, inputs=no_token, api_url=fake.url,
+        extra_env={"GITHUB_ACTION_PATH": "/home/runner/work/_actions/acme/mcp-replay-fork/v1"},
+    )  # fmt: skip
+    assert "https://github.com/acme/mcp-replay-fork#pull-requests-from-forks" in by_path.stdout, by_path.stdout
+    assert by_path.outputs["comment-written"] == "true"
+    # Neither variable: the project URL from the package's metadata (pyproject's [project.urls]).
+    plain = run_action(ws, event_name="pull_request", event=event, inputs=no_token, api_url=fake.url)
+    assert "https://github.com/mcp-replay/mcp-replay-action#pull-requests-from-forks" in plain.stdout
 
 
 def test_comment_modes(tmp_path: Path, fake: FakeGitHub, calc_cassette: Path) -> None:
@@ -260,7 +308,8 @@ def test_rate_limits_and_oversized_body_still_end_in_one_comment(
     assert run.returncode == EXIT_GATE, run.stdout + run.stderr
     [ours] = comments(fake)
     assert len(ours["body"]) <= 700 and "grade **B**" in ours["body"]
-    assert len(json.loads((ws / "mcp-replay-comment.json").read_text())["body"]) > 700
+    # Posted (compact): so nothing is left in the workspace for a post-comment job.
+    assert not (ws / "mcp-replay-comment.json").exists() and run.outputs["comment-written"] == "false"
     statuses = [r.status for r in fake.requests("POST")]
     assert statuses == [403, 502, 422, 201]
     debug = [c.data for c in run.commands if c.name == "debug"]
@@ -293,6 +342,7 @@ def test_hostile_server_cannot_inject_break_tables_or_mention(
         "report",
         "comment-url",
         "comment-file",
+        "comment-written",
         "drift-issue-url",
     }
     assert run.outputs["grade"] != "A" or run.outputs["failed"] != "0"

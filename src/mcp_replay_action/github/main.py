@@ -17,11 +17,13 @@ it as one branch and pull request (``refresh.py``).
 from __future__ import annotations
 
 import glob
+import importlib.metadata
 import os
+import re
 import sys
 import traceback
 from collections.abc import Callable, Mapping, MutableMapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -50,7 +52,8 @@ from mcp_replay_action.scenarios import load_scenarios
 from mcp_replay_action.transport import Target, Transport, open_transport
 from mcp_replay_action.update import replay_and_update
 
-DOCS_URL = "https://github.com/mcp-replay/mcp-replay-action#pull-requests-from-forks"
+# Only when the package's metadata is missing (a bare source tree); pyproject.toml says the same.
+PROJECT_URL = "https://github.com/mcp-replay/mcp-replay-action"
 
 
 def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None = None) -> int:
@@ -112,7 +115,7 @@ def replay_and_report(settings: Settings, context: RunContext, event: Event, out
         out.error(f"mcp-replay gate failed: {reasons}", title="mcp-replay gate")
     if settings.job_summary:
         write_summary(context.summary_path, report)
-    comment_url, comment_file = publish_comment(settings, context, event, report, out)
+    comment = publish_comment(settings, context, event, report, out)
     drift_url = watch_drift(settings, context, event, report, out) if event.name == "schedule" else ""
 
     write_outputs(
@@ -124,8 +127,9 @@ def replay_and_report(settings: Settings, context: RunContext, event: Event, out
             "failed": str(report.failed),
             "missing": str(report.missing),
             "report": settings.relative(settings.report_file),
-            "comment-url": comment_url,
-            "comment-file": comment_file,
+            "comment-url": comment.url,
+            "comment-file": comment.file,
+            "comment-written": str(comment.written).lower(),
             "drift-issue-url": drift_url,
         },
     )
@@ -315,45 +319,105 @@ def with_relative_paths(report: Report, settings: Settings) -> Report:
     return replace(report, cassettes=cassettes)
 
 
+@dataclass(frozen=True)
+class CommentOutcome:
+    """What became of the sticky comment: its URL when posted, and the comment file only when the
+    comment could not be posted and was saved for a ``post-comment`` job instead."""
+
+    url: str = ""
+    file: str = ""
+
+    @property
+    def written(self) -> bool:
+        return bool(self.file)
+
+
 def wants_comment(settings: Settings, event: Event, gate_passed: bool) -> str:
-    """``post`` (create or update), ``update`` (only refresh an existing comment) or ``skip``."""
-    if settings.comment == "off" or not event.is_pull_request:
+    """How the ``comment`` input applies to this run: ``post`` (create or update), ``update``
+    (only refresh an existing comment), ``find`` (look for the open PR of this commit, then post)
+    or ``skip``.
+
+    - ``auto``: on pull request events; nothing elsewhere.
+    - ``always``: on pull request events, and on any other event (push, workflow_dispatch,
+      schedule, ...) on the open pull request whose head is this commit, when there is one.
+    - ``on-failure``: on pull request events when the gate fails; a passing run only updates an
+      earlier comment (so it stops saying "failing"), and creates none.
+    - ``off``: never.
+    """
+    if settings.comment == "off":
         return "skip"
+    if not event.is_pull_request:
+        return "find" if settings.comment == "always" else "skip"
     if settings.comment == "on-failure" and gate_passed:
         # A comment that said "failing" must not go on saying so once the PR is fixed.
         return "update"
     return "post"
 
 
+def pull_request_of_commit(gh: GitHubClient, repo: str, sha: str) -> int | None:
+    """The number of the open pull request into ``repo`` whose head is ``sha`` (the lowest number
+    when several are), or None."""
+    pulls = gh.paginate(f"/repos/{repo}/pulls", {"state": "open", "per_page": 100}, max_pages=10)
+    numbers = [
+        int(pull["number"])
+        for pull in pulls
+        if isinstance(pull, dict) and isinstance(pull.get("head"), dict) and pull["head"].get("sha") == sha
+    ]
+    return min(numbers) if numbers else None
+
+
 def publish_comment(
     settings: Settings, context: RunContext, event: Event, report: Report, out: Commands
-) -> tuple[str, str]:
-    """Post or refresh the sticky comment; save it to the comment file first, so a fork's run
-    can hand it to a ``post-comment`` job. Returns (comment URL, comment file) for the outputs."""
+) -> CommentOutcome:
+    """Post or refresh the sticky comment. When it cannot be posted (no token, a read-only token
+    on a pull request from a fork, an API error), save it to the comment file for a
+    ``post-comment`` job instead; only then is the comment file an output."""
     gate_passed = bool(report.gate.get("passed", True))
     how = wants_comment(settings, event, gate_passed)
-    if how == "skip" or event.pr_number is None:
-        out.debug(f"no PR comment (comment: {settings.comment}, event: {event.name or 'none'})")
-        return "", ""
     repo = context.repository or event.repository
+    if how == "find" and settings.github_token and repo and (event.head_sha or context.sha):
+        sha = event.head_sha or context.sha
+        try:
+            number = pull_request_of_commit(
+                GitHubClient(context.api_url, settings.github_token, log=out.debug), repo, sha
+            )
+        except GitHubError as exc:
+            out.warning(f"Cannot look up the pull request of {sha[:12]}: {exc.one_line()}", title="mcp-replay comment")
+            return CommentOutcome()
+        if number is None:
+            out.info(f"comment: always, but no open pull request has {sha[:12]} as its head: no comment")
+            return CommentOutcome()
+        event = replace(event, pr_number=number, head_sha=sha)
+        how = "post"
+    if how in ("skip", "find") or event.pr_number is None:
+        out.debug(f"no PR comment (comment: {settings.comment}, event: {event.name or 'none'})")
+        return CommentOutcome()
     mark = sticky.marker(settings.comment_id)
     links = comment_links(settings, context, event)
     body = render_comment(report, marker=mark, comment_id=settings.comment_id, links=links)
-    saved = sticky.SavedComment(
-        repository=repo,
-        pr_number=event.pr_number,
-        head_sha=event.head_sha,
-        comment_id=settings.comment_id,
-        body=body,
-        run_id=context.run_id,
-    )
-    sticky.save_comment_file(settings.comment_file, saved)
-    hand_to_owner_of(settings.comment_file, settings.workspace)
-    comment_file = settings.relative(settings.comment_file)
     docs = docs_url(context)
+
+    def save(why: str) -> CommentOutcome:
+        saved = sticky.SavedComment(
+            repository=repo,
+            pr_number=event.pr_number or 0,
+            head_sha=event.head_sha,
+            comment_id=settings.comment_id,
+            body=body,
+            run_id=context.run_id,
+        )
+        sticky.save_comment_file(settings.comment_file, saved)
+        hand_to_owner_of(settings.comment_file, settings.workspace)
+        comment_file = settings.relative(settings.comment_file)
+        out.warning(
+            f"{why} It was saved to {comment_file}: upload it as an artifact and post it from a "
+            f"workflow_run job with mode: post-comment. See {docs}",
+            title="mcp-replay comment",
+        )
+        return CommentOutcome(file=comment_file)
+
     if not settings.github_token:
-        out.warning(f"No github-token: the PR comment was saved to {comment_file} instead. See {docs}")
-        return "", comment_file
+        return save("No github-token: the PR comment was not posted.")
     gh = GitHubClient(context.api_url, settings.github_token, log=out.debug)
     # GitHub counts some characters differently; if it refuses the body, the headline still goes.
     fallback = render_comment(report, marker=mark, comment_id=settings.comment_id, links=links, compact=True)
@@ -369,21 +433,15 @@ def publish_comment(
         )
     except Forbidden as exc:
         why = "this pull request comes from a fork, whose token is read-only" if event.is_fork else exc.api_message
-        out.warning(
-            f"Cannot write the PR comment ({why}). It was saved to {comment_file}: upload it as an "
-            f"artifact and post it from a workflow_run job with mode: post-comment. See {docs}",
-            title="mcp-replay comment",
-        )
-        return "", comment_file
+        return save(f"Cannot write the PR comment ({why}).")
     except GitHubError as exc:
         # The replay result stands; a comment that could not be written is a warning, not a failure.
-        out.warning(f"Cannot write the PR comment: {exc.one_line()}", title="mcp-replay comment")
-        return "", comment_file
+        return save(f"Cannot write the PR comment: {exc.one_line()}.")
     if posted is None:
         out.debug("gate passed and no earlier comment: nothing to update (comment: on-failure)")
-        return "", comment_file
+        return CommentOutcome()
     out.info(f"PR comment {posted.action}: {posted.url}")
-    return posted.url, comment_file
+    return CommentOutcome(url=posted.url)
 
 
 def post_saved_comment(settings: Settings, context: RunContext, event: Event, out: Commands) -> int:
@@ -398,13 +456,15 @@ def post_saved_comment(settings: Settings, context: RunContext, event: Event, ou
     comment_file = settings.relative(settings.comment_file)
     if not verdict.ok:
         out.warning(f"Not posting the saved comment: {verdict.reason}", title="mcp-replay comment")
-        write_outputs(context.output_path, {"comment-url": "", "comment-file": comment_file})
+        write_outputs(
+            context.output_path, {"comment-url": "", "comment-file": comment_file, "comment-written": "false"}
+        )
         return EXIT_OK
     body = sticky.sanitise_saved_body(saved)
     posted = sticky.upsert_comment(gh, repo, saved.pr_number, body, saved.comment_id)
     url = posted.url if posted else ""
     out.info(f"PR comment {posted.action if posted else 'skipped'} on #{saved.pr_number}: {url}")
-    write_outputs(context.output_path, {"comment-url": url, "comment-file": comment_file})
+    write_outputs(context.output_path, {"comment-url": url, "comment-file": comment_file, "comment-written": "false"})
     return EXIT_OK
 
 
@@ -421,11 +481,30 @@ def comment_links(settings: Settings, context: RunContext, event: Event) -> Link
 
 
 def docs_url(context: RunContext) -> str:
-    """Where the README explains pull requests from forks (this action's own repository when the
-    runner says which it is)."""
+    """Where the README explains pull requests from forks: in the repository this action was used
+    from (``GITHUB_ACTION_REPOSITORY``, else the ``owner/repo`` in ``GITHUB_ACTION_PATH``), else at
+    the project URL in the package's metadata (pyproject's ``[project.urls]``)."""
+    found = re.search(r"/_actions/([\w.-]+)/([\w.-]+)/", context.action_path.replace("\\", "/"))
     if context.action_repository:
-        return f"{context.server_url}/{context.action_repository}#pull-requests-from-forks"
-    return DOCS_URL
+        base = f"{context.server_url}/{context.action_repository}"
+    elif found:
+        base = f"{context.server_url}/{found.group(1)}/{found.group(2)}"
+    else:
+        base = project_url()
+    return f"{base}#pull-requests-from-forks"
+
+
+def project_url() -> str:
+    """The package's home page, as pyproject.toml declares it."""
+    try:
+        urls = importlib.metadata.metadata("mcp-replay-action").get_all("Project-URL") or []
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - run from a bare source tree
+        urls = []
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        if label.strip().lower() == "homepage":
+            return url.strip()
+    return PROJECT_URL
 
 
 if __name__ == "__main__":  # pragma: no cover - python -m mcp_replay_action.github.main

@@ -381,6 +381,7 @@ class RunContext:
     output_path: str = ""
     summary_path: str = ""
     action_repository: str = ""
+    action_path: str = ""  # where the runner put this action's files: .../_actions/<owner>/<repo>/<ref>
     workflow_ref: str = ""  # owner/repo/.github/workflows/<file>@<ref>: the running workflow
     debug: bool = False
 
@@ -395,6 +396,7 @@ class RunContext:
             output_path=environ.get("GITHUB_OUTPUT", ""),
             summary_path=environ.get("GITHUB_STEP_SUMMARY", ""),
             action_repository=environ.get("GITHUB_ACTION_REPOSITORY", ""),
+            action_path=environ.get("GITHUB_ACTION_PATH", ""),
             workflow_ref=environ.get("GITHUB_WORKFLOW_REF", ""),
             debug=environ.get("RUNNER_DEBUG") == "1" or environ.get("ACTIONS_STEP_DEBUG", "").lower() == "true",
         )
