@@ -77,7 +77,7 @@ class Logged:
 class Failure:
     """An injected failure for the next request matching ``method`` and ``path_re``."""
 
-    kind: str  # "secondary", "secondary-no-retry-after", "primary", "429", "500", "502"
+    kind: str  # "secondary", "secondary-no-retry-after", "primary", "429", "500", "502", "moved"
     method: str | None = None
     path_re: str | None = None
     retry_after: int = 1
@@ -553,6 +553,9 @@ def _failure_response(failure: Failure) -> tuple[int, dict[str, str], Any]:
         return 429, {"Retry-After": str(failure.retry_after)}, {"message": "Too Many Requests"}
     if failure.kind == "long-wait":
         return 403, {"Retry-After": "3600"}, secondary
+    if failure.kind == "moved":  # what GitHub answers for a renamed or transferred repository
+        moved = "https://api.github.com/repositories/1296269/issues/7/comments"
+        return 301, {"Location": moved}, {"message": "Moved Permanently", "url": moved}
     return int(failure.kind), {}, {"message": "Server Error"}
 
 

@@ -536,3 +536,19 @@ def test_files_the_action_writes_belong_to_the_workspace_owner(
         info = (ws / rel).stat()
         assert (info.st_uid, info.st_gid) == (uid, gid), rel
     assert stat.S_IMODE((ws / "out/comment.json").stat().st_mode) == 0o644
+
+
+def test_a_redirect_from_the_api_is_a_typed_error_not_a_crash(
+    tmp_path: Path, fake: FakeGitHub, calc_cassette: Path
+) -> None:
+    """Issue 8 item 7: a 301 (a renamed repository) is neither followed (the token would go where
+    Location points) nor decoded as data (a TypeError before): the comment is a warning, the
+    replay result stands."""
+    ws = make_workspace(tmp_path, {"cassettes/calc.jsonl": calc_cassette})
+    fake.fail_next("moved", method="GET", path_re="comments")
+    run = run_action(ws, event_name="pull_request", event=pull_request(7, SHA), inputs=inputs(CALC), api_url=fake.url)
+    assert run.returncode == EXIT_OK, run.stdout + run.stderr
+    [warning] = run.annotations("warning")
+    assert "redirects to https://api.github.com" in warning.data and "renamed or moved" in warning.data
+    assert "internal error" not in run.stdout
+    assert comments(fake) == []

@@ -21,7 +21,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _fail(message: str, code: int) -> None:
-    click.echo(f"mcp-replay: error: {' '.join(message.split())}", err=True)
+    from mcp_replay_action.report.safe import no_workflow_commands
+
+    # The message may quote a server or a cassette; a CI log must not obey it ("##[error]").
+    click.echo(no_workflow_commands(f"mcp-replay: error: {' '.join(message.split())}"), err=True)
     sys.exit(code)
 
 

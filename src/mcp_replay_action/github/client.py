@@ -66,6 +66,11 @@ class Unprocessable(GitHubError):
     """422: GitHub refused the content (for example a comment body that is too long)."""
 
 
+class Redirected(GitHubError):
+    """A 3xx: the repository was renamed or moved, or ``api-url`` is wrong. Never followed, since
+    following would send the token wherever ``Location`` points."""
+
+
 class RateLimited(GitHubError):
     """Still rate limited after the bounded waits."""
 
@@ -169,6 +174,16 @@ class GitHubClient:
                 self._sleep(pause)
                 continue
             self._log(f"{method} {shown} -> {response.status}")
+            if 300 <= response.status < 400:
+                location = str(response.headers.get("location", ""))
+                where = _origin(location) if "://" in location else "another path"
+                raise Redirected(
+                    f"the API redirects to {where} (was the repository renamed or moved, or is api-url wrong?);"
+                    " not followed, so the token stays here",
+                    status=response.status,
+                    method=method,
+                    path=shown,
+                )
             if response.status < 400:
                 return response
             wait = self._retry_wait(response, attempt)

@@ -8,7 +8,9 @@ Everything here is a pure ``str -> str`` function. The rules, and why:
   leading whitespace, and (legacy syntax) when it contains ``##[`` anywhere. We break both with a
   zero-width joiner, which no runner trims.
 - GitHub turns ``@login`` and ``@org/team`` into notifications. A zero-width joiner after the
-  ``@`` stops the match and looks the same.
+  ``@`` stops the match and looks the same. Likewise ``#123``, ``owner/repo#45`` and ``GH-7``
+  would link (and cross-reference) issues, and bare ``https://`` / ``www.`` text would become a
+  link a server chose: a zero-width joiner breaks each.
 - Markdown: every character that can open inline syntax (``| ` * _ [ < ~ $ \\ &``: tables,
   code, emphasis, links and images, HTML and autolinks, strikethrough, math, escapes, references)
   becomes a numeric character reference; at the start of a line, so does any character that can
@@ -41,6 +43,9 @@ _CODE_CONTROL_RE = re.compile(_CONTROL_RE.pattern[:-1] + "\x0b\x0c\x1c-\x1e\x85\
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 _MENTION_RE = re.compile(r"@(?=[0-9A-Za-z_-])")
+# ``#123`` / ``owner/repo#45`` (a digit after "#", not inside a word) and ``GH-7``.
+_ISSUE_REF_RE = re.compile(r"\b[\w.-]+/[\w.-]+#(?=\d)|(?<![\w&#])#(?=\d)|(?<![\w-])GH-(?=\d)", re.IGNORECASE)
+_BARE_URL_RE = re.compile(r"(?<![\w.-])(https?|www)(?=://|\.)", re.IGNORECASE)
 # A workflow command: "::" at the start of a line after any whitespace.
 _COMMAND_START_RE = re.compile(r"(^|[" + _LINE_BREAKS + r"])([^\S" + _LINE_BREAKS + r"]*):(?=:)")
 
@@ -88,6 +93,14 @@ def no_mentions(text: str) -> str:
     return _MENTION_RE.sub("@" + ZWJ, text)
 
 
+def no_references(text: str) -> str:
+    """Stop GitHub from linking issues or pull requests (``#123``, ``owner/repo#45``, ``GH-7``)
+    and from turning bare ``http(s)://`` or ``www.`` text into links: a zero-width joiner goes
+    after the ``#`` / ``GH-`` and after the scheme or ``www``. Looks identical when rendered."""
+    text = _ISSUE_REF_RE.sub(lambda m: m.group(0) + ZWJ, text)
+    return _BARE_URL_RE.sub(lambda m: m.group(1) + ZWJ, text)
+
+
 def no_workflow_commands(text: str) -> str:
     """Make sure no line of ``text`` is a GitHub Actions workflow command: a line starting with
     ``::`` (after whitespace) gets a zero-width joiner between the colons, and the legacy
@@ -106,7 +119,7 @@ def md_cell(value: Any, limit: int = 200) -> str:
     text = text_of(value).replace("\t", " ")
     text = _NEWLINE_RE.sub(" ↵ ", text)
     text = _CONTROL_RE.sub(_escape_char, text)
-    text = no_mentions(cap(text.strip(), limit))
+    text = no_references(no_mentions(cap(text.strip(), limit)))
     out = text.translate(_MD_TABLE)
     # A leading digit only opens a block as an ordered-list marker ("1." / "1)"); plain numbers
     # and versions stay readable in the raw text.

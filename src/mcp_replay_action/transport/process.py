@@ -434,8 +434,9 @@ class StderrTail:
     """Drains a server's stderr on a thread, keeping only the last lines.
 
     Draining fully matters: a server blocked on a full stderr pipe stops answering on stdout.
-    ``echo``, when given, receives every byte as it arrives (the recorder passes the server's
-    stderr through to the client that launched it).
+    ``echo``, when given, receives every line as it arrives (the recorder passes the server's
+    stderr through to the client that launched it), with workflow commands broken: a CI log must
+    not obey a server (``::error::``, ``##[``).
     """
 
     _MAX_LINE = 4000  # characters kept of one very long line
@@ -445,6 +446,7 @@ class StderrTail:
         self._echo = echo
         self._lines: collections.deque[str] = collections.deque(maxlen=max(1, lines))
         self._partial = b""
+        self._unechoed = b""
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="mcp-replay-stderr", daemon=True)
 
@@ -464,17 +466,32 @@ class StderrTail:
                 break
             if not chunk:
                 break
-            if self._echo is not None:
-                try:
-                    self._echo.write(chunk)
-                    self._echo.flush()
-                except (OSError, ValueError):
-                    self._echo = None
+            self._pass_on(chunk)
             with self._lock:
                 *complete, partial = (self._partial + chunk).split(b"\n")
                 for raw in complete[-self._lines.maxlen :] if self._lines.maxlen else complete:
                     self._lines.append(raw[-self._MAX_LINE :].decode("utf-8", "replace").rstrip("\r"))
                 self._partial = partial[-self._MAX_LINE :]
+
+        self._pass_on(b"", final=True)
+
+    def _pass_on(self, chunk: bytes, *, final: bool = False) -> None:
+        """Echo whole lines (a line split across reads could hide a ``::`` start), neutralised."""
+        if self._echo is None:
+            return
+        from mcp_replay_action.report.safe import no_workflow_commands
+
+        data = self._unechoed + chunk
+        cut = len(data) if final or len(data) > 65536 else data.rfind(b"\n") + 1
+        self._unechoed = data[cut:]
+        if not cut:
+            return
+        text = no_workflow_commands(data[:cut].decode("utf-8", "surrogateescape"))
+        try:
+            self._echo.write(text.encode("utf-8", "surrogateescape"))
+            self._echo.flush()
+        except (OSError, ValueError):
+            self._echo = None
 
     def text(self) -> str:
         """The kept tail, oldest line first."""
