@@ -136,6 +136,12 @@ env_option = click.option(
     "--env", "env_pairs", multiple=True, metavar="KEY=VALUE", help="Extra environment (repeatable)."
 )
 isolate_option = click.option("--isolate", is_flag=True, help="Give the server a fresh temporary HOME and TMPDIR.")
+setup_option = click.option(
+    "--setup",
+    metavar="CMD",
+    help="Run CMD (split like the server command; in its directory and environment) to completion before "
+    "each server start, e.g. to reset a memory file or a database to the recorded state.",
+)
 header_option = click.option(
     "--header", "headers", multiple=True, metavar="'Name: value'", help="HTTP header (repeatable; never printed)."
 )
@@ -225,6 +231,7 @@ def record(
 @cwd_option
 @env_option
 @isolate_option
+@setup_option
 @click.option("--min-grade", type=click.Choice(["A", "B", "C", "D", "F"]), help="Fail below this grade.")
 @click.option("--fail-on-regression", is_flag=True, help="Fail on any regression or missing response.")
 @click.option(
@@ -270,6 +277,7 @@ def record(
 @handle_errors
 def replay(
     server: str | None,
+    setup: str | None,
     url: str | None,
     headers: tuple[str, ...],
     cassettes: tuple[str, ...],
@@ -302,7 +310,9 @@ def replay(
     paths = expand_cassettes(cassettes)
     from mcp_replay_action.transport import open_transport
 
-    target = make_target(server, url, parse_headers(headers), cwd, parse_env(env_pairs), isolate, startup_timeout)
+    target = make_target(
+        server, url, parse_headers(headers), cwd, parse_env(env_pairs), isolate, startup_timeout, setup=setup
+    )
 
     def make_transport(_cassette: Any) -> Any:
         return open_transport(target)
@@ -502,12 +512,17 @@ def convert(source: str, destination: str, to: str | None) -> None:
     help="Where cassettes go (default: cassettes/ beside the file).",
 )
 @click.option("--scenario", "only", multiple=True, help="Record only this scenario (repeatable).")
+@setup_option
 @handle_errors
-def record_scenarios_cmd(scenarios_file: str, output_dir: str | None, only: tuple[str, ...]) -> None:
+def record_scenarios_cmd(scenarios_file: str, output_dir: str | None, only: tuple[str, ...], setup: str | None) -> None:
     """Record cassettes from a scenarios.yml, with no client code."""
+    from dataclasses import replace
+
     from mcp_replay_action.scenarios import load_scenarios, record_scenarios
 
     scenarios = load_scenarios(scenarios_file)
+    if setup:
+        scenarios = replace(scenarios, target=replace(scenarios.target, setup=setup))
     out = Path(output_dir) if output_dir else Path(scenarios_file).resolve().parent / "cassettes"
     for path in record_scenarios(scenarios, out, only=only):
         click.echo(f"wrote {path}")

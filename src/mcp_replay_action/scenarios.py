@@ -429,7 +429,7 @@ def _target(doc: _Doc, node: yaml.Node, base: Path) -> Target:
         if text.startswith(("http://", "https://")):
             return Target(url=text)
         return Target(command=_split(doc, node, text), cwd=str(base))
-    allowed = ("command", "args", "env", "cwd", "url", "headers", "isolate")
+    allowed = ("command", "args", "env", "cwd", "url", "headers", "isolate", "setup")
     fields = {}
     for key, key_node, value in doc.mapping(node, "target"):
         if key not in allowed:
@@ -476,7 +476,17 @@ def _target(doc: _Doc, node: yaml.Node, base: Path) -> Target:
         if not isinstance(flag, bool):
             raise doc.error(fields["isolate"], f"target.isolate must be true or false, got {_describe(flag)}")
         isolate = flag
-    return Target(command=command, url=url, env=env, cwd=cwd, headers=headers, isolate=isolate)
+    setup: tuple[str, ...] = ()
+    if "setup" in fields:
+        snode = fields["setup"]
+        raw = doc.value(snode)
+        if isinstance(raw, list) and raw:
+            setup = tuple(str(part) for part in raw)
+        elif isinstance(raw, str) and raw.strip():
+            setup = _split(doc, snode, raw)
+        else:
+            raise doc.error(snode, f"target.setup must be a command string or a list, got {_describe(raw)}")
+    return Target(command=command, url=url, env=env, cwd=cwd, headers=headers, isolate=isolate, setup=setup)
 
 
 def _split(doc: _Doc, node: yaml.Node, text: str) -> tuple[str, ...]:

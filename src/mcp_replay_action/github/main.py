@@ -222,6 +222,7 @@ def replay_setup(
         headers=dict(settings.headers),
         cwd=str(settings.working_directory),
         env=child_env,
+        setup=settings.setup,
         startup_timeout=options.startup_timeout,
     )
 

@@ -28,6 +28,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "headers": "",
     "cassettes": "cassettes/**/*.jsonl",
     "install": "",
+    "setup": "",
     "working-directory": ".",
     "env": "",
     "min-grade": "",
@@ -77,6 +78,7 @@ class Settings:
     headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     cassettes: tuple[str, ...] = ("cassettes/**/*.jsonl",)
     install: str = ""
+    setup: tuple[str, ...] = ()  # run before each server start, split like ``server``
     working_directory: Path = Path(".")
     env: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # values may be secrets
     min_grade: str | None = None
@@ -118,6 +120,7 @@ class Settings:
             headers=clean_headers(raw("headers")),
             cassettes=clean_cassettes(raw("cassettes")),
             install=clean_install(raw("install")),
+            setup=clean_setup(raw("setup")),
             working_directory=clean_working_directory(raw("working-directory"), workspace),
             env=clean_env(raw("env")),
             min_grade=clean_min_grade(raw("min-grade")),
@@ -223,15 +226,20 @@ def clean_refresh_workflow(value: str) -> str:
     return name
 
 
-def clean_server(value: str) -> tuple[str, ...]:
+def clean_server(value: str, name: str = "server") -> tuple[str, ...]:
     """The stdio command, split like a POSIX shell would (quotes kept together)."""
     if not value:
         return ()
     try:
         parts = tuple(shlex.split(value))
     except ValueError as exc:
-        raise _bad("server", value, f"a command line ({exc})") from None
+        raise _bad(name, value, f"a command line ({exc})") from None
     return parts
+
+
+def clean_setup(value: str) -> tuple[str, ...]:
+    """The ``setup`` command, split like ``server``; empty: none."""
+    return clean_server(value.strip(), "setup")
 
 
 def clean_url(value: str) -> str:
