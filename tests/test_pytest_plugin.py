@@ -72,9 +72,9 @@ def test_the_marker_is_registered_and_documented(pytester: pytest.Pytester) -> N
 
 def test_two_targets_are_a_usage_error(calc: pytest.Pytester) -> None:
     calc.makepyfile("def test_nothing():\n    pass\n")
-    result = run(calc, "--mcp-target", "http://127.0.0.1:9/mcp", "--mcp-target-stdio", HEALTHY)
+    result = run(calc, "--mcp-replay-target", "http://127.0.0.1:9/mcp", "--mcp-replay-target-stdio", HEALTHY)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--mcp-target and --mcp-target-stdio are mutually exclusive*"])
+    result.stderr.fnmatch_lines(["*--mcp-replay-target and --mcp-replay-target-stdio are mutually exclusive*"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -105,9 +105,9 @@ async def session(url):
 
 
 @pytest.mark.mcp_cassette("cassettes/handshake.jsonl")
-def test_the_client_gets_the_recorded_answers(mcp_replay_url, mcp_replay_server):
-    assert mcp_replay_url.startswith("http://127.0.0.1:") and mcp_replay_url == mcp_replay_server.url
-    seen = anyio.run(session, mcp_replay_url)
+def test_the_client_gets_the_recorded_answers(mcp_replay_mock_url, mcp_replay_server):
+    assert mcp_replay_mock_url.startswith("http://127.0.0.1:") and mcp_replay_mock_url == mcp_replay_server.url
+    seen = anyio.run(session, mcp_replay_mock_url)
     assert seen == {
         "add": "5",
         "echo": "hello",
@@ -115,7 +115,7 @@ def test_the_client_gets_the_recorded_answers(mcp_replay_url, mcp_replay_server)
         "server": "mcp-replay-sample-calc",
     }
     assert mcp_replay_server.stats.answered >= 4
-    URLS.append(mcp_replay_url)
+    URLS.append(mcp_replay_mock_url)
 
 
 def test_the_mock_stopped_after_the_test():
@@ -184,22 +184,22 @@ from mcp_replay_action.pytest_plugin import assert_no_regressions
 
 
 @pytest.mark.mcp_cassette("cassettes/handshake.jsonl")
-def test_no_regressions(mcp_verify_result):
-    assert len(mcp_verify_result.results) == 8
-    assert_no_regressions(mcp_verify_result)
-    assert (mcp_verify_result.passed, mcp_verify_result.failed, mcp_verify_result.missing) == (8, 0, 0)
-    assert mcp_verify_result.score.grade == "A"
+def test_no_regressions(mcp_replay_verify):
+    assert len(mcp_replay_verify.results) == 8
+    assert_no_regressions(mcp_replay_verify)
+    assert (mcp_replay_verify.passed, mcp_replay_verify.failed, mcp_replay_verify.missing) == (8, 0, 0)
+    assert mcp_replay_verify.score.grade == "A"
 """
 
 
 def test_verify_passes_against_the_healthy_server(calc: pytest.Pytester) -> None:
     calc.makepyfile(test_verify=VERIFY_TEST)
-    run(calc, "--mcp-target-stdio", HEALTHY).assert_outcomes(passed=1)
+    run(calc, "--mcp-replay-target-stdio", HEALTHY).assert_outcomes(passed=1)
 
 
 def test_verify_fails_the_regressed_twin_with_a_readable_message(calc: pytest.Pytester) -> None:
     calc.makepyfile(test_verify=VERIFY_TEST)
-    result = run(calc, "--mcp-target-stdio", REGRESSED)
+    result = run(calc, "--mcp-replay-target-stdio", REGRESSED)
     result.assert_outcomes(failed=1)
     shows(
         result,
@@ -225,11 +225,11 @@ from mcp_replay_action.pytest_plugin import assert_no_regressions
 @pytest.mark.mcp_cassette(
     "cassettes/handshake.jsonl", ignore_keys="echoed", ignore_paths=["$.result.content[0].text"]
 )
-def test_forgiven(mcp_verify_result):
-    assert_no_regressions(mcp_verify_result)
+def test_forgiven(mcp_replay_verify):
+    assert_no_regressions(mcp_replay_verify)
 """
     )
-    run(calc, "--mcp-target-stdio", REGRESSED).assert_outcomes(passed=1)
+    run(calc, "--mcp-replay-target-stdio", REGRESSED).assert_outcomes(passed=1)
 
 
 def test_verify_over_streamable_http(calc: pytest.Pytester) -> None:
@@ -237,7 +237,7 @@ def test_verify_over_streamable_http(calc: pytest.Pytester) -> None:
     # The target is a real Streamable HTTP endpoint: this package's own mock, answering from
     # the same recording, so every interaction must match.
     with MockHttpServer(load(CASSETTE)) as target:
-        result = run(calc, "--mcp-target", target.url)
+        result = run(calc, "--mcp-replay-target", target.url)
     result.assert_outcomes(passed=1)
 
 
@@ -246,16 +246,16 @@ def test_verify_without_a_target_is_skipped_with_the_reason(calc: pytest.Pyteste
     result = run(calc)
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(
-        ["SKIPPED *no MCP server to verify against: pass --mcp-target URL or --mcp-target-stdio*"]
+        ["SKIPPED *no MCP server to verify against: pass --mcp-replay-target URL or --mcp-replay-target-stdio*"]
     )
 
 
 def test_a_server_that_cannot_start_is_an_error_naming_it(calc: pytest.Pytester) -> None:
     calc.makepyfile(test_verify=VERIFY_TEST)
     broken = shlex.join([sys.executable, "-c", "import sys; sys.stderr.write('no config here\\n'); sys.exit(3)"])
-    result = run(calc, "--mcp-target-stdio", broken, "--mcp-timeout", "10")
+    result = run(calc, "--mcp-replay-target-stdio", broken, "--mcp-replay-timeout", "10")
     result.assert_outcomes(errors=1)
-    shows(result, f"\nmcp_verify_result against {broken}: server exited at start-up with status 3: no config here\n")
+    shows(result, f"\nmcp_replay_verify against {broken}: server exited at start-up with status 3: no config here\n")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -268,7 +268,7 @@ import pytest
 pytestmark = pytest.mark.mcp_cassette("cassettes/absent.jsonl")
 
 
-def test_url(mcp_replay_url):
+def test_url(mcp_replay_mock_url):
     pass
 
 
@@ -276,28 +276,30 @@ def test_stdio(mcp_replay_stdio):
     pass
 
 
-def test_verify(mcp_verify_result):
+def test_verify(mcp_replay_verify):
     pass
 """
 
 
 def test_a_missing_cassette_is_an_error_by_default(calc: pytest.Pytester) -> None:
     calc.makepyfile(test_absent=ABSENT_TESTS)
-    result = run(calc, "--mcp-target-stdio", HEALTHY)
+    result = run(calc, "--mcp-replay-target-stdio", HEALTHY)
     result.assert_outcomes(errors=3)
     absent = calc.path / "cassettes" / "absent.jsonl"
     message = (
         f"\ncassette {absent} does not exist (paths in @pytest.mark.mcp_cassette are relative to the test file's "
-        "directory); record it with `mcp-replay record`, or run with --mcp-record-mode=auto to skip such tests\n"
+        "directory); record it with `mcp-replay record`, or run with --mcp-replay-record-mode=auto to skip such tests\n"
     )
     assert result.stdout.str().count(message) == 3, result.stdout.str()
 
 
 def test_a_missing_cassette_is_skipped_in_auto_mode(calc: pytest.Pytester) -> None:
     calc.makepyfile(test_absent=ABSENT_TESTS)
-    result = run(calc, "--mcp-record-mode=auto", "--mcp-target-stdio", HEALTHY)
+    result = run(calc, "--mcp-replay-record-mode=auto", "--mcp-replay-target-stdio", HEALTHY)
     result.assert_outcomes(skipped=3)
-    result.stdout.fnmatch_lines(["SKIPPED * cassette */absent.jsonl is not recorded yet (--mcp-record-mode=auto)"])
+    result.stdout.fnmatch_lines(
+        ["SKIPPED * cassette */absent.jsonl is not recorded yet (--mcp-replay-record-mode=auto)"]
+    )
 
 
 def test_bad_markers_fail_setup_with_one_line_each(calc: pytest.Pytester) -> None:
@@ -307,22 +309,22 @@ def test_bad_markers_fail_setup_with_one_line_each(calc: pytest.Pytester) -> Non
 import pytest
 
 
-def test_no_marker(mcp_replay_url):
+def test_no_marker(mcp_replay_mock_url):
     pass
 
 
 @pytest.mark.mcp_cassette("cassettes/handshake.jsonl", match="fuzzy")
-def test_bad_match(mcp_replay_url):
+def test_bad_match(mcp_replay_mock_url):
     pass
 
 
-@pytest.mark.mcp_cassette("cassettes/handshake.jsonl", ignore_fields=["x"])
-def test_unknown_option(mcp_verify_result):
+@pytest.mark.mcp_cassette("cassettes/handshake.jsonl", ignore_feilds=["x"])
+def test_unknown_option(mcp_replay_verify):
     pass
 
 
 @pytest.mark.mcp_cassette("cassettes/handshake.jsonl", ignore_paths=["$.result[[["])
-def test_bad_ignore_path(mcp_verify_result):
+def test_bad_ignore_path(mcp_replay_verify):
     pass
 
 
@@ -332,7 +334,7 @@ def test_no_path(mcp_replay_stdio):
 
 
 @pytest.mark.mcp_cassette("cassettes/broken.jsonl")
-def test_broken_cassette(mcp_replay_url):
+def test_broken_cassette(mcp_replay_mock_url):
     pass
 """
     )
@@ -341,10 +343,10 @@ def test_broken_cassette(mcp_replay_url):
     broken = calc.path / "cassettes" / "broken.jsonl"
     shows(
         result,
-        "\nmcp_replay_url needs a cassette: mark the test with @pytest.mark.mcp_cassette('path/to/cassette.jsonl')\n",
+        "\nmcp_replay_mock_url needs a cassette: mark the test with @pytest.mark.mcp_cassette('path/to/cassette.jsonl')\n",
         "\n@pytest.mark.mcp_cassette: unknown match 'fuzzy' (expected one of: method_params, sequential, strict)\n",
-        "\n@pytest.mark.mcp_cassette: unknown option(s) ignore_fields "
-        "(known: ignore_keys, ignore_paths, allow_reorder, match)\n",
+        "\n@pytest.mark.mcp_cassette: unknown option(s) ignore_feilds "
+        "(known: ignore_keys, ignore_fields, ignore_paths, allow_reorder, match)\n",
         "\n@pytest.mark.mcp_cassette: invalid ignore path '$.result[[[': cannot read '[[['\n",
         "\n@pytest.mark.mcp_cassette takes one cassette path, got ()\n",
         f"\ncannot use the cassette: {broken}:2: invalid JSON",
@@ -352,3 +354,31 @@ def test_broken_cassette(mcp_replay_url):
     # One line each: no traceback, no chained exception.
     assert "During handling" not in result.stdout.str()
     assert "Traceback" not in result.stdout.str()
+
+
+# ---------------------------------------------------------------------------------------------
+# beside mcp-recorder (both installed, both plugins loaded)
+# ---------------------------------------------------------------------------------------------
+
+RECORDER_STYLE_TEST = """
+import pytest
+
+
+@pytest.mark.mcp_cassette("cassettes/handshake.jsonl", ignore_fields=["serverInfo"])
+def test_no_regressions(mcp_replay_verify):
+    assert mcp_replay_verify.failed == 0 and mcp_replay_verify.missing == 0
+    assert mcp_replay_verify.passed >= 1
+"""
+
+
+def test_both_plugins_load_side_by_side_with_mcp_recorder(calc: pytest.Pytester) -> None:
+    pytest.importorskip("mcp_recorder", reason="mcp-recorder is in the test extra")
+    # Before: "option dest 'mcp_record_mode' already used" and no test ran at all.
+    help_text = run(calc, "--help")
+    assert help_text.ret == 0, help_text.stderr.str()
+    listed = help_text.stdout.str()
+    assert "--mcp-replay-target-stdio" in listed and "--mcp-replay-record-mode" in listed
+    assert "--mcp-target-stdio" in listed and "--mcp-match" in listed  # mcp-recorder's, still its own
+    calc.makepyfile(test_verify=RECORDER_STYLE_TEST)
+    result = run(calc, "--mcp-replay-target-stdio", HEALTHY)
+    result.assert_outcomes(passed=1)

@@ -16,22 +16,29 @@ matcher (``match``: ``method_params``, ``sequential`` or ``strict``).
 
 Fixtures:
 
-- ``mcp_replay_url``: the cassette served by a mock MCP server over Streamable HTTP on
+- ``mcp_replay_mock_url``: the cassette served by a mock MCP server over Streamable HTTP on
   127.0.0.1 (an ephemeral port, one server per test, stopped after it); the value is its URL.
 - ``mcp_replay_server``: that mock server itself, for its ``stats`` (answered, unmatched).
 - ``mcp_replay_stdio``: the argv of a stdio mock server for the cassette, for clients that spawn
   their server (``[python, "-m", "mcp_replay_action", "serve", "--cassette", PATH, ...]``).
-- ``mcp_verify_result``: the cassette replayed against the server named by ``--mcp-target URL``
-  or ``--mcp-target-stdio CMD``; the value is the ``CassetteResult``. Without either option the
-  test is skipped. ``assert_no_regressions(result)`` fails with the console report's findings.
+- ``mcp_replay_verify``: the cassette replayed against the server named by
+  ``--mcp-replay-target URL`` or ``--mcp-replay-target-stdio CMD``; the value is the
+  ``CassetteResult``. Without either option the test is skipped.
+  ``assert_no_regressions(result)`` fails with the console report's findings.
 
-``--mcp-record-mode`` says what a missing cassette means: ``none`` (the default) makes the test
-an error naming the path it looked for; ``auto`` skips the test instead, for suites whose
+``--mcp-replay-record-mode`` says what a missing cassette means: ``none`` (the default) makes the
+test an error naming the path it looked for; ``auto`` skips the test instead, for suites whose
 cassettes are recorded later (recording needs a real client, so the plugin never records).
+
+mcp-recorder's spellings (``--mcp-target``, ``--mcp-target-stdio``, ``--mcp-record-mode``,
+``--mcp-timeout``, the fixtures ``mcp_replay_url`` and ``mcp_verify_result``, the marker option
+``ignore_fields``) work too, so a suite moves over unchanged; when mcp-recorder is installed as
+well, its plugin keeps those names and this one answers to its own only, so the two never collide.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from collections.abc import Iterator
@@ -56,7 +63,8 @@ _MARKER_HELP = (
     "the MCP cassette the mcp_replay_url, mcp_replay_stdio and mcp_verify_result fixtures use "
     "(path relative to the test file's directory)"
 )
-_OPTIONS = ("ignore_keys", "ignore_paths", "allow_reorder", "match")
+# ``ignore_fields`` is mcp-recorder's name for ``ignore_keys`` (field names ignored at any depth).
+_OPTIONS = ("ignore_keys", "ignore_fields", "ignore_paths", "allow_reorder", "match")
 
 
 @dataclass(frozen=True)
@@ -70,45 +78,66 @@ class CassetteSpec:
     match: str = "method_params"
 
 
+def recorder_installed() -> bool:
+    """Whether mcp-recorder is installed: its pytest plugin then owns the shared spellings
+    (``--mcp-target``, ``--mcp-target-stdio``, ``--mcp-record-mode``, ``mcp_replay_url``,
+    ``mcp_verify_result``), and this plugin answers to its own names only."""
+    return importlib.util.find_spec("mcp_recorder") is not None
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """The plugin's command-line options, grouped under "MCP cassettes" in ``pytest --help``."""
+    """The plugin's command-line options, grouped under "MCP cassettes" in ``pytest --help``.
+    Each has an ``--mcp-replay-`` name; mcp-recorder's spelling is an alias unless mcp-recorder
+    itself is installed (two plugins cannot both own one option)."""
     group = parser.getgroup("mcp-replay", "MCP cassettes (mcp-replay-action)")
-    group.addoption(
+    shared = not recorder_installed()
+
+    def option(ours: str, theirs: str, **kwargs: Any) -> None:
+        names = [ours, theirs] if shared else [ours]
+        group.addoption(*names, dest=ours.lstrip("-").replace("-", "_"), **kwargs)
+
+    option(
+        "--mcp-replay-target",
         "--mcp-target",
         metavar="URL",
         default=None,
-        help="Streamable HTTP endpoint of the MCP server the mcp_verify_result fixture replays cassettes against.",
+        help="Streamable HTTP endpoint of the MCP server the mcp_replay_verify fixture replays cassettes against.",
     )
-    group.addoption(
+    option(
+        "--mcp-replay-target-stdio",
         "--mcp-target-stdio",
         metavar="CMD",
         default=None,
-        help="Command that starts a stdio MCP server for mcp_verify_result (split like a POSIX shell; "
+        help="Command that starts a stdio MCP server for mcp_replay_verify (split like a POSIX shell; "
         "a fresh server per test).",
     )
-    group.addoption(
+    option(
+        "--mcp-replay-record-mode",
         "--mcp-record-mode",
         choices=RECORD_MODES,
         default="none",
         help="What a missing cassette means: 'none' (default) makes the test an error, 'auto' skips it.",
     )
-    group.addoption(
+    option(
+        "--mcp-replay-timeout",
         "--mcp-timeout",
         metavar="SECONDS",
         type=float,
         default=30.0,
-        help="mcp_verify_result: seconds to wait for each response, and for the server's first one (default 30).",
+        help="mcp_replay_verify: seconds to wait for each response, and for the server's first one (default 30).",
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register the marker (so ``--strict-markers`` accepts it) and refuse contradictory options."""
     config.addinivalue_line("markers", _MARKER_HELP)
-    if config.getoption("mcp_target", None) and config.getoption("mcp_target_stdio", None):
-        raise pytest.UsageError("--mcp-target and --mcp-target-stdio are mutually exclusive: give one server")
-    timeout = config.getoption("mcp_timeout", 30.0)
+    if config.getoption("mcp_replay_target", None) and config.getoption("mcp_replay_target_stdio", None):
+        raise pytest.UsageError(
+            "--mcp-replay-target and --mcp-replay-target-stdio are mutually exclusive: give one server"
+        )
+    timeout = config.getoption("mcp_replay_timeout", 30.0)
     if timeout is not None and timeout <= 0:
-        raise pytest.UsageError(f"--mcp-timeout must be a positive number of seconds, got {timeout:g}")
+        raise pytest.UsageError(f"--mcp-replay-timeout must be a positive number of seconds, got {timeout:g}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -139,7 +168,8 @@ def cassette_spec(request: pytest.FixtureRequest, fixture: str) -> CassetteSpec:
         path = Path(request.path).parent / path
     return CassetteSpec(
         path=path,
-        ignore_keys=_strings(kwargs.get("ignore_keys", ()), "ignore_keys"),
+        ignore_keys=_strings(kwargs.get("ignore_keys", ()), "ignore_keys")
+        + _strings(kwargs.get("ignore_fields", ()), "ignore_fields"),
         ignore_paths=_strings(kwargs.get("ignore_paths", ()), "ignore_paths"),
         allow_reorder=bool(kwargs.get("allow_reorder", False)),
         match=str(match),
@@ -162,11 +192,11 @@ def _existing(spec: CassetteSpec, config: pytest.Config) -> Path:
     """The cassette's path if the file is there; else an error, or a skip under ``auto``."""
     if spec.path.is_file():
         return spec.path
-    if config.getoption("mcp_record_mode") == "auto":
-        pytest.skip(f"cassette {spec.path} is not recorded yet (--mcp-record-mode=auto)")
+    if config.getoption("mcp_replay_record_mode") == "auto":
+        pytest.skip(f"cassette {spec.path} is not recorded yet (--mcp-replay-record-mode=auto)")
     _fail(
         f"cassette {spec.path} does not exist (paths in @pytest.mark.{MARKER} are relative to the test file's "
-        "directory); record it with `mcp-replay record`, or run with --mcp-record-mode=auto to skip such tests"
+        "directory); record it with `mcp-replay record`, or run with --mcp-replay-record-mode=auto to skip such tests"
     )
 
 
@@ -199,7 +229,7 @@ def mcp_replay_server(request: pytest.FixtureRequest) -> Iterator[MockHttpServer
     from mcp_replay_action.serve import MockHttpServer
 
     # Named after what the test asked for: most tests ask for the URL, which needs this fixture.
-    asked = "mcp_replay_url" if "mcp_replay_url" in request.fixturenames else "mcp_replay_server"
+    asked = next((name for name in URL_FIXTURES if name in request.fixturenames), "mcp_replay_server")
     spec = cassette_spec(request, asked)
     cassette = _load(spec, request.config)
     mock = MockHttpServer(cassette, "127.0.0.1", 0, match=spec.match).start()
@@ -209,10 +239,12 @@ def mcp_replay_server(request: pytest.FixtureRequest) -> Iterator[MockHttpServer
         mock.stop()
 
 
-@pytest.fixture
-def mcp_replay_url(mcp_replay_server: MockHttpServer) -> str:
+def _mock_url(mcp_replay_server: MockHttpServer) -> str:
     """The URL (``http://127.0.0.1:PORT/mcp``) of the mock server for the marked cassette."""
     return mcp_replay_server.url
+
+
+mcp_replay_mock_url = pytest.fixture(name="mcp_replay_mock_url")(_mock_url)
 
 
 @pytest.fixture
@@ -231,14 +263,14 @@ def mcp_replay_stdio(request: pytest.FixtureRequest) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def mcp_verify_result(request: pytest.FixtureRequest) -> CassetteResult:
-    """The marked cassette replayed against ``--mcp-target URL`` or ``--mcp-target-stdio CMD``
-    (a fresh connection or server process per test), compared with the marker's options."""
+def _verify(request: pytest.FixtureRequest) -> CassetteResult:
+    """The marked cassette replayed against ``--mcp-replay-target URL`` or
+    ``--mcp-replay-target-stdio CMD`` (a fresh connection or server process per test), compared
+    with the marker's options."""
     config = request.config
-    spec = cassette_spec(request, "mcp_verify_result")
-    url = config.getoption("mcp_target")
-    command = config.getoption("mcp_target_stdio")
+    spec = cassette_spec(request, request.fixturename or "mcp_replay_verify")
+    url = config.getoption("mcp_replay_target")
+    command = config.getoption("mcp_replay_target_stdio")
     cassette = _load(spec, config)
 
     from mcp_replay_action.compare import CompareOptions
@@ -256,14 +288,14 @@ def mcp_verify_result(request: pytest.FixtureRequest) -> CassetteResult:
     if problem:
         _fail(f"@pytest.mark.{MARKER}: {problem}")
     if not url and not command:
-        pytest.skip("no MCP server to verify against: pass --mcp-target URL or --mcp-target-stdio CMD")
+        pytest.skip("no MCP server to verify against: pass --mcp-replay-target URL or --mcp-replay-target-stdio CMD")
 
     from mcp_replay_action.replay import ReplayOptions, replay_cassette
     from mcp_replay_action.transport import Target, open_transport
 
-    timeout = float(config.getoption("mcp_timeout"))
+    timeout = float(config.getoption("mcp_replay_timeout"))
     try:
-        # --mcp-target (a URL) wins over --mcp-target-stdio: a running server, nothing to start.
+        # A URL wins over a command: a running server, nothing to start.
         target = Target(url=url, startup_timeout=timeout) if url else Target(command=command, startup_timeout=timeout)
         transport = open_transport(target)
         options = ReplayOptions(timeout=timeout, startup_timeout=timeout, compare=compare)
@@ -273,10 +305,20 @@ def mcp_verify_result(request: pytest.FixtureRequest) -> CassetteResult:
     _fail(failure)
 
 
+mcp_replay_verify = pytest.fixture(name="mcp_replay_verify")(_verify)
+
+# mcp-recorder's fixture names, for suites moving over from it; left to mcp-recorder itself when
+# it is installed (a second fixture of the same name would silently replace one of the two).
+URL_FIXTURES = ("mcp_replay_mock_url",) if recorder_installed() else ("mcp_replay_mock_url", "mcp_replay_url")
+if not recorder_installed():
+    mcp_replay_url = pytest.fixture(name="mcp_replay_url")(_mock_url)
+    mcp_verify_result = pytest.fixture(name="mcp_verify_result")(_verify)
+
+
 def _server_failure(exc: Exception, target: str) -> str:
     from mcp_replay_action.errors import ServerError
 
-    message = f"mcp_verify_result against {target}: {' '.join(str(exc).split())}"
+    message = f"mcp_replay_verify against {target}: {' '.join(str(exc).split())}"
     # The message often ends with the last line of stderr already; more is worth showing.
     if isinstance(exc, ServerError) and exc.stderr_tail.strip() and exc.stderr_tail.strip() not in message:
         tail = exc.stderr_tail.strip().splitlines()[-10:]
