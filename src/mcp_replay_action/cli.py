@@ -57,6 +57,8 @@ def parse_env(pairs: Sequence[str]) -> dict[str, str]:
 
 def parse_headers(pairs: Sequence[str]) -> dict[str, str]:
     """``Name: value`` options into a dict (values are secrets: never echoed, even in errors)."""
+    if not pairs:
+        return {}  # a stdio replay never imports the HTTP client
     from mcp_replay_action.transport.http import parse_header
 
     return dict(parse_header(pair) for pair in pairs)
@@ -408,21 +410,17 @@ def emit_report(
 ) -> None:
     """Render a finished report to the console and every requested file."""
     from mcp_replay_action.cassette import atomic_write_text
-    from mcp_replay_action.report import badge, console, junit, markdown
-    from mcp_replay_action.report import json as jsonreport
+    from mcp_replay_action.report import render
 
     if as_json:
-        click.echo(jsonreport.dumps(report), nl=False)
+        click.echo(render(report, "json"), nl=False)
     else:
+        from mcp_replay_action.report import console
+
         click.echo(console.render(report, color=sys.stdout.isatty(), verbose=verbose), nl=False)
-    if report_file:
-        atomic_write_text(report_file, jsonreport.dumps(report))
-    if markdown_file:
-        atomic_write_text(markdown_file, markdown.render(report))
-    if junit_file:
-        atomic_write_text(junit_file, junit.render(report))
-    if badge_file:
-        atomic_write_text(badge_file, badge.dumps(report))
+    for fmt, file in (("json", report_file), ("markdown", markdown_file), ("junit", junit_file), ("badge", badge_file)):
+        if file:
+            atomic_write_text(file, render(report, fmt))
 
 
 @main.command()

@@ -32,8 +32,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from deepdiff import DeepDiff
-
 from mcp_replay_action.normalize import (
     BOX_TYPES,
     Base64Text,
@@ -423,21 +421,41 @@ def _window(text: str, at: int, limit: int = RENDER_CAP) -> str:
 
 
 def _first_difference(a: str, b: str) -> int:
-    for i, (x, y) in enumerate(zip(a, b, strict=False)):
-        if x != y:
-            return i
-    return min(len(a), len(b))
+    """The index of the first character where ``a`` and ``b`` differ (or the shorter length).
+
+    Halving the window with slice comparisons keeps the work in C: a per-character Python loop
+    over a megabyte of text costs a tenth of a second."""
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n  # a[:lo] == b[:lo] and a[:hi] != b[:hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 # -- the differ -------------------------------------------------------------------------------
 
 
 class _Differ:
-    def __init__(self, options: CompareOptions) -> None:
+    def __init__(self, options: CompareOptions, *, drop_equal: bool = True) -> None:
+        self.options = options
         self.allow_reorder = options.allow_reorder
+        self.drop_equal = drop_equal
         self.findings: list[Finding] = []
+        # Equal members and subtrees are left out before DeepDiff, which would otherwise walk
+        # (and copy) every one of them. ``==`` forgives True == 1 and the order of named items,
+        # so each pair dropped on ``==`` alone is kept here and checked strictly, all at once.
+        self.dropped: list[tuple[Any, Any]] = []
 
     def run(self, before: Any, after: Any) -> tuple[Finding, ...]:
+        # DeepDiff costs ~100 ms to import: only a replay that found a difference pays it.
+        from deepdiff import DeepDiff
+
         a, b = self.align(before, after, "$", None)
         tree = DeepDiff(a, b, view="tree", threshold_to_diff_deeper=0, verbose_level=2)
         for report_type, levels in tree.items():
@@ -447,7 +465,19 @@ class _Differ:
             # DeepDiff forgives what Python's == forgives inside lists (False == 0, True == 1.0);
             # the canonical forms differ, so the difference is real: find it leaf by leaf.
             self.findings.extend(_strict_differences(a, b, "$"))
+        if self.dropped and canonical([x for x, _ in self.dropped]) != canonical([y for _, y in self.dropped]):
+            # Something ``==`` forgave (True == 1, the order of named items) was left out: look
+            # again with nothing left out.
+            again = _Differ(self.options, drop_equal=False)
+            return again.run(before, after)
         return _finish(_drop_echoes(self.findings))
+
+    def same(self, a: Any, b: Any) -> bool:
+        """Whether two members are equal, so DeepDiff need not see them (checked strictly later)."""
+        if not self.drop_equal or type(a) is not type(b) or not _same(a, b):
+            return False
+        self.dropped.append((a, b))
+        return True
 
     # Lists are lined up before DeepDiff sees them: DeepDiff pairs lists of objects by
     # position, so one removed item would read as every later item changed.
@@ -464,7 +494,11 @@ class _Differ:
             na, nb = type(a)(), type(b)()
             for k, value in a.items():
                 if k in b:
-                    na[k], nb[k] = self.align(value, b[k], path + _segment(a, k), _Step(a, k).key)
+                    where = path + _segment(a, k)
+                    # "required" stays: whether an added property is a required one is read there.
+                    if k != "required" and self.same(value, b[k]):
+                        continue
+                    na[k], nb[k] = self.align(value, b[k], where, _Step(a, k).key)
                 else:
                     na[k] = value
             for k, value in b.items():
@@ -489,7 +523,10 @@ class _Differ:
         na, nb = Keyed(a.key), Keyed(b.key)
         for k, value in a.items():
             if k in b:
-                na[k], nb[k] = self.align(value, b[k], path + _ident_segment(a.key, k), None)
+                where = path + _ident_segment(a.key, k)
+                if self.same(value, b[k]):
+                    continue
+                na[k], nb[k] = self.align(value, b[k], where, None)
             else:
                 na[k] = value
         for k, value in b.items():

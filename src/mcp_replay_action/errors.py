@@ -54,5 +54,9 @@ class ServerExited(ServerError):
     """The server process ended (or the connection closed) while a response was awaited."""
 
 
+class ServerExitedAtStart(ServerStartError, ServerExited):
+    """The server exited before it sent a single message: a start-up failure, whichever call saw it."""
+
+
 class TransportTimeout(ServerError):
     """No message arrived within the bounded timeout."""

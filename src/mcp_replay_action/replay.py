@@ -181,6 +181,8 @@ class _Session:
             return
         except ServerExited as exc:
             if first:
+                if isinstance(exc, ServerStartError):
+                    raise  # already says how start-up failed
                 raise ServerStartError(
                     f"the server exited before answering {inter.method}", **diag_kwargs(self.transport)
                 ) from exc

@@ -8,22 +8,59 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-import jsonschema
-
 from mcp_replay_action.cassette.model import KINDS, Interaction
 from mcp_replay_action.errors import CassetteError
+
+
+@lru_cache(maxsize=1)
+def _schema() -> dict[str, Any]:
+    text = resources.files("mcp_replay_action").joinpath("schemas/cassette-1.schema.json").read_text()
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 @lru_cache(maxsize=2)
 def _validator(kind: str) -> Any:
     """A validator for one of the schema's definitions (``header`` or ``interaction``)."""
-    text = resources.files("mcp_replay_action").joinpath("schemas/cassette-1.schema.json").read_text()
-    schema = {**json.loads(text), "$ref": f"#/$defs/{kind}"}
+    import jsonschema  # ~100 ms: only for a document the quick check below cannot vouch for
+
+    schema = {**_schema(), "$ref": f"#/$defs/{kind}"}
     return jsonschema.validators.validator_for(schema)(schema)
+
+
+_JSON_TYPES: dict[str, Any] = {"object": dict, "array": list, "string": str, "null": type(None), "boolean": bool}
+_SIMPLE_KEYWORDS = frozenset({"type", "enum", "const", "properties", "required", "items", "description"})
+
+
+def _fits(schema: Any, value: Any) -> bool:
+    """Whether ``value`` fits a schema fragment that uses only the simple keywords above; False
+    (so the full validator decides) for anything else, which keeps this check never laxer."""
+    if not isinstance(schema, dict) or not _SIMPLE_KEYWORDS.issuperset(schema):
+        return False
+    if "const" in schema and not (value == schema["const"] and type(value) is type(schema["const"])):
+        return False
+    if "enum" in schema and not any(value == e and type(value) is type(e) for e in schema["enum"]):
+        return False
+    if "type" in schema:
+        types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+        if not all(t in _JSON_TYPES for t in types) or not any(type(value) is _JSON_TYPES[t] for t in types):
+            return False
+    if isinstance(value, dict):
+        if any(k not in value for k in schema.get("required", ())):
+            return False
+        props = schema.get("properties", {})
+        return all(_fits(props[k], v) for k, v in value.items() if k in props)
+    if isinstance(value, list) and "items" in schema:
+        return all(_fits(schema["items"], v) for v in value)
+    return True
 
 
 def schema_error(kind: str, doc: Any) -> str | None:
     """The first reason ``doc`` does not fit ``$defs/kind``, in one line, or None."""
+    if kind == "header" and _fits(_schema()["$defs"]["header"], doc):
+        return None
+    import jsonschema
+
     error = jsonschema.exceptions.best_match(_validator(kind).iter_errors(doc))
     if error is None:
         return None

@@ -15,24 +15,38 @@ a score.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.report import badge, console, junit, markdown
-from mcp_replay_action.report import json as json_report
-from mcp_replay_action.results import Report
+
+if TYPE_CHECKING:
+    from mcp_replay_action.results import Report
 
 FORMATS: tuple[str, ...] = ("console", "json", "markdown", "junit", "badge")
 
 
 def render(report: Report, fmt: str) -> str:
     """``report`` as text in format ``fmt`` (one of ``FORMATS``), with each format's defaults."""
+    # Each renderer is imported when asked for: a replay that prints to the console alone
+    # should not pay for Markdown, JUnit and badge code at start-up.
     if fmt == "console":
+        from mcp_replay_action.report import console
+
         return console.render(report)
     if fmt == "json":
+        from mcp_replay_action.report import json as json_report
+
         return json_report.dumps(report)
     if fmt == "markdown":
+        from mcp_replay_action.report import markdown
+
         return markdown.render(report)
     if fmt == "junit":
+        from mcp_replay_action.report import junit
+
         return junit.render(report)
     if fmt == "badge":
+        from mcp_replay_action.report import badge
+
         return badge.dumps(report)
     raise ConfigError(f"unknown report format {fmt!r}; expected one of {', '.join(FORMATS)}")

@@ -55,6 +55,11 @@ def _libc() -> Any:
     if not os.path.isdir("/proc/self") or not hasattr(os, "setsid"):
         return None
     try:
+        # The usual soname first: find_library runs ldconfig (a process) on every start-up.
+        return ctypes.CDLL("libc.so.6", use_errno=True)
+    except OSError:
+        pass
+    try:
         return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
     except OSError:
         return None

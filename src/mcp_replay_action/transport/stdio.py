@@ -14,7 +14,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mcp_replay_action.errors import ServerExited, ServerStartError, TransportTimeout
+from mcp_replay_action.errors import ServerExited, ServerExitedAtStart, ServerStartError, TransportTimeout
 from mcp_replay_action.jsonrpc import encode, is_message
 from mcp_replay_action.transport.process import (
     SHUTDOWN_GRACE,
@@ -43,7 +43,8 @@ class StdioTransport:
     plus ``env``; ``setup``, when given, runs to completion before each start. ``receive`` returns messages in arrival order; lines on stdout that are not
     JSON-RPC are skipped and counted. stderr is drained on a thread and only its last
     ``stderr_tail_lines`` are kept. ``start`` watches the first ``exit_check`` seconds for a server
-    that dies at once.
+    that dies at once (none by default: waiting would cost every replay that time, and a server
+    that exits before it says anything is reported as a start-up failure by whichever call sees it).
 
     stdout is read in the caller's thread with ``select``: a replay is lock-step, and handing every
     message across threads would cost more than the parsing. It cannot deadlock: ``send`` keeps
@@ -60,7 +61,7 @@ class StdioTransport:
         isolate: bool = False,
         setup: str | Sequence[str] | None = None,
         setup_timeout: float = 120.0,
-        exit_check: float = 0.2,
+        exit_check: float = 0.0,
         stderr_tail_lines: int = 40,
         shutdown_grace: float = SHUTDOWN_GRACE,
     ) -> None:
@@ -83,6 +84,7 @@ class StdioTransport:
         self._closed = False
         self.non_json_lines = 0
         self.last_non_json = ""
+        self._heard = False  # the server has sent at least one message
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -221,8 +223,10 @@ class StdioTransport:
                 self._count_stray(line)
             return
         if type(value) is dict and is_message(value):
+            self._heard = True
             self._messages.append(value)
         elif type(value) is list and value and all(is_message(v) for v in value):
+            self._heard = True
             self._messages.extend(value)  # a batch (protocol versions before 2025-06-18)
         else:
             self._count_stray(line)
@@ -239,6 +243,12 @@ class StdioTransport:
         if not what:
             what = f"the server exited with status {status}" if status is not None else "the server closed its stdout"
         why = last_line(tail)
+        if not self._heard and status is not None:
+            return ServerExitedAtStart(
+                f"server exited at start-up with status {status}" + (f": {why}" if why else ""),
+                stderr_tail=tail,
+                exit_status=status,
+            )
         return ServerExited(what + (f"; stderr: {why}" if why else ""), stderr_tail=tail, exit_status=status)
 
     def _exit_status(self, wait: float = 0.0) -> int | None:

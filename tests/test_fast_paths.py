@@ -1,0 +1,110 @@
+"""The replay's fast paths give the same verdicts as the slow ones (the benchmarks in
+``benchmarks/`` measure how fast; these only check what is found and what is loaded)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from mcp_replay_action.compare import CompareOptions, _first_difference, compare
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def answer(records: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {"content": [{"type": "text", "text": json.dumps({"records": records})}]},
+    }
+
+
+def records(n: int) -> list[dict[str, Any]]:
+    return [{"name": f"item-{i}", "score": i % 7, "ok": True, "tags": ["a", "b"]} for i in range(n)]
+
+
+def test_one_changed_member_of_a_large_named_list_is_the_only_finding() -> None:
+    before, after = records(3000), records(3000)
+    after[1500]["score"] = -1
+    (finding,) = compare(answer(before), answer(after))
+    assert finding.path == "$.result.content[0].text{json}.records[name=item-1500].score"
+    assert (finding.kind, finding.cls, finding.before, finding.after) == ("value-change", "breaking", 1500 % 7, -1)
+
+
+def test_a_boolean_that_became_a_number_inside_an_otherwise_equal_member_is_found() -> None:
+    # ``==`` says True == 1: the member is left out of the diff on ``==`` and must still be seen.
+    before, after = records(50), records(50)
+    after[10]["ok"] = 1
+    after[40]["score"] = 99
+    paths = {f.path: f.message for f in compare(answer(before), answer(after))}
+    assert paths == {
+        "$.result.content[0].text{json}.records[name=item-10].ok": "type changed from boolean to number",
+        "$.result.content[0].text{json}.records[name=item-40].score": "value changed: 5 -> 99",
+    }
+
+
+def test_reordered_named_items_inside_an_equal_looking_subtree_are_reported() -> None:
+    tools = [{"name": n, "inputSchema": {"type": "object"}} for n in ("a", "b", "c")]
+    before = {"jsonrpc": "2.0", "id": 1, "result": {"wrapper": {"tools": tools}, "other": 1}}
+    after = {"jsonrpc": "2.0", "id": 1, "result": {"wrapper": {"tools": tools[::-1]}, "other": 2}}
+    kinds = sorted((f.kind, f.path) for f in compare(before, after, CompareOptions()))
+    assert kinds == [("ordering-change", "$.result.wrapper.tools"), ("value-change", "$.result.other")]
+
+
+def test_first_difference_of_long_text() -> None:
+    base = "x" * 100_000
+    for at in (0, 1, 4095, 50_000, 99_999):
+        changed = base[:at] + "y" + base[at + 1 :]
+        assert _first_difference(base, changed) == at
+    assert _first_difference(base, base) == len(base)
+    assert _first_difference(base, base + "tail") == len(base)
+    assert _first_difference("", "a") == 0
+
+
+def test_an_all_pass_stdio_replay_imports_no_deepdiff_jsonschema_or_httpx() -> None:
+    code = (
+        "import sys\n"
+        "from mcp_replay_action.cli import main\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as exc:\n"
+        "    assert exc.code in (0, None), exc.code\n"
+        "heavy = sorted(m for m in ('deepdiff', 'jsonschema', 'httpx') if m in sys.modules)\n"
+        "print('HEAVY', heavy, file=sys.stderr)\n"
+    )
+    server = f"{sys.executable} -m mcp_replay_action.samples.calc_server"
+    cassettes = str(ROOT / "cassettes/calc/*.jsonl")
+    done = subprocess.run(
+        [sys.executable, "-c", code, "replay", "--cassette", cassettes, "--server", server],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert "GRADE A" in done.stdout, done.stdout + done.stderr
+    assert "HEAVY []" in done.stderr, done.stderr
+
+
+def test_a_server_that_exits_before_it_says_anything_is_a_start_up_failure(tmp_path: Path) -> None:
+    crash = f"{sys.executable} -c \"import sys; sys.stderr.write('no config here\\n'); sys.exit(3)\""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mcp_replay_action",
+            "replay",
+            "--cassette",
+            str(ROOT / "cassettes/calc/session.jsonl"),
+            "--server",
+            crash,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert "server exited at start-up with status 3: no config here" in done.stderr + done.stdout
