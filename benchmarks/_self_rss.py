@@ -14,12 +14,25 @@ import runpy
 import sys
 
 
+def _peak_kib() -> int:
+    """This program's peak RSS: VmHWM belongs to this address space alone, where ru_maxrss
+    carries over the peak of whatever process forked us (exec keeps it)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
 def _report() -> None:
     target = os.environ.get("MCP_BENCH_INFO")
     if not target:
         return
     facts = {
-        "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "maxrss_kib": _peak_kib(),
         "modules": sorted({name.partition(".")[0] for name in sys.modules}),
     }
     with open(target, "w") as fh:
