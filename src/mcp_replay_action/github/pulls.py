@@ -87,7 +87,10 @@ def add_labels(gh: GitHubClient, repo: str, number: int, labels: Sequence[str]) 
 
 def find_issue(gh: GitHubClient, repo: str, marker: str, login: str) -> dict[str, Any] | None:
     """Our open issue carrying ``marker`` (written by ``login``; pull requests are skipped)."""
-    found = gh.paginate(f"repos/{repo}/issues", {"state": "open", "creator": login})
+    # No ``creator`` filter: how GitHub spells a bot there (``github-actions[bot]`` or
+    # ``app/github-actions``) is not something to bet one issue per run on; the author is
+    # checked on each item instead.
+    found = gh.paginate(f"repos/{repo}/issues", {"state": "open"})
     return next((i for i in found if is_ours(i, marker, login) and "pull_request" not in i), None)
 
 
