@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from mcp_replay_action import cassette, scenarios
+from mcp_replay_action import __version__, cassette
 from mcp_replay_action.errors import ConfigError, ServerStartError, TransportTimeout
 from mcp_replay_action.scenarios import Action, Scenarios, Target, load_scenarios, record_scenarios
 
@@ -405,7 +405,7 @@ def test_handshake_recording_answers_server_requests_and_keeps_order(
     assert meta["url"] is None and meta["transport"] == "stdio"
     assert (meta["protocol_version"], meta["era"]) == ("2025-06-18", "handshake")
     assert meta["server_info"] == {"name": "fake", "version": "9.9"}
-    assert meta["tool_version"] == scenarios.__version__
+    assert meta["tool_version"] == __version__
     assert meta["scenario"] == "main" and meta["description"] == "the fake"
     assert meta["recorded_at"].endswith("Z")
     assert meta["redaction"]["env"] == ["FAKE_TOKEN"]

@@ -1,0 +1,84 @@
+"""What a ``scenarios.yml`` says, as plain frozen dataclasses (``loader`` reads the file,
+``recorder`` records it)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.protocol import HANDSHAKE_VERSION, era_of
+from mcp_replay_action.transport import Target
+
+SCHEMA_VERSION = "1.0"
+DEFAULT_TIMEOUT = 30.0
+STARTUP_TIMEOUT = 30.0  # the first answer may wait for npx/uvx to fetch and start the server
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """The ``redact`` block: what to scrub before a cassette touches disk."""
+
+    server_url: bool = True  # keep only scheme://host[:port] of the URL in the header
+    env: tuple[str, ...] = ()  # names of variables whose values are replaced wherever they appear
+    patterns: tuple[str, ...] = ()
+    keys: tuple[str, ...] = ()
+    defaults: bool = True  # the built-in secret keys, bearer tokens and key-like strings
+
+
+@dataclass(frozen=True)
+class Action:
+    """One step of a scenario: a request (or, for ``notify``, a notification) to send."""
+
+    kind: str  # the action as written: list_tools, call_tool, request, ...
+    method: str
+    params: dict[str, Any] | None = None
+    line: int = 0
+    notification: bool = False
+    input_responses: dict[str, Any] | None = None  # answers for a stateless input_required result
+
+    @property
+    def label(self) -> str:
+        name = None
+        if self.params:
+            name = self.params.get("name") or self.params.get("uri")
+        return f"{self.method} {name}" if isinstance(name, str) else self.method
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    actions: tuple[Action, ...]
+    protocol_version: str = HANDSHAKE_VERSION
+    description: str = ""
+    line: int = 0
+
+    @property
+    def era(self) -> str:
+        return era_of(self.protocol_version) or "handshake"
+
+
+@dataclass(frozen=True)
+class Scenarios:
+    """A loaded ``scenarios.yml``."""
+
+    path: str
+    target: Target
+    scenarios: tuple[Scenario, ...]
+    target_line: int = 0  # where ``target`` is written, for messages about it
+    redact: Redaction = Redaction()
+    timeout: float = DEFAULT_TIMEOUT
+    startup_timeout: float = STARTUP_TIMEOUT
+    client_capabilities: Mapping[str, Any] = field(default_factory=dict)
+    schema_version: str = SCHEMA_VERSION
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.scenarios)
+
+    def get(self, name: str) -> Scenario:
+        for scenario in self.scenarios:
+            if scenario.name == name:
+                return scenario
+        raise ConfigError(f"{self.path}: no scenario named {name!r} (have: {', '.join(self.names)})")

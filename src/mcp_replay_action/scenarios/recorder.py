@@ -1,0 +1,382 @@
+"""Recording a loaded ``scenarios.yml``: each scenario against a fresh server (``open_transport``),
+driven through the one client session (``ClientSession``), redacted, with the one header builder."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from mcp_replay_action import __version__
+from mcp_replay_action import cassette as cassette_mod
+from mcp_replay_action.cassette import Cassette, Interaction
+from mcp_replay_action.cassette.header import CassetteHeader, header_url, utc_now
+from mcp_replay_action.errors import (
+    ConfigError,
+    ServerError,
+    ServerExited,
+    ServerStartError,
+    TransportTimeout,
+)
+from mcp_replay_action.protocol import (
+    META_CLIENT_CAPABILITIES,
+    META_PROTOCOL_VERSION,
+    STATELESS_VERSION,
+    is_input_required,
+)
+from mcp_replay_action.scenarios.model import Action, Scenario, Scenarios
+from mcp_replay_action.session import ClientSession, error_answer, result_answer
+from mcp_replay_action.transport import Target, Transport, open_transport
+
+META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
+CLIENT_INFO = {"name": "mcp-replay", "version": __version__}
+MAX_INPUT_ROUNDS = 8  # multi round-trip retries of one action before we call it a loop
+MIN_SECRET_LENGTH = 4  # shorter env values would scrub ordinary words and digits everywhere
+
+
+MakeTransport = Callable[[Target], Transport]
+
+
+def record_scenarios(
+    scenarios: Scenarios,
+    output_dir: str | os.PathLike[str],
+    *,
+    only: Sequence[str] = (),
+    make_transport: MakeTransport | None = None,
+) -> list[Path]:
+    """Record every scenario (or the ``only`` ones) to ``<output_dir>/<name>.jsonl``; the paths written.
+
+    Each scenario gets a fresh server from ``make_transport`` (default: ``open_transport``).
+    Files are written only once every selected scenario has been recorded.
+    Raises ConfigError for an unknown name, ServerError subclasses when the server fails.
+    """
+    selected = [scenarios.get(name) for name in dict.fromkeys(only)] if only else list(scenarios.scenarios)
+    # Record everything before writing anything: a failure part-way leaves the old cassettes as
+    # they were, never a mix of fresh and stale ones.
+    recorded = [(s.name, record_scenario(scenarios, s, make_transport=make_transport)) for s in selected]
+    out_dir = Path(output_dir)
+    written: list[Path] = []
+    for name, cassette in recorded:
+        path = out_dir / f"{name}.jsonl"
+        cassette_mod.save(cassette, path)
+        written.append(path)
+    return written
+
+
+def record_scenario(
+    scenarios: Scenarios, scenario: Scenario | str, *, make_transport: MakeTransport | None = None
+) -> Cassette:
+    """Record one scenario against a fresh server and return the (redacted) cassette."""
+    if isinstance(scenario, str):
+        scenario = scenarios.get(scenario)
+    transport = (make_transport or open_transport)(scenarios.target)
+    session = _Session(scenarios, scenario, transport)
+    try:
+        transport.start()
+        session.run()
+    finally:
+        transport.close()
+    return session.cassette()
+
+
+class _Session:
+    """One scenario against one live server: opens the session, sends the actions, keeps the traffic."""
+
+    def __init__(self, scenarios: Scenarios, scenario: Scenario, transport: Transport) -> None:
+        self.scenarios = scenarios
+        self.scenario = scenario
+        self.transport = transport
+        self.client = ClientSession(
+            transport,
+            answer=_answer,
+            on_server_request=self._keep_server_request,
+            on_notification=self._keep_notification,
+            answer_errors=True,
+        )
+        self.stateless = scenario.era == "stateless"
+        self.capabilities = dict(scenarios.client_capabilities)
+        self.items: list[Interaction] = []
+        self.seq = 0
+        self.t0 = time.monotonic()
+        self.first = True
+        self.protocol_version = scenario.protocol_version
+        self.recorded_at = utc_now()
+
+    # -- the story of one scenario ------------------------------------------------------------
+
+    def run(self) -> None:
+        if self.stateless:
+            self._discover()
+        else:
+            self._initialize()
+        for action in self.scenario.actions:
+            if action.notification:
+                self.notify(action.method, action.params, action=action)
+            else:
+                self._perform(action)
+
+    def _initialize(self) -> None:
+        params = {
+            "protocolVersion": self.scenario.protocol_version,
+            "capabilities": self.capabilities,
+            "clientInfo": CLIENT_INFO,
+        }
+        response = self.request("initialize", params, action=None)
+        if "error" in response:
+            raise ServerStartError(f"{self._where(None)}: the server refused initialize: {_error_text(response)}")
+        result = response.get("result") or {}
+        self.protocol_version = str(result.get("protocolVersion") or self.protocol_version)
+        self.notify("notifications/initialized", None, action=None)
+
+    def _discover(self) -> None:
+        response = self.request("server/discover", None, action=None)
+        if "error" in response:
+            raise ServerStartError(
+                f"{self._where(None)}: the server does not speak the stateless protocol {STATELESS_VERSION}: "
+                f"server/discover answered {_error_text(response)} (use protocol: handshake)"
+            )
+        result = response.get("result") or {}
+        versions = result.get("supportedVersions")
+        if isinstance(versions, list) and self.scenario.protocol_version not in versions:
+            raise ServerStartError(
+                f"{self._where(None)}: the server supports {', '.join(map(str, versions))}, "
+                f"not {self.scenario.protocol_version}"
+            )
+
+    def _perform(self, action: Action) -> None:
+        response = self.request(action.method, action.params, action=action)
+        rounds = 0
+        # A stateless server that needs the user (elicitation, roots) answers input_required; a
+        # real client answers and retries the original request with the answers and the state.
+        while self.stateless and is_input_required(response):
+            rounds += 1
+            if rounds > MAX_INPUT_ROUNDS:
+                raise ServerError(f"{self._where(action)}: still input_required after {MAX_INPUT_ROUNDS} retries")
+            result = response["result"]
+            params = dict(action.params or {})
+            params["inputResponses"] = self._input_responses(action, result.get("inputRequests") or {})
+            if "requestState" in result:
+                params["requestState"] = result["requestState"]
+            response = self.request(action.method, params, action=action)
+
+    def _input_responses(self, action: Action, requests: Any) -> dict[str, Any]:
+        given = action.input_responses or {}
+        answers: dict[str, Any] = {}
+        if not isinstance(requests, dict):
+            return answers
+        for key, request in requests.items():
+            method = request.get("method") if isinstance(request, dict) else None
+            if key in given:
+                answers[key] = given[key]
+            elif method == "roots/list":
+                answers[key] = {"roots": []}
+            elif method == "elicitation/create":
+                answers[key] = {"action": "decline"}
+            else:
+                raise ConfigError(
+                    f"{self._where(action)}: the server asks for {method or 'input'} ({key!r}); "
+                    f"give the answer under input_responses: {{{key}: ...}}"
+                )
+        return answers
+
+    # -- messages -----------------------------------------------------------------------------
+
+    def _stamp(self, params: dict[str, Any] | None) -> dict[str, Any] | None:
+        """Stateless requests carry the protocol version and client capabilities in ``_meta``."""
+        if not self.stateless:
+            return params
+        out = dict(params or {})
+        meta = dict(out.get("_meta") or {})
+        meta.setdefault(META_PROTOCOL_VERSION, self.scenario.protocol_version)
+        meta.setdefault(META_CLIENT_CAPABILITIES, self.capabilities)
+        meta.setdefault(META_CLIENT_INFO, CLIENT_INFO)
+        out["_meta"] = meta
+        return out
+
+    def _take_seq(self) -> int:
+        self.seq += 1
+        return self.seq - 1
+
+    def _now(self) -> float:
+        return time.monotonic() - self.t0
+
+    def notify(self, method: str, params: dict[str, Any] | None, *, action: Action | None) -> None:
+        message = self.client.message(method, self._stamp(params), request=False)
+        seq, ts = self._take_seq(), self._now()
+        try:
+            self.transport.send(message)
+        except ServerError as exc:
+            raise _located(exc, self._where(action), message) from None
+        self.items.append(Interaction(seq=seq, kind="notification", message=message, ts=ts))
+
+    def request(self, method: str, params: dict[str, Any] | None, *, action: Action | None) -> dict[str, Any]:
+        message = self.client.message(method, self._stamp(params))
+        seq, ts = self._take_seq(), self._now()
+        started = time.monotonic()
+        first, self.first = self.first, False
+        wait = self.scenarios.startup_timeout if first else self.scenarios.timeout
+        try:
+            try:
+                response = self.client.request(message, wait)
+            except ServerError as exc:
+                raise _located(exc, self._where(action), message) from None
+        except (TransportTimeout, ServerExited) as exc:
+            if not first:
+                raise
+            # No answer to the opening request: the server never really started.
+            raise ServerStartError(str(exc), stderr_tail=exc.stderr_tail, exit_status=exc.exit_status) from None
+        latency = (time.monotonic() - started) * 1000.0
+        facts = getattr(self.transport, "transport_facts", None)
+        transport = facts(message["id"]) if callable(facts) else None
+        self.items.append(
+            Interaction(
+                seq=seq,
+                kind="request",
+                message=message,
+                response=response,
+                ts=ts,
+                latency_ms=round(latency, 3),
+                transport=transport or None,
+            )
+        )
+        return response
+
+    def _keep_notification(self, msg: dict[str, Any]) -> None:
+        self.items.append(Interaction(seq=self._take_seq(), kind="server-notification", message=msg, ts=self._now()))
+
+    def _keep_server_request(self, msg: dict[str, Any], answer: dict[str, Any]) -> None:
+        self.items.append(
+            Interaction(seq=self._take_seq(), kind="server-request", message=msg, response=answer, ts=self._now())
+        )
+
+    def _where(self, action: Action | None) -> str:
+        line = action.line if action is not None else self.scenario.line
+        return f"{self.scenarios.path}:{line}: scenario {self.scenario.name!r}"
+
+    # -- the cassette -------------------------------------------------------------------------
+
+    def cassette(self) -> Cassette:
+        """The recorded traffic, redacted, with a filled header."""
+        scrub = _Scrubber(self.scenarios)
+        items = sorted(self.items, key=lambda i: i.seq)
+        clean = tuple(replace(i, message=scrub.message(i.message), response=scrub.message(i.response)) for i in items)
+        target = self.scenarios.target
+        header = CassetteHeader(
+            transport=target.transport,
+            server=scrub.argv(target.argv()) or None,
+            url=header_url(target.url, scrub.text, origin_only=self.scenarios.redact.server_url)
+            if target.url
+            else None,
+            recorded_at=self.recorded_at,
+        )
+        extra = {"scenario": self.scenario.name}
+        if self.scenario.description:
+            extra["description"] = scrub.text(self.scenario.description)
+        meta = header.meta(
+            clean,
+            era=self.scenario.era,
+            protocol_version=self.protocol_version,
+            extra=extra,
+            redaction=scrub.rules(),  # last: it counts what the rules above replaced
+        )
+        return cassette_mod.with_lines(Cassette(meta=meta, interactions=clean))
+
+
+class _Scrubber:
+    """The ``redact`` block applied: the shared Redactor, plus the values of the named env vars.
+
+    The values never reach the header: it lists the variables' names only.
+    """
+
+    def __init__(self, scenarios: Scenarios) -> None:
+        from mcp_replay_action.redact import PLACEHOLDER, Redactor, is_secret_key
+
+        rules = scenarios.redact
+        self.redact = rules
+        self.placeholder = PLACEHOLDER
+        self.redactor = Redactor(keys=rules.keys, patterns=rules.patterns, defaults=rules.defaults)
+        # As ``record --env`` does: a credential handed to the server under a secret-looking name
+        # is redacted wherever it shows up, named or not in ``redact.env``.
+        self.env_names = list(
+            dict.fromkeys([*rules.env, *(name for name in scenarios.target.env if is_secret_key(name))])
+        )
+        secrets: set[str] = set()
+        for name in self.env_names:
+            value = scenarios.target.env.get(name) or os.environ.get(name)
+            if value and len(value) >= MIN_SECRET_LENGTH:
+                secrets.add(value)
+        # Longest first, so a value that contains another is replaced whole.
+        self.secrets = sorted(secrets, key=len, reverse=True)
+        self.env_hits = 0
+
+    def rules(self) -> dict[str, Any]:
+        out = dict(self.redactor.rules())
+        out["env"] = list(self.env_names)
+        out["server_url"] = self.redact.server_url
+        if self.env_hits:
+            out["hits"] = dict(sorted({**(out.get("hits") or {}), "env": self.env_hits}.items()))
+        return out
+
+    def text(self, text: str) -> str:
+        for value in self.secrets:
+            if value in text:
+                self.env_hits += text.count(value)
+                text = text.replace(value, self.placeholder)
+        return text
+
+    def _values(self, obj: Any) -> Any:
+        if not self.secrets:
+            return obj
+        if isinstance(obj, str):
+            return self.text(obj)
+        if isinstance(obj, dict):
+            return {k: self._values(v) for k, v in obj.items()}
+        if isinstance(obj, list):
+            return [self._values(v) for v in obj]
+        return obj
+
+    def message(self, obj: dict[str, Any] | None) -> Any:
+        if obj is None:
+            return None
+        return self._values(self.redactor.apply(obj))
+
+    def argv(self, argv: Sequence[str]) -> list[str]:
+        return [self.text(arg) for arg in self.redactor.apply_argv(list(argv))]
+
+
+def _error_text(response: dict[str, Any]) -> str:
+    error = response.get("error")
+    if not isinstance(error, dict):
+        return "an error"
+    return f"{error.get('code')} {' '.join(str(error.get('message', '')).split())[:200]}".strip()
+
+
+def _answer(msg: dict[str, Any]) -> dict[str, Any]:
+    """What the recording client answers a server request: no roots, pong, and a refusal for the
+    rest (a scenario cannot know what a person would have said)."""
+    method = msg.get("method")
+    if method == "roots/list":
+        return result_answer(msg, {"roots": []})
+    if method == "ping":
+        return result_answer(msg, {})
+    return error_answer(msg, f"mcp-replay scenarios: the recording client does not do {method}")
+
+
+def _located(exc: ServerError, where: str, message: dict[str, Any]) -> ServerError:
+    """The same failure, told with the scenario file's line and the request that met it."""
+    label = str(message.get("method") or "a response")
+    params = message.get("params")
+    if isinstance(params, dict) and isinstance(params.get("name"), str):
+        label += f" {params['name']}"
+    text = f"{where}: {label}: {exc}"
+    tail, status = exc.stderr_tail, exc.exit_status
+    if isinstance(exc, TransportTimeout):
+        return TransportTimeout(text, stderr_tail=tail, exit_status=status)
+    if isinstance(exc, ServerStartError):
+        return ServerStartError(text, stderr_tail=tail, exit_status=status)
+    if isinstance(exc, ServerExited):
+        return ServerExited(text, stderr_tail=tail, exit_status=status)
+    return ServerError(text, stderr_tail=tail, exit_status=status)
