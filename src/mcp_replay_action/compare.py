@@ -119,7 +119,7 @@ def compare(
     raw_before, raw_after = _body(recorded), _body(live)
     # Fastest exit: byte-identical bodies. ``==`` rejects most differing pairs at C speed; the
     # dumps comparison then rules out what ``==`` forgives (True == 1).
-    if _same(raw_before, raw_after):
+    if loosely_equal(raw_before, raw_after):
         dumped = _dumps(raw_before)
         if dumped is not None and dumped == _dumps(raw_after):
             return ()
@@ -209,7 +209,8 @@ def _tool_error_flip(before: Any, after: Any) -> Finding | None:
     )
 
 
-def _same(a: Any, b: Any) -> bool:
+def loosely_equal(a: Any, b: Any) -> bool:
+    """``a == b`` (so True == 1), and False rather than a RecursionError on hostile nesting."""
     try:
         return bool(a == b)
     except RecursionError:  # hostile nesting: let the depth-limited normaliser decide
@@ -474,7 +475,7 @@ class _Differ:
 
     def same(self, a: Any, b: Any) -> bool:
         """Whether two members are equal, so DeepDiff need not see them (checked strictly later)."""
-        if not self.drop_equal or type(a) is not type(b) or not _same(a, b):
+        if not self.drop_equal or type(a) is not type(b) or not loosely_equal(a, b):
             return False
         self.dropped.append((a, b))
         return True

@@ -276,15 +276,8 @@ def looks_random(text: str) -> bool:
     n = len(core)
     if n < 32 or n > 100 or core.count("/") > 3:
         return False
-    upper = lower = digit = 0
-    for ch in core:
-        if ch.isdigit():
-            digit += 1
-        elif ch.isupper():
-            upper += 1
-        elif ch.islower():
-            lower += 1
-    if upper < 2 or lower < 2 or digit < 2:
+    # map() over str methods counts in C; a Python loop per character cost a fifth of a replay.
+    if sum(map(str.isdigit, core)) < 2 or sum(map(str.isupper, core)) < 2 or sum(map(str.islower, core)) < 2:
         return False
     return _entropy(core) >= 4.0 + 0.016 * (n - 32)
 
