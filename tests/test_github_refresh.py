@@ -190,6 +190,14 @@ def test_a_403_names_the_missing_permission(
     assert fake.open_pulls(REPO) == []
 
 
+def test_the_refresh_branch_may_not_be_the_base_branch(fake: FakeGitHub, origin: Origin) -> None:
+    run = refresh(origin, fake, build="2", **{"refresh-branch": "main"})
+    assert run.returncode == EXIT_USAGE, run.stdout + run.stderr
+    (error,) = run.annotations("error")
+    assert "refresh-branch: 'main' is the base branch" in error.data
+    assert origin.head("main") == origin.sha and fake.requests("PATCH") == []
+
+
 def test_a_commit_author_and_title_from_inputs(fake: FakeGitHub, origin: Origin) -> None:
     run = refresh(
         origin,

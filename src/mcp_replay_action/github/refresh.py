@@ -130,6 +130,9 @@ def propose(
     """Commit ``files`` on ``parent``, point ``branch`` at it, open or update its pull request."""
     if not files:
         raise ValueError("nothing to propose")
+    if branch in (base, gitdata.default_branch(gh, repo)):
+        # The refresh branch is force-updated: never let that be the branch the PR goes to.
+        raise ConfigError(f"input refresh-branch: {branch!r} is the base branch; give a branch of its own")
     commit = gitdata.commit_files(
         gh, repo, parent=parent, files=files, message=message, author=author, committer=author
     )
