@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_replay_action.cassette import Cassette, Interaction
+from mcp_replay_action.cassette.header import server_info
 from mcp_replay_action.protocol import LIFECYCLE_METHODS, detect_era, is_input_required
-
-SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 
 
 @dataclass(frozen=True)
@@ -146,17 +145,7 @@ def _server_identity(cassette: Cassette) -> tuple[str | None, str | None]:
     """serverInfo from the header, else from the initialize result or a stateless result's _meta."""
     info = cassette.meta.get("server_info")
     if not isinstance(info, dict):
-        info = None
-        for inter in cassette.interactions:
-            result = (inter.response or {}).get("result") if inter.kind == "request" else None
-            if not isinstance(result, dict):
-                continue
-            found = result.get("serverInfo")
-            if not isinstance(found, dict):
-                found = (result.get("_meta") or {}).get(SERVER_INFO_META_KEY)
-            if isinstance(found, dict):
-                info = found
-                break
+        info = server_info(cassette.interactions)
     if not info:
         return None, None
     return _str_or_none(info.get("name")), _str_or_none(info.get("version"))

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 HANDSHAKE_VERSION = "2025-11-25"  # the newest handshake-era version
 STATELESS_VERSION = "2026-07-28"  # the first stateless-era version
 LIFECYCLE_METHODS = frozenset({"initialize", "notifications/initialized", "server/discover", "ping"})

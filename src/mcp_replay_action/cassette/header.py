@@ -18,10 +18,8 @@ from typing import Any
 
 from mcp_replay_action import __version__
 from mcp_replay_action.cassette.model import Interaction
-from mcp_replay_action.protocol import detect_era
+from mcp_replay_action.protocol import META_SERVER_INFO, detect_era
 from mcp_replay_action.transport import url_origin
-
-META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 
 def utc_now() -> str:

@@ -23,6 +23,7 @@ from mcp_replay_action.errors import (
 )
 from mcp_replay_action.protocol import (
     META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
     META_PROTOCOL_VERSION,
     STATELESS_VERSION,
     is_input_required,
@@ -31,7 +32,6 @@ from mcp_replay_action.scenarios.model import Action, Scenario, Scenarios
 from mcp_replay_action.session import ClientSession, error_answer, result_answer
 from mcp_replay_action.transport import Target, Transport, open_transport
 
-META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 CLIENT_INFO = {"name": "mcp-replay", "version": __version__}
 MAX_INPUT_ROUNDS = 8  # multi round-trip retries of one action before we call it a loop
 MIN_SECRET_LENGTH = 4  # shorter env values would scrub ordinary words and digits everywhere
