@@ -189,7 +189,7 @@ def peer_cassette(path: Path) -> dict:
     """The cassette in mcp-recorder's JSON format, as mcp-recorder 0.5 accepts it: it requires an
     HTTP status even on stdio interactions, which our converter leaves null."""
     from mcp_replay_action.cassette import load
-    from mcp_replay_action.convert import to_recorder_json
+    from mcp_replay_action.cassette.recorder_json import to_recorder_json
 
     doc = to_recorder_json(load(path))
     for item in doc.get("interactions", []):

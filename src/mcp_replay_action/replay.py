@@ -295,14 +295,31 @@ def replay_paths(
     min_grade: str | None = None,
     fail_on_regression: bool = False,
 ) -> Report:
-    """Load and replay every cassette (a fresh transport, so a fresh server, for each one)."""
-    cassettes = [load(p) for p in paths]  # all are validated before any server starts
-    for cassette in cassettes:
-        if not cassette.interactions:
-            # Nothing replayed must not read as a perfect grade.
-            raise CassetteError(cassette.path, None, "no interactions: nothing to replay (record a session into it)")
+    """Load and replay every cassette (a fresh transport, so a fresh server, for each one).
+
+    Every cassette is validated before any server starts, but only one is held in memory at a
+    time: with several, each is read once to check it and again just before its replay."""
+    paths = list(paths)
+    cassettes: Iterable[Cassette]
+    if len(paths) == 1:
+        cassettes = [_checked(load(paths[0]))]
+    else:
+        for path in paths:
+            _checked(load(path))  # dropped at once: a glob of big cassettes is never all loaded
+        cassettes = map(_load_checked, paths)
     results = tuple(replay_cassette(c, make_transport(c), options) for c in cassettes)
     return build_report(results, target=target, min_grade=min_grade, fail_on_regression=fail_on_regression)
+
+
+def _checked(cassette: Cassette) -> Cassette:
+    if not cassette.interactions:
+        # Nothing replayed must not read as a perfect grade.
+        raise CassetteError(cassette.path, None, "no interactions: nothing to replay (record a session into it)")
+    return cassette
+
+
+def _load_checked(path: str) -> Cassette:
+    return _checked(load(path))
 
 
 def build_report(
