@@ -4,8 +4,10 @@ post-comment path verified against the workflow run."""
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +17,9 @@ from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.github import comment as sticky
 from mcp_replay_action.github.client import Forbidden, GitHubClient, Unprocessable
 from mcp_replay_action.github.event import event_from_payload
+from mcp_replay_action.github.template import render_comment
+from mcp_replay_action.report import json as report_json
+from report_fixtures import hostile_report
 
 REPO = "octo/demo"
 SHA = "c0ffee" + "0" * 34
@@ -102,8 +107,8 @@ def test_body_without_marker_is_refused(fake: FakeGitHub) -> None:
 # -- the comment file and post-comment --------------------------------------------------------
 
 
-def saved(pr: int = 12, sha: str = SHA, text: str = "grade A") -> sticky.SavedComment:
-    return sticky.SavedComment(REPO, pr, sha, "default", body(text), run_id="99")
+def saved(pr: int = 12, sha: str = SHA) -> sticky.SavedComment:
+    return sticky.SavedComment(REPO, pr, sha, "default", report_json.to_dict(hostile_report()), run_id="99")
 
 
 def test_comment_file_round_trip(tmp_path: Path) -> None:
@@ -125,7 +130,7 @@ def test_comment_file_round_trip(tmp_path: Path) -> None:
                 "repository": "",
                 "head_sha": "",
                 "comment_id": "x-->",
-                "body": "",
+                "report": {},
                 "run_id": "",
             },
             "comment_id",
@@ -141,15 +146,30 @@ def test_bad_comment_files(tmp_path: Path, doc: object, needle: str) -> None:
         sticky.load_comment_file(tmp_path / "absent.json")
 
 
-def test_saved_body_is_sanitised() -> None:
-    hostile = sticky.SavedComment(
-        REPO, 12, SHA, "default", "<!-- mcp-replay:other -->\nhi @octocat and @org/team\n" + "y" * 70000
+def test_a_saved_report_round_trips_through_its_schema() -> None:
+    """The post-comment job rebuilds the report from the file (after the schema check) and
+    renders the same comment the run would have rendered."""
+    again = report_json.from_dict(saved().report)
+    assert report_json.to_dict(again) == saved().report
+    assert render_comment(again, marker=sticky.marker("default")) == render_comment(
+        hostile_report(), marker=sticky.marker("default")
     )
-    text = sticky.sanitise_saved_body(hostile)
-    assert text.startswith(sticky.marker("default") + "\n")
-    assert "mcp-replay:other" not in text
-    assert "@octocat" not in text and "@org/team" not in text
-    assert len(text) <= sticky.MAX_COMMENT_CHARS
+
+
+@pytest.mark.parametrize(
+    ("mutate", "needle"),
+    [
+        (lambda r: r.update(grade="A+"), "grade"),
+        (lambda r: r["cassettes"][0].update(passed="many"), "cassettes/0/passed"),
+        (lambda r: r["cassettes"][0]["interactions"][0].update(status="owned"), "status"),
+        (lambda r: r.pop("score"), "score"),
+    ],
+)
+def test_a_report_that_breaks_its_schema_is_refused(mutate: Any, needle: str) -> None:
+    bad = copy.deepcopy(saved().report)
+    mutate(bad)
+    with pytest.raises(ConfigError, match=f"not a valid report at .*{needle}|{needle}"):
+        report_json.from_dict(bad, where="comment file")
 
 
 def fork_run_event(run_id: int = 99, sha: str = SHA, pr_numbers: tuple[int, ...] = ()):  # type: ignore[no-untyped-def]

@@ -19,6 +19,7 @@ from github_action_run import (
     CALC_REGRESSED,
     HOSTILE,
     PY,
+    ActionRun,
     make_workspace,
     record_hostile_twin,
     run_action,
@@ -154,7 +155,7 @@ def test_fork_pull_request_saves_the_comment_instead_of_crashing(
     assert run.outputs["comment-url"] == "" and run.outputs["comment-written"] == "true"
     saved = sticky.load_comment_file(ws / run.outputs["comment-file"])
     assert (saved.pr_number, saved.head_sha, saved.repository, saved.run_id) == (8, SHA, REPO, "4242")
-    assert saved.body.startswith(sticky.marker("default"))
+    assert saved.report["schema"] == "mcp-replay/report@1" and saved.report["grade"] == "A"  # data, not a body
 
 
 def test_post_comment_mode_posts_the_fork_comment_after_verification(
@@ -188,7 +189,7 @@ def test_post_comment_mode_posts_the_fork_comment_after_verification(
     # A newer push moved the PR on: the stale comment is not posted, and that is no failure.
     fake.add_pull(REPO, 8, head_sha="9" * 40, head_ref="patch-1", head_repo="stranger/demo")
     (ws / "mcp-replay-comment.json").write_text(
-        (ws / "mcp-replay-comment.json").read_text().replace("grade **A**", "grade **F**")
+        (ws / "mcp-replay-comment.json").read_text().replace('"grade": "A"', '"grade": "F"')
     )
     stale = run_action(
         ws,
@@ -552,3 +553,51 @@ def test_a_redirect_from_the_api_is_a_typed_error_not_a_crash(
     assert "redirects to https://api.github.com" in warning.data and "renamed or moved" in warning.data
     assert "internal error" not in run.stdout
     assert comments(fake) == []
+
+
+def test_post_comment_renders_from_the_report_never_from_text_the_fork_wrote(
+    tmp_path: Path, fake: FakeGitHub, calc_cassette: Path
+) -> None:
+    """Issue 8 item 7: the fork's run uploads data (the JSON report), and the trusted job renders
+    the comment with its own template after checking the report against its schema. A body the
+    fork's code wrote into the file is never posted; a report that breaks the schema is refused."""
+    ws = make_workspace(tmp_path, {"cassettes/calc.jsonl": calc_cassette})
+    fork_run = run_action(
+        ws,
+        event_name="pull_request",
+        event=fork_pull_request(8, SHA),
+        inputs=inputs(CALC, github_token="fork-token"),
+        api_url=fake.url,
+    )
+    assert fork_run.returncode == EXIT_OK
+    fake.add_run(REPO, 555, head_sha=SHA, head_branch="patch-1", head_repo="stranger/demo")
+    fake.add_pull(REPO, 8, head_sha=SHA, head_ref="patch-1", head_repo="stranger/demo")
+    path = ws / "mcp-replay-comment.json"
+    doc = json.loads(path.read_text())
+    # What PR code could write: its own body, and hostile text inside the report's strings.
+    doc["body"] = f"{sticky.marker('default')}\nAll good, merge it! @octocat [click](https://evil.example)"
+    doc["report"]["cassettes"][0]["path"] = "cassettes/x.jsonl @octocat #1 https://evil.example"
+    path.write_text(json.dumps(doc))
+
+    def post() -> ActionRun:
+        return run_action(
+            ws,
+            event_name="workflow_run",
+            event=workflow_run(555, SHA, fork=True),
+            inputs={"mode": "post-comment", "github-token": "app-token"},
+            api_url=fake.url,
+        )
+
+    done = post()
+    assert done.returncode == EXIT_OK, done.stdout + done.stderr
+    [posted] = comments(fake, 8)
+    assert "merge it" not in posted["body"] and "](https://evil" not in posted["body"]
+    assert posted["body"].startswith(sticky.marker("default"))
+    assert not MENTION.search(posted["body"]) and "https://evil" not in posted["body"]
+
+    doc["report"]["grade"] = "<b>A+</b>"
+    path.write_text(json.dumps(doc))
+    refused = post()
+    assert refused.returncode == EXIT_USAGE
+    assert "not a valid report at grade" in refused.annotations("error")[0].data
+    assert len(comments(fake, 8)) == 1

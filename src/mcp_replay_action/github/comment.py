@@ -5,16 +5,17 @@ was written by us (the token's own login), searched across every page of comment
 quoted by someone else is never edited. It is updated only when its body changed.
 
 When the token may not write (a pull request from a fork gets a read-only token: 403 "Resource
-not accessible by integration"), the body and its metadata go to a file instead, and a later
-``workflow_run`` job (``mode: post-comment``) posts it after checking, through the API, that the
-pull request number belongs to the run's head branch and commit. That job never runs PR code.
+not accessible by integration"), the JSON report and its metadata go to a file instead, and a
+later ``workflow_run`` job (``mode: post-comment``) checks, through the API, that the pull request
+number belongs to the run's head branch and commit, checks the report against its JSON Schema,
+and renders the comment itself with the trusted template: it never posts text the untrusted run
+wrote, and never runs PR code.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -23,13 +24,11 @@ from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.github.client import Forbidden, GitHubClient, NotFound, Unprocessable
 from mcp_replay_action.github.event import PULL_REQUEST_EVENTS, Event, read_json_object
 from mcp_replay_action.github.settings import clean_comment_id
-from mcp_replay_action.report.safe import no_mentions
 
 BOT_LOGIN = "github-actions[bot]"
 MAX_COMMENT_CHARS = 65536
-COMMENT_FILE_SCHEMA = "mcp-replay/comment@1"
-MAX_COMMENT_FILE_BYTES = 1024 * 1024
-_MARKER_RE = re.compile(r"<!--\s*mcp-replay:[^>]*-->")
+COMMENT_FILE_SCHEMA = "mcp-replay/comment@2"  # @2: the report, not a rendered body
+MAX_COMMENT_FILE_BYTES = 8 * 1024 * 1024
 
 
 def marker(comment_id: str) -> str:
@@ -54,7 +53,7 @@ class SavedComment:
     pr_number: int
     head_sha: str
     comment_id: str
-    body: str
+    report: dict[str, Any]  # the JSON report (``report.json.to_dict``), rendered by the trusted job
     run_id: str = ""
     schema: str = COMMENT_FILE_SCHEMA
 
@@ -155,10 +154,13 @@ def load_comment_file(path: str | os.PathLike[str]) -> SavedComment:
     number = doc.get("pr_number")
     if not isinstance(number, int) or isinstance(number, bool) or number <= 0:
         raise ConfigError(f"{where}: pr_number must be a positive integer")
-    fields = {k: doc.get(k) for k in ("repository", "head_sha", "comment_id", "body", "run_id")}
+    fields = {k: doc.get(k) for k in ("repository", "head_sha", "comment_id", "run_id")}
     for key, value in fields.items():
-        if not isinstance(value, str):
-            raise ConfigError(f"{where}: {key} must be a string")
+        if not isinstance(value, str) or len(value) > 200:
+            raise ConfigError(f"{where}: {key} must be a string of at most 200 characters")
+    report = doc.get("report")
+    if not isinstance(report, dict):
+        raise ConfigError(f"{where}: report must be a JSON object (the JSON report)")
     try:
         comment_id = clean_comment_id(str(fields["comment_id"]))
     except ConfigError:
@@ -168,20 +170,9 @@ def load_comment_file(path: str | os.PathLike[str]) -> SavedComment:
         pr_number=number,
         head_sha=str(fields["head_sha"]),
         comment_id=comment_id,
-        body=str(fields["body"]),
+        report=report,
         run_id=str(fields["run_id"]),
     )
-
-
-def sanitise_saved_body(saved: SavedComment) -> str:
-    """The body of a saved comment made safe to post as ours: any marker inside is removed, ours
-    is put first, nobody is mentioned, and it fits GitHub's limit."""
-    body = no_mentions(_MARKER_RE.sub("", saved.body)).strip("\n")
-    head = marker(saved.comment_id) + "\n"
-    room = MAX_COMMENT_CHARS - len(head) - 100
-    if len(body) > room:
-        body = body[:room] + "\n\n… (comment shortened to fit GitHub's limit)"
-    return head + body + "\n"
 
 
 @dataclass(frozen=True)

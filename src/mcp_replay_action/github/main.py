@@ -404,7 +404,7 @@ def publish_comment(
             pr_number=event.pr_number or 0,
             head_sha=event.head_sha,
             comment_id=settings.comment_id,
-            body=body,
+            report=report_json.to_dict(report),  # the trusted job renders it; never our body
             run_id=context.run_id,
         )
         sticky.save_comment_file(settings.comment_file, saved)
@@ -454,6 +454,7 @@ def post_saved_comment(settings: Settings, context: RunContext, event: Event, ou
     repo = context.repository or event.repository
     gh = GitHubClient(context.api_url, settings.github_token, log=out.debug)
     verdict = sticky.verify_saved_comment(gh, repo, event, saved)
+    run_id = str(event.workflow_run.id) if event.workflow_run else ""
     comment_file = settings.relative(settings.comment_file)
     if not verdict.ok:
         out.warning(f"Not posting the saved comment: {verdict.reason}", title="mcp-replay comment")
@@ -461,8 +462,16 @@ def post_saved_comment(settings: Settings, context: RunContext, event: Event, ou
             context.output_path, {"comment-url": "", "comment-file": comment_file, "comment-written": "false"}
         )
         return EXIT_OK
-    body = sticky.sanitise_saved_body(saved)
-    posted = sticky.upsert_comment(gh, repo, saved.pr_number, body, saved.comment_id)
+    # The file came from untrusted code: its report is checked against the schema and rendered
+    # here, with our template, so nothing it wrote is posted as it wrote it.
+    report = report_json.from_dict(saved.report, where=f"{comment_file}: report")
+    mark = sticky.marker(saved.comment_id)
+    links = replace(
+        comment_links(settings, context, event), sha=saved.head_sha, run_url=replace(context, run_id=run_id).run_url
+    )
+    body = render_comment(report, marker=mark, comment_id=saved.comment_id, links=links)
+    fallback = render_comment(report, marker=mark, comment_id=saved.comment_id, links=links, compact=True)
+    posted = sticky.upsert_comment(gh, repo, saved.pr_number, body, saved.comment_id, fallback=fallback)
     url = posted.url if posted else ""
     out.info(f"PR comment {posted.action if posted else 'skipped'} on #{saved.pr_number}: {url}")
     write_outputs(context.output_path, {"comment-url": url, "comment-file": comment_file, "comment-written": "false"})

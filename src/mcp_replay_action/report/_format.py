@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from typing import Any
 
 from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
@@ -48,11 +47,20 @@ def public_target(target: str) -> str:
     from mcp_replay_action.redact import Redactor
 
     masked = _SECRET_PARAM_RE.sub(r"\1***", _USERINFO_RE.sub("***@", target))
-    try:
-        words = shlex.split(masked)
-    except ValueError:  # unbalanced quotes: still hide what the text rules find
-        return str(Redactor().apply(masked))
-    return " ".join(shlex.quote(w) if w != shlex.quote(w) and " " in w else w for w in Redactor().apply_argv(words))
+    # Word by word, whitespace kept exactly (no shell unquoting: the text must stay as it was).
+    parts = re.split(r"(\s+)", masked)
+    words = Redactor().apply_argv([p.strip("'\"") for p in parts[::2]])
+    parts[::2] = [_requote(original, shown) for original, shown in zip(parts[::2], words, strict=True)]
+    return "".join(parts)
+
+
+def _requote(original: str, shown: str) -> str:
+    """``shown`` with the quotes ``original`` had around it (``'--x`` stays ``'--x``)."""
+    if shown == original.strip("'\""):
+        return original
+    lead = original[: len(original) - len(original.lstrip("'\""))]
+    trail = original[len(original.rstrip("'\"")) :]
+    return lead + shown + trail
 
 
 def interaction_title(result: InteractionResult) -> str:

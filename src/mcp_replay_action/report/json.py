@@ -28,6 +28,7 @@ from mcp_replay_action.results import (
     InteractionResult,
     Report,
     Score,
+    Substitution,
 )
 
 SCHEMA_FILE = "report-1.schema.json"
@@ -146,3 +147,87 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     return text_of(repr(value))
+
+
+def from_dict(data: Any, where: str = "report") -> Report:
+    """A Report from JSON data that may come from untrusted code (the comment file a fork's run
+    uploads): checked against the report's JSON Schema first, so every field read below has the
+    type the schema promises. Raises ConfigError naming ``where`` and the first violation."""
+    from mcp_replay_action.errors import ConfigError
+
+    errors = sorted(_validator().iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    if errors:
+        first = errors[0]
+        at = "/".join(str(p) for p in first.absolute_path) or "the top"
+        raise ConfigError(f"{where}: not a valid report at {at}: {first.message[:200]}")
+    return Report(
+        cassettes=tuple(_cassette_from(c) for c in data["cassettes"]),
+        score=_score_from(data),
+        target=str(data.get("target") or ""),
+        tool_version=str(data.get("tool_version") or ""),
+        gate=dict(data.get("gate") or {}),
+    )
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Any:
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(schema())
+
+
+def _score_from(data: dict[str, Any]) -> Score:
+    dims = data.get("dimensions") or {}
+    return Score(
+        score=float(data["score"]),
+        grade=str(data["grade"]),
+        responsiveness=float(dims.get("responsiveness", 0.0)),
+        match_rate=float(dims.get("match_rate", 0.0)),
+        error_parity=float(dims.get("error_parity", 0.0)),
+        structural_stability=float(dims.get("structural_stability", 0.0)),
+        capped=bool(data.get("capped", False)),
+    )
+
+
+def _cassette_from(data: dict[str, Any]) -> CassetteResult:
+    return CassetteResult(
+        path=str(data["path"]),
+        results=tuple(_interaction_from(i) for i in data.get("interactions") or ()),
+        score=_score_from(data),
+        era=str(data.get("era") or ""),
+        protocol_version=str(data.get("protocol_version") or ""),
+        duration_s=float(data.get("duration_s") or 0.0),
+        error=str(data.get("error") or ""),
+        stderr_tail=str(data.get("stderr_tail") or ""),
+        non_json_lines=int(data.get("non_json_lines") or 0),
+    )
+
+
+def _interaction_from(data: dict[str, Any]) -> InteractionResult:
+    latency = data.get("latency_ms")
+    live_error = data.get("live_error")
+    return InteractionResult(
+        seq=int(data["seq"]),
+        line=int(data["line"]),
+        method=str(data["method"]),
+        name=None if data.get("name") is None else str(data["name"]),
+        status=data["status"],
+        findings=tuple(
+            Finding(
+                kind=f["kind"],
+                cls=f["class"],
+                path=str(f.get("path") or ""),
+                message=str(f.get("message") or ""),
+                before=f.get("before"),
+                after=f.get("after"),
+                diff=str(f.get("diff") or ""),
+            )
+            for f in data.get("findings") or ()
+        ),
+        latency_ms=None if latency is None else float(latency),
+        recorded_error=bool(data.get("recorded_error", False)),
+        live_error=None if live_error is None else bool(live_error),
+        substitutions=tuple(
+            Substitution(str(s.get("recorded", "")), str(s.get("live", ""))) for s in data.get("substitutions") or ()
+        ),
+    )
