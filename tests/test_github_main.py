@@ -158,9 +158,9 @@ def test_fork_pull_request_saves_the_comment_instead_of_crashing(
     assert saved.report["schema"] == "mcp-replay/report@1" and saved.report["grade"] == "A"  # data, not a body
 
 
-def test_post_comment_mode_posts_the_fork_comment_after_verification(
-    tmp_path: Path, fake: FakeGitHub, calc_cassette: Path
-) -> None:
+def saved_by_a_fork(tmp_path: Path, fake: FakeGitHub, calc_cassette: Path) -> Path:
+    """A fork's pull request run (read-only token: the comment file is saved), and the run and
+    pull request the later workflow_run job will verify it against. Returns the workspace."""
     ws = make_workspace(tmp_path, {"cassettes/calc.jsonl": calc_cassette})
     fork_run = run_action(
         ws,
@@ -170,16 +170,27 @@ def test_post_comment_mode_posts_the_fork_comment_after_verification(
         api_url=fake.url,
     )
     assert fork_run.returncode == EXIT_OK
-    # The workflow_run job: same workspace holds the downloaded artifact, no PR code is run.
     fake.add_run(REPO, 555, head_sha=SHA, head_branch="patch-1", head_repo="stranger/demo")
     fake.add_pull(REPO, 8, head_sha=SHA, head_ref="patch-1", head_repo="stranger/demo")
-    post = run_action(
+    return ws
+
+
+def post_saved(ws: Path, fake: FakeGitHub) -> ActionRun:
+    """The workflow_run job: the same workspace holds the downloaded artifact; no PR code runs."""
+    return run_action(
         ws,
         event_name="workflow_run",
         event=workflow_run(555, SHA, fork=True),
         inputs={"mode": "post-comment", "github-token": "app-token"},
         api_url=fake.url,
     )
+
+
+def test_post_comment_mode_posts_the_fork_comment_after_verification(
+    tmp_path: Path, fake: FakeGitHub, calc_cassette: Path
+) -> None:
+    ws = saved_by_a_fork(tmp_path, fake, calc_cassette)
+    post = post_saved(ws, fake)
     assert post.returncode == EXIT_OK, post.stdout + post.stderr
     [posted] = comments(fake, 8)
     assert posted["user"]["login"] == BOT and posted["body"].startswith(sticky.marker("default"))
@@ -191,13 +202,7 @@ def test_post_comment_mode_posts_the_fork_comment_after_verification(
     (ws / "mcp-replay-comment.json").write_text(
         (ws / "mcp-replay-comment.json").read_text().replace('"grade": "A"', '"grade": "F"')
     )
-    stale = run_action(
-        ws,
-        event_name="workflow_run",
-        event=workflow_run(555, SHA, fork=True),
-        inputs={"mode": "post-comment", "github-token": "app-token"},
-        api_url=fake.url,
-    )
+    stale = post_saved(ws, fake)
     assert stale.returncode == EXIT_OK
     assert "Not posting the saved comment" in stale.annotations("warning")[0].data
     assert "grade **A**" in comments(fake, 8)[0]["body"]
@@ -561,17 +566,7 @@ def test_post_comment_renders_from_the_report_never_from_text_the_fork_wrote(
     """Issue 8 item 7: the fork's run uploads data (the JSON report), and the trusted job renders
     the comment with its own template after checking the report against its schema. A body the
     fork's code wrote into the file is never posted; a report that breaks the schema is refused."""
-    ws = make_workspace(tmp_path, {"cassettes/calc.jsonl": calc_cassette})
-    fork_run = run_action(
-        ws,
-        event_name="pull_request",
-        event=fork_pull_request(8, SHA),
-        inputs=inputs(CALC, github_token="fork-token"),
-        api_url=fake.url,
-    )
-    assert fork_run.returncode == EXIT_OK
-    fake.add_run(REPO, 555, head_sha=SHA, head_branch="patch-1", head_repo="stranger/demo")
-    fake.add_pull(REPO, 8, head_sha=SHA, head_ref="patch-1", head_repo="stranger/demo")
+    ws = saved_by_a_fork(tmp_path, fake, calc_cassette)
     path = ws / "mcp-replay-comment.json"
     doc = json.loads(path.read_text())
     # What PR code could write: its own body, and hostile text inside the report's strings.
@@ -579,16 +574,7 @@ def test_post_comment_renders_from_the_report_never_from_text_the_fork_wrote(
     doc["report"]["cassettes"][0]["path"] = "cassettes/x.jsonl @octocat #1 https://evil.example"
     path.write_text(json.dumps(doc))
 
-    def post() -> ActionRun:
-        return run_action(
-            ws,
-            event_name="workflow_run",
-            event=workflow_run(555, SHA, fork=True),
-            inputs={"mode": "post-comment", "github-token": "app-token"},
-            api_url=fake.url,
-        )
-
-    done = post()
+    done = post_saved(ws, fake)
     assert done.returncode == EXIT_OK, done.stdout + done.stderr
     [posted] = comments(fake, 8)
     assert "merge it" not in posted["body"] and "](https://evil" not in posted["body"]
@@ -597,7 +583,7 @@ def test_post_comment_renders_from_the_report_never_from_text_the_fork_wrote(
 
     doc["report"]["grade"] = "<b>A+</b>"
     path.write_text(json.dumps(doc))
-    refused = post()
+    refused = post_saved(ws, fake)
     assert refused.returncode == EXIT_USAGE
     assert "not a valid report at grade" in refused.annotations("error")[0].data
     assert len(comments(fake, 8)) == 1
