@@ -34,6 +34,7 @@ from mcp_replay_action.errors import CassetteError
 from mcp_replay_action.protocol import era_of
 
 RECORDER_VERSION = "1.0"
+RECORDER_DEFAULT_STATUS = 200  # what mcp-recorder's model defaults to and requires: an integer
 EXTENSION_KEY = "x_mcp_replay"
 
 # mcp-recorder's own type names first, then spellings other versions and hand-written files use.
@@ -236,7 +237,8 @@ def _interaction(item: dict[str, Any], kind: str, *, path: str, line: int, index
     latency = ext["latency_ms"] if "latency_ms" in ext else item.get("latency_ms")
     if latency is not None:
         doc["latency_ms"] = latency
-    transport = _transport_facts(item)
+    # Written by us, the extension holds the real transport facts (none for stdio); else the item's.
+    transport = ext["transport"] if "transport" in ext else _transport_facts(item)
     if transport:
         doc["transport"] = transport
     try:
@@ -299,8 +301,10 @@ def _meta_from_recorder(metadata: dict[str, Any], saved: Any) -> dict[str, Any]:
 # --------------------------------------------------------------------------- writing
 
 
-def to_recorder_json(cassette: Cassette) -> dict[str, Any]:
-    """The cassette as an mcp-recorder JSON document (a dict ready for ``json.dumps``)."""
+def to_recorder_json(cassette: Cassette, *, extensions: bool = True) -> dict[str, Any]:
+    """The cassette as an mcp-recorder JSON document (a dict ready for ``json.dumps``).
+    ``extensions=False`` leaves out the ``x_mcp_replay`` keys (and so what only we record): for
+    rewriting a file mcp-recorder wrote, which must not gain keys."""
     meta = cassette.meta
     client_side = [i for i in cassette.interactions if i.kind in ("request", "notification")]
     server_side = [i for i in cassette.interactions if i.kind not in ("request", "notification")]
@@ -311,7 +315,7 @@ def to_recorder_json(cassette: Cassette) -> dict[str, Any]:
     for index, inter in enumerate(client_side):
         while pending and int(pending[0].get("position") or 0) <= index:
             items.append(_lifecycle_item(pending.pop(0)))
-        items.append(_recorder_item(inter))
+        items.append(_recorder_item(inter, extensions=extensions))
     items.extend(_lifecycle_item(e) for e in pending)
 
     ext_meta = {k: v for k, v in meta.items() if k != "http_lifecycle"}
@@ -319,16 +323,28 @@ def to_recorder_json(cassette: Cassette) -> dict[str, Any]:
         "version": RECORDER_VERSION,
         "metadata": _recorder_metadata(meta),
         "interactions": items,
-        EXTENSION_KEY: {"meta": ext_meta},
     }
+    if not extensions:
+        return doc
+    doc[EXTENSION_KEY] = {"meta": ext_meta}
     if server_side:
         doc[EXTENSION_KEY]["server_messages"] = [i.to_json() for i in server_side]
     return doc
 
 
-def dumps_recorder_json(cassette: Cassette) -> str:
+def has_extension(path: str | os.PathLike[str]) -> bool:
+    """Whether the mcp-recorder file at ``path`` carries our ``x_mcp_replay`` keys (we wrote it),
+    so that rewriting it may keep them; a file mcp-recorder wrote gets none."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True
+    return isinstance(doc, dict) and EXTENSION_KEY in doc
+
+
+def dumps_recorder_json(cassette: Cassette, *, extensions: bool = True) -> str:
     """The text mcp-recorder itself writes: indented JSON and a final newline."""
-    return json.dumps(to_recorder_json(cassette), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(to_recorder_json(cassette, extensions=extensions), indent=2, ensure_ascii=False) + "\n"
 
 
 def _recorder_metadata(meta: dict[str, Any]) -> dict[str, Any]:
@@ -351,7 +367,7 @@ def _recorder_metadata(meta: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _recorder_item(inter: Interaction) -> dict[str, Any]:
+def _recorder_item(inter: Interaction, *, extensions: bool = True) -> dict[str, Any]:
     transport = inter.transport or {}
     status = transport.get("http_status")
     item: dict[str, Any] = {
@@ -359,12 +375,16 @@ def _recorder_item(inter: Interaction) -> dict[str, Any]:
         "request": inter.message,
         "response": inter.response,
         "response_is_sse": bool(transport.get("sse")),
-        "response_status": status if isinstance(status, int) else None,
+        # mcp-recorder requires an integer and writes 200 for stdio recordings itself; the real
+        # facts (none, for stdio) travel in the extension.
+        "response_status": status if isinstance(status, int) else RECORDER_DEFAULT_STATUS,
         "latency_ms": int(round(inter.latency_ms or 0)),
         "http_method": None,
         "http_path": None,
     }
-    item[EXTENSION_KEY] = {"seq": inter.seq, "ts": inter.ts, "latency_ms": inter.latency_ms}
+    if extensions:
+        item[EXTENSION_KEY] = {"seq": inter.seq, "ts": inter.ts, "latency_ms": inter.latency_ms}
+        item[EXTENSION_KEY]["transport"] = inter.transport
     return item
 
 
@@ -374,8 +394,8 @@ def _lifecycle_item(entry: dict[str, Any]) -> dict[str, Any]:
         "request": None,
         "response": None,
         "response_is_sse": bool(entry.get("response_is_sse")),
-        "response_status": entry.get("response_status"),
-        "latency_ms": entry.get("latency_ms") or 0,
+        "response_status": entry.get("response_status") if isinstance(entry.get("response_status"), int) else 200,
+        "latency_ms": int(round(entry.get("latency_ms") or 0)),
         "http_method": entry.get("http_method"),
         "http_path": entry.get("http_path"),
     }

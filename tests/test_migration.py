@@ -1,0 +1,148 @@
+"""The way over from mcp-recorder, walked with the real mcp-recorder 0.5.0 (test extra) and a real
+server nobody here wrote (npm ``@modelcontextprotocol/server-everything``):
+
+- a scenarios file written in mcp-recorder's format (its README's stdio target, ``${VAR:-default}``
+  interpolation, a ``redact`` block) records with ``mcp-replay record-scenarios`` unchanged, and
+  the cassettes replay;
+- ``mcp-replay convert x.jsonl x.json`` writes a file the real mcp-recorder loads and whose
+  ``mcp-recorder verify`` passes against the same server (before: ``response_status: null``, which
+  its model refuses);
+- ``mcp-replay replay --update`` on a file mcp-recorder itself wrote adds no key to it;
+- ``mcp-replay replay`` reads mcp-recorder's JSON cassettes as they are.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from e2e_helpers import MCP_REPLAY, SERVERS, VENV_BIN
+
+EVERYTHING = SERVERS / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+RECORDER = VENV_BIN / "mcp-recorder"
+TIMEOUT = 180
+
+pytestmark = pytest.mark.timeout(600)
+
+SCENARIOS = """\
+schema_version: "1.0"
+
+target:
+  command: "node"
+  args: ["{server}"]
+  env:
+    EVERYTHING_GREETING: "${{EVERYTHING_GREETING:-hello}}"
+
+redact:
+  server_url: true
+  env:
+    - EVERYTHING_TOKEN
+
+scenarios:
+  tools_and_schemas:
+    description: "Discover tools and call the simple ones"
+    actions:
+      - list_tools
+      - call_tool:
+          name: echo
+          arguments:
+            message: "hello from the migration test"
+      - call_tool:
+          name: get-sum
+          arguments:
+            a: 2
+            b: 3
+  prompts:
+    description: "List the prompts"
+    actions:
+      - list_prompts
+"""
+
+
+@pytest.fixture(scope="module")
+def tools() -> None:
+    if not EVERYTHING.exists() or shutil.which("node") is None:
+        pytest.skip("the npm test servers are not installed: npm ci --prefix tests/servers")
+    if not RECORDER.exists():
+        pytest.skip("mcp-recorder is not installed: pip install -e '.[test]'")
+
+
+def run(*argv: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(a) for a in argv], cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT, check=False,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def recorded(tools: None, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """mcp-recorder's scenarios format, recorded by us."""
+    work = tmp_path_factory.mktemp("migration")
+    (work / "scenarios.yml").write_text(SCENARIOS.format(server=EVERYTHING), encoding="utf-8")
+    result = run(MCP_REPLAY, "record-scenarios", "scenarios.yml", "-o", "cassettes", cwd=work)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert sorted(p.name for p in (work / "cassettes").iterdir()) == ["prompts.jsonl", "tools_and_schemas.jsonl"]
+    return work
+
+
+def test_recorder_scenarios_record_and_replay_unchanged(recorded: Path) -> None:
+    result = run(MCP_REPLAY, "replay", "--server", f"node {EVERYTHING}", "--cassette", "cassettes/*.jsonl",
+                 cwd=recorded)  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "6 passed, 0 failed, 0 missing" in result.stdout
+
+
+def test_converted_cassettes_pass_the_real_mcp_recorder_verify(recorded: Path) -> None:
+    for name in ("tools_and_schemas", "prompts"):
+        converted = run(MCP_REPLAY, "convert", f"cassettes/{name}.jsonl", f"{name}.json", cwd=recorded)
+        assert converted.returncode == 0, converted.stderr
+        doc = json.loads((recorded / f"{name}.json").read_text(encoding="utf-8"))
+        for item in doc["interactions"]:
+            assert isinstance(item["response_status"], int) and isinstance(item["latency_ms"], int), item
+        verified = run(RECORDER, "verify", "--cassette", f"{name}.json", "--target-stdio", f"node {EVERYTHING}",
+                       cwd=recorded)  # fmt: skip
+        assert verified.returncode == 0, verified.stdout + verified.stderr
+        assert " 0 failed" in verified.stdout + verified.stderr
+    # And mcp-replay reads the converted files back as cassettes of their own.
+    replayed = run(MCP_REPLAY, "replay", "--server", f"node {EVERYTHING}", "--cassette", "*.json", cwd=recorded)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+
+
+def keys_of(doc: dict[str, Any]) -> tuple[set[str], set[str], set[str]]:
+    items = doc["interactions"]
+    return set(doc), set(doc.get("metadata") or {}), set().union(*(set(i) for i in items))
+
+
+def test_update_on_a_file_mcp_recorder_wrote_adds_no_keys(recorded: Path, tmp_path: Path) -> None:
+    work = tmp_path
+    assert (
+        run(MCP_REPLAY, "convert", recorded / "cassettes" / "tools_and_schemas.jsonl", "c.json", cwd=work).returncode
+        == 0
+    )
+    # The same file as mcp-recorder writes it: only its own keys (its --update rewrites nothing
+    # when nothing changed, so the extension is taken off here).
+    theirs = json.loads((work / "c.json").read_text(encoding="utf-8"))
+    theirs.pop("x_mcp_replay")
+    for item in theirs["interactions"]:
+        item.pop("x_mcp_replay")
+    # An intended change: the recorded echo differs from what the server says now.
+    for item in theirs["interactions"]:
+        if (item.get("request") or {}).get("params", {}).get("name") == "echo":
+            item["response"]["result"]["content"][0]["text"] = "Echo: an older answer"
+    (work / "c.json").write_text(json.dumps(theirs, indent=2) + "\n", encoding="utf-8")
+    before = keys_of(theirs)
+
+    updated = run(MCP_REPLAY, "replay", "--server", f"node {EVERYTHING}", "--cassette", "c.json", "--update",
+                  cwd=work)  # fmt: skip
+    assert updated.returncode == 0, updated.stdout + updated.stderr
+    after = json.loads((work / "c.json").read_text(encoding="utf-8"))
+    assert keys_of(after) == before, "replay --update added keys to a file mcp-recorder wrote"
+    echo = next(i for i in after["interactions"] if (i.get("request") or {}).get("params", {}).get("name") == "echo")
+    assert echo["response"]["result"]["content"][0]["text"] == "Echo: hello from the migration test"
+    again = run(RECORDER, "verify", "--cassette", "c.json", "--target-stdio", f"node {EVERYTHING}", cwd=work)
+    assert again.returncode == 0, again.stdout + again.stderr
