@@ -3,6 +3,7 @@ regressed one with pass / fail / missing / skipped rows, and one full of hostile
 
 from __future__ import annotations
 
+from mcp_replay_action.gate import Gate, GatePolicy
 from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report, Score
 
 HOSTILE = (
@@ -153,5 +154,5 @@ def hostile_report() -> Report:
         regressed_cassette(),
         overall=score(40.0, "F"),
         target="https://user:s3cret@example.test/mcp?token=abc " + HOSTILE,
-        gate={"min_grade": "B", "fail_on_regression": True, "passed": False, "reasons": [HOSTILE]},
+        gate=Gate(passed=False, reasons=(HOSTILE,), policy=GatePolicy(fail_on="any", min_grade="B")),
     )

@@ -41,11 +41,15 @@ EXPECTED_OUTPUTS = {
     "passed",
     "failed",
     "missing",
+    "gate",
     "report",
     "comment-url",
     "comment-file",
     "comment-written",
 } | {
+    "markdown",
+    "junit",
+    "badge",
     "changed",
     "changed-cassettes",
     "refresh-branch",
@@ -104,8 +108,8 @@ def test_action_is_a_docker_action_with_every_input_described_and_defaulted() ->
         assert isinstance(spec["default"], str), f"input {name}: default must be a string"
         # act refuses an action whose description holds an expression ("not allowed here").
         assert "${{" not in spec["description"], f"input {name}: expression in its description"
-    assert inputs["cassettes"]["default"] == "cassettes/**/*.jsonl"
-    assert inputs["fail-on-regression"]["default"] == "true"
+    assert inputs["cassettes"]["default"] == "cassettes/**/*.jsonl\ncassettes/**/*.json"
+    assert inputs["fail-on"]["default"] == "breaking"
     assert inputs["github-token"]["default"] == "${{ github.token }}"
     assert inputs["mode"]["default"] == "replay"
     assert inputs["comment"]["default"] == "auto"

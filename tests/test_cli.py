@@ -70,9 +70,16 @@ def test_replay_regressed_fails_the_gate_with_exit_1(demo_cassette: Path) -> Non
     assert kinds == {"value-change", "structure-change"}
     lines = {i["line"] for c in report["cassettes"] for i in c["interactions"] if i["status"] == "fail"}
     assert lines == {5, 6}  # header is line 1; add and echo are the 4th and 5th interactions
-    # Without a gate, a regression is reported but does not fail.
-    assert cli("replay", "--server", REGRESSED, "--cassette", str(demo_cassette)).returncode == 0
-    assert cli("replay", "--server", REGRESSED, "--cassette", str(demo_cassette), "--min-grade", "A").returncode == 1
+    # With no gate flag, the breaking change (a key removed) fails the run, as mcp-recorder verify
+    # and pytest do; --fail-on none only reports; --min-grade applies on top of either.
+    default = cli("replay", "--server", REGRESSED, "--cassette", str(demo_cassette))
+    assert default.returncode == 1 and "gate FAILED (fail on breaking)" in default.stdout
+    assert "1 other change reported, not gating (accept with a refresh)" in default.stdout
+    only_report = ("replay", "--server", REGRESSED, "--cassette", str(demo_cassette), "--fail-on", "none")
+    assert cli(*only_report).returncode == 0
+    assert cli(*only_report, "--min-grade", "A").returncode == 1
+    clash = cli(*only_report, "--fail-on-regression")
+    assert clash.returncode == 2 and "contradicts --fail-on none" in clash.stderr
 
 
 def test_ignore_path_silences_a_known_change(demo_cassette: Path) -> None:

@@ -12,6 +12,7 @@ import stat
 from pathlib import Path
 
 import pytest
+import yaml
 
 from fakegithub import BOT, FakeGitHub
 from github_action_run import (
@@ -339,18 +340,10 @@ def test_hostile_server_cannot_inject_break_tables_or_mention(
             assert cmd.properties["file"] == "cassettes/hostile.jsonl"
             assert cmd.properties["line"].isdigit()
     assert any("injected error" in c.data for c in run.annotations()), "the hostile text is shown, inert"
-    assert set(run.outputs) == {
-        "grade",
-        "score",
-        "passed",
-        "failed",
-        "missing",
-        "report",
-        "comment-url",
-        "comment-file",
-        "comment-written",
-        "drift-issue-url",
-    }
+    # Every output action.yml declares for a replay is set, and nothing else.
+    declared = yaml.safe_load((Path(__file__).parent.parent / "action.yml").read_text())["outputs"]
+    refresh_only = {"changed", "changed-cassettes", "refresh-branch", "refresh-commit", "refresh-pr-url"}
+    assert set(run.outputs) == set(declared) - refresh_only
     assert run.outputs["grade"] != "A" or run.outputs["failed"] != "0"
     for text in (run.summary, comments(fake)[0]["body"]):
         check_markdown(text)

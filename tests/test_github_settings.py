@@ -38,9 +38,9 @@ def env_for(workspace: Path, **inputs: str) -> dict[str, str]:
 def test_defaults_with_only_a_server(tmp_path: Path) -> None:
     settings = Settings.from_env(env_for(tmp_path, server="python -m my_server"))
     assert settings.server == ("python", "-m", "my_server")
-    assert settings.cassettes == ("cassettes/**/*.jsonl",)
+    assert settings.cassettes == ("cassettes/**/*.jsonl", "cassettes/**/*.json")
     assert settings.min_grade is None
-    assert settings.fail_on_regression is True
+    assert settings.fail_on == "breaking"
     assert settings.comment == "auto"
     assert settings.comment_id == "default"
     assert settings.working_directory == tmp_path.resolve()
@@ -62,8 +62,23 @@ def test_empty_inputs_mean_unset_as_act_passes_them(tmp_path: Path) -> None:
     settings = Settings.from_env(env)
     assert settings.mode == "replay"
     assert settings.comment == "auto"
-    assert settings.fail_on_regression is True
-    assert settings.cassettes == ("cassettes/**/*.jsonl",)
+    assert settings.fail_on == "breaking"
+    assert settings.cassettes == ("cassettes/**/*.jsonl", "cassettes/**/*.json")
+
+
+@pytest.mark.parametrize(
+    ("inputs", "fail_on"),
+    [
+        ({}, "breaking"),
+        ({"fail_on": "none"}, "none"),
+        ({"fail_on": "ANY"}, "any"),
+        ({"fail_on_regression": "true"}, "any"),
+        ({"fail_on_regression": "false"}, "none"),
+        ({"fail_on": "none", "fail_on_regression": "true"}, "none"),
+    ],
+)
+def test_fail_on_and_its_older_spelling(tmp_path: Path, inputs: dict[str, str], fail_on: str) -> None:
+    assert Settings.from_env(env_for(tmp_path, server="x", **inputs)).fail_on == fail_on
 
 
 def test_token_from_input_or_environment_and_never_in_repr(tmp_path: Path) -> None:
@@ -80,6 +95,7 @@ def test_token_from_input_or_environment_and_never_in_repr(tmp_path: Path) -> No
     [
         ({"server": "x", "min_grade": "Z"}, "input min-grade: 'Z' is not valid; expected one of A, B, C, D, F"),
         ({"server": "x", "fail_on_regression": "maybe"}, "input fail-on-regression: 'maybe'"),
+        ({"server": "x", "fail_on": "breaking-ish"}, "input fail-on: 'breaking-ish' is not valid; expected one of"),
         ({"server": "x", "comment": "sometimes"}, "expected one of auto, always, on-failure, off"),
         ({"server": "x", "timeout": "-1"}, "input timeout"),
         ({"server": "x", "timeout": "soon"}, "input timeout"),

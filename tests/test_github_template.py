@@ -6,6 +6,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from mcp_replay_action.gate import Gate, GatePolicy
 from mcp_replay_action.github import comment as sticky
 from mcp_replay_action.github.summary import SUMMARY_LIMIT, render_summary, write_summary
 from mcp_replay_action.github.template import MAX_COMMENT_CHARS, Links, render_comment
@@ -25,12 +26,11 @@ MENTION = re.compile(r"@(?=[0-9A-Za-z_-])")
 def gated(r: Report, passed: bool) -> Report:
     return replace(
         r,
-        gate={
-            "passed": passed,
-            "reasons": [] if passed else ["grade D is below the minimum B"],
-            "min_grade": "B",
-            "fail_on_regression": True,
-        },
+        gate=Gate(
+            passed=passed,
+            reasons=() if passed else ("grade D is below the minimum B",),
+            policy=GatePolicy(fail_on="any", min_grade="B"),
+        ),
     )
 
 

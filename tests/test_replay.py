@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 
+from mcp_replay_action.assemble import build_report
 from mcp_replay_action.cassette import Cassette, Interaction, with_lines
 from mcp_replay_action.errors import ServerStartError
-from mcp_replay_action.replay import ReplayOptions, build_report, replay_cassette
+from mcp_replay_action.gate import GatePolicy
+from mcp_replay_action.replay import ReplayOptions, replay_cassette
 from mcp_replay_action.transport.stdio import StdioTransport
 
 FAKES = Path(__file__).parent / "fakes"
@@ -230,9 +232,11 @@ def test_regressed_twin_is_caught_and_report_gates() -> None:
     result = run(c, [*CALC, "--regressed"])
     kinds = [r.kind for r in result.results]
     assert kinds == [None, "value-change", "structure-change"]
-    report = build_report([result], min_grade="A", fail_on_regression=True)
-    assert report.gate["passed"] is False and len(report.gate["reasons"]) == 2
-    assert build_report([result]).gate == {}
+    report = build_report([result], policy=GatePolicy(fail_on="any", min_grade="A"))
+    assert report.gate.passed is False and len(report.gate.reasons) == 2
+    # The default gate fails on the breaking change only; the value change is not gating.
+    default = build_report([result]).gate
+    assert default.passed is False and default.policy == GatePolicy() and default.accepted == 1
 
 
 def test_header_redaction_rules_apply_to_live_responses(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,6 +6,7 @@ import re
 
 import click
 
+from mcp_replay_action.gate import Gate, GatePolicy
 from mcp_replay_action.report import console
 from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
 from report_fixtures import healthy_cassette, hostile_report, regressed_cassette, report, score
@@ -36,7 +37,7 @@ def test_layout_matches_the_seed_tool() -> None:
     assert "  [SKIP] #6 ping" in lines
     assert "  GRADE D  (62.5/100)  capped at D: a request got no response" in lines
     assert "OVERALL" not in out  # one cassette: no overall line
-    assert lines[-1] == "2 passed, 2 failed, 1 missing, 1 skipped of 6 interactions in 1 cassette"
+    assert lines[-2] == "2 passed, 2 failed, 1 missing, 1 skipped of 6 interactions in 1 cassette"
     assert out.endswith("\n")
 
 
@@ -45,15 +46,18 @@ def test_several_cassettes_get_an_overall_grade() -> None:
     lines = out.splitlines()
     assert "  GRADE A  (100.0/100)" in lines
     assert "OVERALL  GRADE B  (80.0/100)" in lines
-    assert lines[-1] == "5 passed, 2 failed, 1 missing, 1 skipped of 9 interactions in 2 cassettes"
+    assert lines[-2] == "5 passed, 2 failed, 1 missing, 1 skipped of 9 interactions in 2 cassettes"
 
 
 def test_gate_line() -> None:
-    failed = {"min_grade": "B", "fail_on_regression": True, "passed": False, "reasons": ["grade D below B"]}
+    failed = Gate(passed=False, reasons=("grade D below B",), policy=GatePolicy(fail_on="any", min_grade="B"))
     out = console.render(report(regressed_cassette(), gate=failed))
-    assert out.splitlines()[-1] == "gate FAILED (min grade B, fail on regression): grade D below B"
-    out = console.render(report(healthy_cassette(), gate={"min_grade": "C", "passed": True}))
-    assert out.splitlines()[-1] == "gate passed (min grade C)"
+    assert out.splitlines()[-1] == "gate FAILED (fail on any, min grade B): grade D below B"
+    passed = Gate(policy=GatePolicy(fail_on="none", min_grade="C"), accepted=2)
+    out = console.render(report(healthy_cassette(), gate=passed))
+    assert out.splitlines()[-1] == (
+        "gate passed (report only, min grade C); 2 other changes reported, not gating (accept with a refresh)"
+    )
 
 
 def test_no_colour_unless_asked_and_colour_is_only_decoration() -> None:

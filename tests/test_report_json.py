@@ -11,6 +11,7 @@ import jsonschema
 import pytest
 
 from mcp_replay_action import __version__
+from mcp_replay_action.gate import Gate, GatePolicy
 from mcp_replay_action.report import json as report_json
 from mcp_replay_action.results import Report
 from report_fixtures import healthy_cassette, hostile_report, regressed_cassette, report, score
@@ -39,7 +40,7 @@ def test_schema_is_a_valid_json_schema_shipped_with_the_package() -> None:
 
 
 def test_fields_of_the_contract() -> None:
-    gate = {"min_grade": "B", "fail_on_regression": True, "passed": False, "reasons": ["grade D below B"]}
+    gate = Gate(passed=False, reasons=("grade D below B",), policy=GatePolicy(fail_on="any", min_grade="B"))
     data = report_json.to_dict(
         report(healthy_cassette(), regressed_cassette(), target="python -m srv", gate=gate, tool_version="9.9")
     )
@@ -55,7 +56,14 @@ def test_fields_of_the_contract() -> None:
     }
     counts = {k: data[k] for k in ("passed", "failed", "missing", "skipped", "total")}
     assert counts == {"passed": 5, "failed": 2, "missing": 1, "skipped": 1, "total": 9}
-    assert data["gate"] == gate
+    assert data["gate"] == {
+        "passed": False,
+        "reasons": ["grade D below B"],
+        "fail_on": "any",
+        "min_grade": "B",
+        "fail_on_regression": True,
+        "accepted": 0,
+    }
     regressed = data["cassettes"][1]
     assert regressed["path"] == "cassettes/regressed.jsonl"
     assert (regressed["grade"], regressed["score"], regressed["capped"]) == ("D", 62.5, True)
@@ -102,7 +110,7 @@ def test_defaults_tool_version_and_redacts_credentials_in_target() -> None:
     data = report_json.to_dict(report(healthy_cassette(), target="https://bob:hunter2@h.test/mcp?api_key=k1"))
     assert data["tool_version"] == __version__
     assert data["target"] == "https://***@h.test/mcp?api_key=***"
-    assert data["gate"] == {}
+    assert data["gate"]["passed"] is True and data["gate"]["fail_on"] == "breaking"
     _validator().validate(data)
 
 

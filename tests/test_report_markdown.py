@@ -10,6 +10,7 @@ import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from mcp_replay_action.gate import Gate, GatePolicy
 from mcp_replay_action.report import markdown
 from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
 from report_fixtures import HOSTILE, healthy_cassette, hostile_report, regressed_cassette, report, score
@@ -67,11 +68,11 @@ def _assert_structurally_safe(text: str) -> list[Token]:
 
 
 def test_layout() -> None:
-    gate = {"min_grade": "B", "fail_on_regression": True, "passed": False, "reasons": ["grade D below B"]}
+    gate = Gate(passed=False, reasons=("grade D below B",), policy=GatePolicy(fail_on="any", min_grade="B"))
     text = markdown.render(report(healthy_cassette(), regressed_cassette(), gate=gate, target="python -m srv"))
     lines = text.splitlines()
     assert lines[0] == "## mcp-replay: grade B (80.0/100)"
-    assert "❌ **gate FAILED (min grade B, fail on regression): grade D below B**" in lines
+    assert "❌ **gate FAILED (fail on any, min grade B): grade D below B**" in lines
     assert "5 passed, 2 failed, 1 missing, 1 skipped of 9 interactions in 2 cassettes · target: python -m srv" in lines
     assert "### cassettes/regressed.jsonl: grade D (62.5/100)" in lines
     tokens = _assert_structurally_safe(text)

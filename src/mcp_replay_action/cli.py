@@ -4,11 +4,10 @@ render the result. Errors become a one-line message and an exit code here and no
 from __future__ import annotations
 
 import functools
-import glob
 import math
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -62,20 +61,6 @@ def parse_headers(pairs: Sequence[str]) -> dict[str, str]:
     from mcp_replay_action.transport.http import parse_header
 
     return dict(parse_header(pair) for pair in pairs)
-
-
-def expand_cassettes(patterns: Sequence[str]) -> list[str]:
-    """Files and globs (``cassettes/**/*.jsonl``) into a sorted, de-duplicated list of paths."""
-    found: list[str] = []
-    for pattern in patterns:
-        if glob.has_magic(pattern):
-            matches = sorted(p for p in glob.glob(pattern, recursive=True) if os.path.isfile(p))
-            if not matches:
-                raise ConfigError(f"no cassette matches {pattern!r}")
-            found.extend(matches)
-        else:
-            found.append(pattern)
-    return list(dict.fromkeys(found))
 
 
 def env_values(names: Sequence[str], extra: dict[str, str]) -> dict[str, str]:
@@ -234,8 +219,14 @@ def record(
 @env_option
 @isolate_option
 @setup_option
-@click.option("--min-grade", type=click.Choice(["A", "B", "C", "D", "F"]), help="Fail below this grade.")
-@click.option("--fail-on-regression", is_flag=True, help="Fail on any regression or missing response.")
+@click.option("--min-grade", type=click.Choice(["A", "B", "C", "D", "F"]), help="Also fail below this grade.")
+@click.option(
+    "--fail-on",
+    type=click.Choice(["breaking", "any", "none"]),
+    help="Which changes fail the run: breaking ones and missing responses (the default), any "
+    "non-cosmetic one, or none (only report).",
+)
+@click.option("--fail-on-regression", is_flag=True, help="The same as --fail-on any.")
 @click.option(
     "--ignore-path",
     "ignore_paths",
@@ -251,9 +242,7 @@ def record(
 @click.option(
     "--startup-timeout",
     type=Seconds(min=0.1, max=3600),
-    default=30.0,
-    show_default=True,
-    help="Seconds for the first answer.",
+    help="Seconds for the first answer (default: --timeout, at least 30).",
 )
 @click.option(
     "--total-timeout",
@@ -287,12 +276,13 @@ def replay(
     env_pairs: tuple[str, ...],
     isolate: bool,
     min_grade: str | None,
+    fail_on: str | None,
     fail_on_regression: bool,
     ignore_paths: tuple[str, ...],
     ignore_keys: tuple[str, ...],
     allow_reorder: bool,
     timeout: float,
-    startup_timeout: float,
+    startup_timeout: float | None,
     total_timeout: float,
     redact_keys: tuple[str, ...],
     redact_patterns: tuple[str, ...],
@@ -304,43 +294,16 @@ def replay(
     verbose: bool,
     update: bool,
 ) -> None:
-    """Replay cassettes against a new build of the server and grade it."""
-    from mcp_replay_action.compare import CompareOptions
-    from mcp_replay_action.replay import ReplayOptions, replay_paths
+    """Replay cassettes against a new build of the server and grade it.
+
+    Exit 0 when the gate passes, 1 when it fails (by default: a breaking change or a missing
+    response; see --fail-on), 2 for a bad option or cassette, 3 when the server cannot be used."""
+    from mcp_replay_action.replay import run
 
     check_outputs(report=report_file, markdown=markdown_file, junit=junit_file, badge=badge_file)
-    paths = expand_cassettes(cassettes)
-    from mcp_replay_action.transport import open_transport
-
-    target = make_target(
-        server, url, parse_headers(headers), cwd, parse_env(env_pairs), isolate, startup_timeout, setup=setup
-    )
-
-    def make_transport(_cassette: Any) -> Any:
-        return open_transport(target)
-
-    options = ReplayOptions(
-        timeout=timeout,
-        startup_timeout=startup_timeout,
-        total_timeout=total_timeout,
-        compare=CompareOptions(ignore_paths=ignore_paths, ignore_keys=ignore_keys, allow_reorder=allow_reorder),
-        redactor=make_redactor(redact_keys, redact_patterns),
-        env=parse_env(env_pairs),
-    )
-    gate: dict[str, Any] = {
-        "target": url or server or "",
-        "min_grade": min_grade,
-        "fail_on_regression": fail_on_regression,
-    }
-    summaries: tuple[Any, ...] = ()
-    if update:
-        from mcp_replay_action.update import replay_and_update
-
-        report, summaries = replay_and_update(paths, make_transport, options, **gate)
-    else:
-        report = replay_paths(paths, make_transport, options, **gate)
+    outcome = run(replay_plan(click.get_current_context().params))
     emit_report(
-        report,
+        outcome.report,
         as_json=as_json,
         report_file=report_file,
         markdown_file=markdown_file,
@@ -348,7 +311,7 @@ def replay(
         badge_file=badge_file,
         verbose=verbose,
     )
-    for summary in summaries:
+    for summary in outcome.updates:
         # With --json on stdout, these lines go to stderr so the JSON stays parseable.
         if summary.updated:
             click.echo(f"updated {summary.path}: {_count(summary.updated, 'interaction')}", err=as_json)
@@ -358,11 +321,49 @@ def replay(
                 " (the recording is kept)",
                 err=as_json,
             )
-    # After --update, only what could not be rewritten (no live response) still counts against the gate.
-    settled = update and not any(s.kept for s in summaries)
-    if settled and not report.gate.get("passed", True):
+    if outcome.settled and not outcome.report.gate.passed:
         click.echo("exit 0: --update rewrote every change the gate failed on", err=as_json)
-    sys.exit(EXIT_OK if settled or report.gate.get("passed", True) else EXIT_GATE)
+    sys.exit(outcome.exit_code)
+
+
+def replay_plan(params: Mapping[str, Any], root: str | None = None) -> Any:
+    """The ``Plan`` the ``replay`` command's parsed options (``params``) describe; cassette
+    patterns are resolved against ``root`` (default: the working directory)."""
+    from mcp_replay_action.compare import CompareOptions
+    from mcp_replay_action.discovery import find_cassettes
+    from mcp_replay_action.gate import GatePolicy, fail_on_from_flags
+    from mcp_replay_action.plan import Plan, startup_timeout_for
+
+    root = root or os.getcwd()
+    target = make_target(
+        params.get("server"),
+        params.get("url"),
+        parse_headers(params.get("headers") or ()),
+        params.get("cwd"),
+        parse_env(params.get("env_pairs") or ()),
+        bool(params.get("isolate")),
+        startup_timeout_for(params["timeout"], params.get("startup_timeout")),
+        setup=params.get("setup"),
+    )
+    return Plan(
+        paths=tuple(find_cassettes(params["cassettes"], root)),
+        target=target,
+        compare=CompareOptions(
+            ignore_paths=params.get("ignore_paths") or (),
+            ignore_keys=params.get("ignore_keys") or (),
+            allow_reorder=bool(params.get("allow_reorder")),
+        ),
+        gate=GatePolicy(
+            fail_on=fail_on_from_flags(params.get("fail_on"), bool(params.get("fail_on_regression"))),
+            min_grade=params.get("min_grade"),
+        ),
+        mode="update" if params.get("update") else "check",
+        timeout=params["timeout"],
+        total_timeout=params["total_timeout"],
+        redact_keys=tuple(params.get("redact_keys") or ()),
+        redact_patterns=tuple(params.get("redact_patterns") or ()),
+        root=root,
+    )
 
 
 def _count(n: int, noun: str) -> str:
@@ -383,17 +384,18 @@ def make_target(
 ) -> Any:
     """The ``Target`` the server options describe (``open_transport`` turns it into a transport)."""
     from mcp_replay_action.transport import Target
+    from mcp_replay_action.transport.process import split_command
 
     if not url and not server:
         raise ConfigError(f"{command} needs --server CMD (stdio) or --url URL (HTTP)")
     return Target(
-        command=server or (),
+        command=tuple(split_command(server)) if server else (),
         url=url,
         headers=headers,
         cwd=cwd,
         env=env,
         isolate=isolate,
-        setup=setup or (),
+        setup=tuple(split_command(setup)) if setup else (),
         startup_timeout=startup_timeout,
     )
 
@@ -409,8 +411,8 @@ def emit_report(
     verbose: bool = False,
 ) -> None:
     """Render a finished report to the console and every requested file."""
-    from mcp_replay_action.cassette import atomic_write_text
     from mcp_replay_action.report import render
+    from mcp_replay_action.report.sinks import write_files
 
     if as_json:
         click.echo(render(report, "json"), nl=False)
@@ -418,9 +420,9 @@ def emit_report(
         from mcp_replay_action.report import console
 
         click.echo(console.render(report, color=sys.stdout.isatty(), verbose=verbose), nl=False)
-    for fmt, file in (("json", report_file), ("markdown", markdown_file), ("junit", junit_file), ("badge", badge_file)):
-        if file:
-            atomic_write_text(file, render(report, fmt))
+    write_files(
+        report, json_file=report_file, markdown_file=markdown_file, junit_file=junit_file, badge_file=badge_file
+    )
 
 
 @main.command()
@@ -462,7 +464,14 @@ def inspect(cassette: str) -> None:
 @click.option("--ignore-key", "ignore_keys", multiple=True, metavar="KEY")
 @click.option("--allow-reorder", is_flag=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report.")
-@click.option("--fail-on-regression", is_flag=True, help="Exit 1 when the cassettes differ.")
+@click.option(
+    "--fail-on",
+    type=click.Choice(["breaking", "any", "none"]),
+    default="none",
+    show_default=True,
+    help="Which differences exit 1 (a diff only reports by default).",
+)
+@click.option("--fail-on-regression", is_flag=True, help="The same as --fail-on any.")
 @handle_errors
 def diff(
     before: str,
@@ -471,21 +480,24 @@ def diff(
     ignore_keys: tuple[str, ...],
     allow_reorder: bool,
     as_json: bool,
+    fail_on: str,
     fail_on_regression: bool,
 ) -> None:
     """Compare two cassettes' responses request by request, without any server."""
     from mcp_replay_action.cassette import load
     from mcp_replay_action.compare import CompareOptions
     from mcp_replay_action.diff import diff_cassettes
+    from mcp_replay_action.gate import GatePolicy, fail_on_from_flags
 
+    policy = GatePolicy(fail_on=fail_on_from_flags(None if fail_on_regression else fail_on, fail_on_regression))
     report = diff_cassettes(
         load(before),
         load(after),
         CompareOptions(ignore_paths=ignore_paths, ignore_keys=ignore_keys, allow_reorder=allow_reorder),
-        fail_on_regression=fail_on_regression,
+        policy=policy,
     )
     emit_report(report, as_json=as_json)
-    sys.exit(EXIT_OK if report.gate.get("passed", True) else EXIT_GATE)
+    sys.exit(EXIT_OK if report.gate.passed else EXIT_GATE)
 
 
 @main.command()

@@ -14,9 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mcp_replay_action.assemble import build_report
 from mcp_replay_action.cassette import load
 from mcp_replay_action.errors import TransportTimeout
-from mcp_replay_action.replay import ReplayOptions, build_report, replay_cassette
+from mcp_replay_action.replay import ReplayOptions, replay_cassette
 from mcp_replay_action.session import ClientSession, result_answer
 from mcp_replay_action.transport import Target, open_transport
 

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 
+from mcp_replay_action.assemble import build_report
 from mcp_replay_action.cassette import Cassette, Interaction
 from mcp_replay_action.compare import CompareOptions, compare
+from mcp_replay_action.gate import GatePolicy
 from mcp_replay_action.grade import score
 from mcp_replay_action.protocol import detect_era
-from mcp_replay_action.replay import build_report, judge
 from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
+from mcp_replay_action.verdict import judge
 
 
 def _key(inter: Interaction) -> str:
@@ -32,7 +34,7 @@ def _same_place(
 
 
 def diff_cassettes(
-    before: Cassette, after: Cassette, options: CompareOptions, *, fail_on_regression: bool = False
+    before: Cassette, after: Cassette, options: CompareOptions, *, policy: GatePolicy | None = None
 ) -> Report:
     """A report whose findings are the differences from ``before`` (the baseline) to ``after``."""
     pool: dict[str, list[Interaction]] = {}
@@ -62,4 +64,4 @@ def diff_cassettes(
         era=era.name,
         protocol_version=era.protocol_version,
     )
-    return build_report([result], target=after.path, fail_on_regression=fail_on_regression)
+    return build_report([result], target=after.path, policy=policy)

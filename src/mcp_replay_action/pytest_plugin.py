@@ -332,7 +332,7 @@ def assert_no_regressions(result: CassetteResult, *, verbose: bool = False) -> N
     __tracebackhide__ = True  # pytest shows the test's line, not this helper's
     if not result.failed and not result.missing:
         return
-    from mcp_replay_action.replay import build_report
+    from mcp_replay_action.assemble import build_report
     from mcp_replay_action.report import console
 
     text = console.render(build_report([result]), verbose=verbose).rstrip("\n")

@@ -31,6 +31,7 @@ import binascii
 import collections
 import json
 import math
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -597,3 +598,29 @@ def _copy(value: Any) -> Any:
     if kind is list:
         return [_copy(v) for v in value]
     return value
+
+
+def redactor_for(meta: Mapping[str, Any], base: Redactor | None, env: Mapping[str, str] | None = None) -> Redactor:
+    """The redactor live answers to a cassette go through: ``base`` (the user's rules, or the
+    defaults) plus the rules the cassette's header (``meta``) says ran when it was recorded: keys,
+    patterns, and the values of the environment variables it names, looked up in ``env`` (the
+    server's extra environment) first, then in ours. A value redacted on disk is so redacted live
+    too, and never reads as a change."""
+    found = meta.get("redaction")
+    rules: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    keys = [k for k in rules.get("keys") or () if isinstance(k, str)]
+    # A pattern the header had to redact itself (it was a literal secret) cannot be rebuilt.
+    patterns = [p for p in rules.get("patterns") or () if isinstance(p, str) and PLACEHOLDER not in p]
+    for name in rules.get("env") or ():
+        value = ((env or {}).get(name) or os.environ.get(name)) if isinstance(name, str) else None
+        if value and len(value) >= MIN_VALUE_LENGTH:
+            patterns.append(re.escape(value))
+    if not (keys or patterns):
+        return base or Redactor(defaults=bool(rules.get("defaults", True)))
+    defaults = base.defaults if base is not None else bool(rules.get("defaults", True))
+    return Redactor(
+        keys=[*(base.keys if base else ()), *keys],
+        patterns=[*(base.patterns if base else ()), *patterns],
+        defaults=defaults,
+        env_values=base.env_values if base else None,
+    )

@@ -9,26 +9,35 @@ with the id the live server used.
 
 from __future__ import annotations
 
-import os
-import re
+import copy
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mcp_replay_action import __version__
+from mcp_replay_action.assemble import build_report
 from mcp_replay_action.carry import Carry
-from mcp_replay_action.cassette import Cassette, Interaction, load, subject_of
-from mcp_replay_action.compare import CompareOptions, compare, loosely_equal, status_for
-from mcp_replay_action.errors import CassetteError, ServerExited, ServerStartError, TransportTimeout
-from mcp_replay_action.grade import GRADES, meets, score
-from mcp_replay_action.jsonrpc import is_failure
+from mcp_replay_action.cassette import Cassette, Interaction, load
+from mcp_replay_action.compare import CompareOptions, compare, loosely_equal
+from mcp_replay_action.errors import (
+    EXIT_GATE,
+    EXIT_OK,
+    CassetteError,
+    ServerError,
+    ServerExited,
+    ServerStartError,
+    TransportTimeout,
+)
+from mcp_replay_action.grade import score
+from mcp_replay_action.plan import Plan
 from mcp_replay_action.protocol import detect_era
-from mcp_replay_action.redact import PLACEHOLDER, Redactor
-from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report, Substitution
+from mcp_replay_action.redact import Redactor, redactor_for
+from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
 from mcp_replay_action.session import ClientSession, diag_kwargs, error_answer
-from mcp_replay_action.transport import Transport
+from mcp_replay_action.transport import Transport, open_transport
 from mcp_replay_action.transport.process import last_line
+from mcp_replay_action.update import UpdateSummary, rewrite, write_cassette
+from mcp_replay_action.verdict import judge, missing_finding
 
 # After this many requests in a row got no answer in time, the server is taken to be hung and the
 # rest of the cassette is marked missing without waiting out each timeout.
@@ -53,64 +62,6 @@ class ReplayOptions:
     env: Mapping[str, str] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Gate:
-    """Whether a report passes the configured gate, and why not."""
-
-    passed: bool
-    reasons: tuple[str, ...]
-    min_grade: str | None
-    fail_on_regression: bool
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "passed": self.passed,
-            "reasons": list(self.reasons),
-            "min_grade": self.min_grade,
-            "fail_on_regression": self.fail_on_regression,
-        }
-
-
-def evaluate_gate(report: Report, *, min_grade: str | None, fail_on_regression: bool) -> Gate:
-    """Apply ``--min-grade`` and ``--fail-on-regression`` to a finished report."""
-    reasons: list[str] = []
-    if min_grade is not None:
-        if min_grade not in GRADES:
-            raise ValueError(f"unknown grade {min_grade!r}")
-        if not meets(report.score.grade, min_grade):
-            reasons.append(f"grade {report.score.grade} is below the minimum {min_grade}")
-    if fail_on_regression and (report.failed or report.missing):
-        reasons.append(f"{report.failed} regression(s) and {report.missing} missing response(s)")
-    return Gate(not reasons, tuple(reasons), min_grade, fail_on_regression)
-
-
-def redactor_for(cassette: Cassette, base: Redactor | None, env: Mapping[str, str] | None = None) -> Redactor | None:
-    """The redactor live responses go through: the user's rules plus the rules the cassette's
-    header says ran when it was recorded (keys, patterns, and the values of named environment
-    variables, looked up in ``env`` first, then in ours), so a value redacted on disk is redacted
-    live too and never reads as a change."""
-    found = cassette.meta.get("redaction")
-    rules: dict[str, Any] = found if isinstance(found, dict) else {}
-    keys = [k for k in rules.get("keys") or () if isinstance(k, str)]
-    # A pattern the header had to redact itself (it was a literal secret) cannot be rebuilt.
-    patterns = [p for p in rules.get("patterns") or () if isinstance(p, str) and PLACEHOLDER not in p]
-    for name in rules.get("env") or ():
-        value = ((env or {}).get(name) or os.environ.get(name)) if isinstance(name, str) else None
-        if value and len(value) >= 4:
-            patterns.append(re.escape(value))
-    if base is None and not (keys or patterns or rules.get("defaults")):
-        return None
-    if not (keys or patterns):
-        return base or Redactor()
-    defaults = base.defaults if base is not None else bool(rules.get("defaults", True))
-    return Redactor(
-        keys=[*(base.keys if base else ()), *keys],
-        patterns=[*(base.patterns if base else ()), *patterns],
-        defaults=defaults,
-        env_values=base.env_values if base else None,
-    )
-
-
 class _Session:
     """One cassette's replay against one live transport."""
 
@@ -121,7 +72,7 @@ class _Session:
         self.on_live = on_live
         self.transport = transport
         self.options = options
-        self.redactor = redactor_for(cassette, options.redactor, options.env)
+        self.redactor = redactor_for(cassette.meta, options.redactor, options.env)
         self.carry = Carry(i.message for i in cassette.interactions if i.kind in ("request", "notification"))
         self.results: list[InteractionResult] = []
         self.server_requests = [i for i in cassette.interactions if i.kind == "server-request"]
@@ -155,7 +106,7 @@ class _Session:
             return
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
-            self.dead = _missing_finding(f"the whole-cassette timeout ({self.options.total_timeout:g} s) ran out")
+            self.dead = missing_finding(f"the whole-cassette timeout ({self.options.total_timeout:g} s) ran out")
             self._missing(inter, self.dead)
             return
         wait = min(self.options.startup_timeout if first else self.options.timeout, remaining)
@@ -174,9 +125,9 @@ class _Session:
             if self.client.stray_ids:
                 detail += f" (the server answered other ids: {', '.join(map(repr, self.client.stray_ids[:3]))})"
                 self.client.stray_ids.clear()
-            finding = _missing_finding(detail)
+            finding = missing_finding(detail)
             if self.consecutive_timeouts >= HUNG_AFTER:
-                self.dead = _missing_finding(f"skipped: the server stopped answering ({detail})")
+                self.dead = missing_finding(f"skipped: the server stopped answering ({detail})")
             self._missing(inter, finding)
             return
         except ServerExited as exc:
@@ -199,9 +150,9 @@ class _Session:
             if getattr(exc, "status", None) is not None and status is None:
                 # An HTTP error status answers this one request; the server is still there and
                 # the next request may well succeed.
-                self._missing(inter, _missing_finding(detail))
+                self._missing(inter, missing_finding(detail))
                 return
-            self.dead = _missing_finding(detail)
+            self.dead = missing_finding(detail)
             self._missing(inter, self.dead)
             return
         latency = (time.monotonic() - started) * 1000.0
@@ -211,7 +162,7 @@ class _Session:
         recorded = inter.response
         # The recording was redacted before it reached disk, so a live answer equal to it holds
         # nothing to redact (redaction is idempotent): most answers of a passing replay skip it.
-        if self.redactor is not None and not (recorded is not None and loosely_equal(live, recorded)):
+        if not (recorded is not None and loosely_equal(live, recorded)):
             live = self.redactor.apply(live)
         findings = compare(recorded, live, self.options.compare)
         if recorded is not None and recorded != live:
@@ -261,8 +212,13 @@ def replay_cassette(
     ``on_live`` sees every live response as it arrives, unredacted, with the recorded request it
     answers (``--update`` keeps them); results never carry live payloads.
 
-    Raises ``ServerStartError`` when the server cannot be started or never answers its first
-    request; every later failure (a crash, a hang, a wrong answer) becomes findings instead.
+    Every text in the result that came from the server (finding messages and values, diffs, the
+    stderr tail, the error) has passed the cassette's redactor: this is the one place it is
+    applied, so no sink (console, files, GitHub) ever sees a secret the server printed.
+
+    Raises ``ServerStartError`` (redacted the same way) when the server cannot be started or
+    never answers its first request; every later failure (a crash, a hang, a wrong answer)
+    becomes findings instead.
     """
     options = options or ReplayOptions()
     era = detect_era(cassette.interactions, cassette.meta)
@@ -271,107 +227,142 @@ def replay_cassette(
     try:
         transport.start()
         session.run()
+    except ServerError as exc:
+        raise _redacted_error(exc, session.redactor) from None
     finally:
         transport.close()
     diag = transport.diagnostics()
-    return CassetteResult(
+    result = CassetteResult(
         path=cassette.path,
         results=tuple(session.results),
         score=score(session.results),
         era=era.name,
         protocol_version=era.protocol_version,
         duration_s=round(time.monotonic() - started, 3),
+        error=session.dead.message if session.dead else "",
         stderr_tail=str(diag.get("stderr_tail", ""))[-2000:] if session.dead else "",
         non_json_lines=int(diag.get("non_json_lines", 0) or 0),
     )
+    return redacted_result(result, session.redactor)
 
 
-def replay_paths(
-    paths: Iterable[str],
-    make_transport: Callable[[Cassette], Transport],
-    options: ReplayOptions | None = None,
-    *,
-    target: str = "",
-    min_grade: str | None = None,
-    fail_on_regression: bool = False,
-) -> Report:
-    """Load and replay every cassette (a fresh transport, so a fresh server, for each one).
+def redacted_result(result: CassetteResult, redactor: Redactor) -> CassetteResult:
+    """``result`` with every server-originated text passed through ``redactor``."""
+    results = tuple(
+        replace(r, findings=tuple(_redacted_finding(f, redactor) for f in r.findings)) if r.findings else r
+        for r in result.results
+    )
+    return replace(
+        result,
+        results=results,
+        error=redactor.apply(result.error),
+        stderr_tail=redactor.apply(result.stderr_tail),
+    )
+
+
+def _redacted_finding(finding: Finding, redactor: Redactor) -> Finding:
+    return replace(
+        finding,
+        message=redactor.apply(finding.message),
+        before=redactor.apply(finding.before),
+        after=redactor.apply(finding.after),
+        diff=redactor.apply(finding.diff),
+    )
+
+
+def _redacted_error(exc: ServerError, redactor: Redactor) -> ServerError:
+    """A copy of ``exc`` whose message and stderr tail have passed ``redactor``."""
+    clean = copy.copy(exc)
+    clean.args = tuple(redactor.apply(a) if isinstance(a, str) else a for a in exc.args)
+    clean.stderr_tail = redactor.apply(exc.stderr_tail)
+    return clean
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a run produced: the report (every server text redacted), what was rewritten (update
+    and refresh modes), and the exit code the CLI and the action exit with."""
+
+    report: Report
+    updates: tuple[UpdateSummary, ...] = ()
+    exit_code: int = EXIT_OK
+
+    @property
+    def settled(self) -> bool:
+        """True when a rewriting run rewrote every change (none kept for want of an answer)."""
+        return bool(self.updates) and not any(u.kept for u in self.updates)
+
+
+def run(plan: Plan) -> Outcome:
+    """Replay every cassette of ``plan`` against a fresh server each, gate the report and, in
+    update or refresh mode, rewrite each cassette's changed responses.
 
     Every cassette is validated before any server starts, but only one is held in memory at a
-    time: with several, each is read once to check it and again just before its replay."""
-    paths = list(paths)
+    time in check mode: with several, each is read once to check it and again just before its
+    replay. Nothing is written until every cassette has replayed, so a server that cannot start
+    leaves every file as it was. Raises ``CassetteError`` for a bad cassette and
+    ``ServerStartError`` for a server that cannot be used.
+    """
     cassettes: Iterable[Cassette]
-    if len(paths) == 1:
-        cassettes = [_checked(load(paths[0]))]
+    if len(plan.paths) == 1:
+        cassettes = [_load_checked(plan.paths[0])]
     else:
-        for path in paths:
-            _checked(load(path))  # dropped at once: a glob of big cassettes is never all loaded
-        cassettes = map(_load_checked, paths)
-    results = tuple(replay_cassette(c, make_transport(c), options) for c in cassettes)
-    return build_report(results, target=target, min_grade=min_grade, fail_on_regression=fail_on_regression)
+        for path in plan.paths:
+            _load_checked(path)  # dropped at once: a glob of big cassettes is never all loaded
+        cassettes = map(_load_checked, plan.paths)
+    base = Redactor(keys=plan.redact_keys, patterns=plan.redact_patterns)
+    options = ReplayOptions(
+        timeout=plan.timeout,
+        startup_timeout=plan.target.startup_timeout,
+        total_timeout=plan.total_timeout,
+        compare=plan.compare,
+        redactor=base,
+        env=plan.target.env,
+    )
+    results: list[CassetteResult] = []
+    rewritten: list[tuple[Cassette, Cassette, UpdateSummary]] = []
+    for cassette in cassettes:
+        live_by_seq: dict[int, dict[str, Any]] = {}
+        result = replay_cassette(
+            cassette,
+            open_transport(plan.target),
+            options,
+            on_live=_keep_in(live_by_seq) if plan.rewrites else None,
+        )
+        result = replace(result, path=plan.shown(result.path))
+        results.append(result)
+        if plan.rewrites:
+            redactor = redactor_for(cassette.meta, base, plan.target.env)
+            rewritten.append((cassette, *rewrite(cassette, result, live_by_seq, redactor)))
+    for old, new, summary in rewritten:
+        if summary.updated:
+            write_cassette(new, old)
+    report = build_report(results, target=plan.target.describe(), policy=plan.gate)
+    updates = tuple(summary for _, _, summary in rewritten)
+    return Outcome(report=report, updates=updates, exit_code=_exit_code(plan, report, updates))
 
 
-def _checked(cassette: Cassette) -> Cassette:
+def _load_checked(path: str) -> Cassette:
+    cassette = load(path)
     if not cassette.interactions:
         # Nothing replayed must not read as a perfect grade.
         raise CassetteError(cassette.path, None, "no interactions: nothing to replay (record a session into it)")
     return cassette
 
 
-def _load_checked(path: str) -> Cassette:
-    return _checked(load(path))
+def _exit_code(plan: Plan, report: Report, updates: tuple[UpdateSummary, ...]) -> int:
+    if report.gate.passed or plan.mode == "refresh":
+        return EXIT_OK
+    if plan.mode == "update" and not any(u.kept for u in updates):
+        return EXIT_OK  # every change the gate failed on was rewritten
+    return EXIT_GATE
 
 
-def build_report(
-    results: Sequence[CassetteResult],
-    *,
-    target: str = "",
-    min_grade: str | None = None,
-    fail_on_regression: bool = False,
-) -> Report:
-    """Combine per-cassette results into one report, scored over every interaction, and gate it."""
-    everything = [r for c in results for r in c.results]
-    report = Report(cassettes=tuple(results), score=score(everything), target=target, tool_version=__version__)
-    gate = evaluate_gate(report, min_grade=min_grade, fail_on_regression=fail_on_regression)
-    return Report(
-        cassettes=report.cassettes,
-        score=report.score,
-        target=target,
-        tool_version=__version__,
-        # With no gate configured there is nothing to report as passed or failed.
-        gate=gate.to_json() if min_grade is not None or fail_on_regression else {},
-    )
+def _keep_in(into: dict[int, dict[str, Any]]) -> OnLive:
+    def on_live(inter: Interaction, live: dict[str, Any]) -> None:
+        into[inter.seq] = live
 
-
-def judge(
-    inter: Interaction,
-    findings: tuple[Finding, ...],
-    live: dict[str, Any] | None,
-    *,
-    latency_ms: float | None = None,
-    sent: dict[str, Any] | None = None,
-    substitutions: tuple[Substitution, ...] = (),
-) -> InteractionResult:
-    """The verdict on one recorded request, given what compare found (``live`` None: no answer).
-
-    ``sent`` is the request as really sent (after value threading), which names the interaction;
-    ``substitutions`` are the recorded values it replaced."""
-    return InteractionResult(
-        seq=inter.seq,
-        line=inter.line,
-        method=inter.method,
-        name=inter.tool_name if sent is None else subject_of(sent),
-        status=status_for(findings),
-        findings=findings,
-        latency_ms=latency_ms,
-        recorded_error=is_failure(inter.response),
-        live_error=None if live is None else is_failure(live),
-        substitutions=substitutions,
-    )
-
-
-def _missing_finding(detail: str) -> Finding:
-    return Finding(kind="missing-response", cls="breaking", path="$", message=detail[:300])
+    return on_live
 
 
 def _without_meta(params: Any) -> Any:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from mcp_replay_action.gate import Gate
+
 # Regression kinds, worst first (the order annotations and summaries sort by).
 FindingKind = Literal["missing-response", "error-status-change", "structure-change", "ordering-change", "value-change"]
 KIND_ORDER: tuple[str, ...] = (
@@ -143,9 +145,7 @@ class Report:
     score: Score
     target: str = ""
     tool_version: str = ""
-    gate: dict[str, Any] = field(
-        default_factory=dict
-    )  # {"min_grade": "B", "fail_on_regression": True, "passed": bool, "reasons": [...]}
+    gate: Gate = field(default_factory=Gate)
 
     @property
     def passed(self) -> int:

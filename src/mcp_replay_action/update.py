@@ -1,4 +1,5 @@
-"""``replay --update``: when a change is intentional, re-record the responses that changed.
+"""``replay --update`` (and the refresh flow): when a change is intentional, re-record the
+responses that changed. ``replay.run`` replays; this module only rewrites.
 
 A replay compares every live response with the recording; an update then writes the live
 response in place of the recorded one for every interaction that differed, and leaves the rest of
@@ -17,17 +18,15 @@ Three rules keep an update from doing harm:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from mcp_replay_action.carry import Carry
-from mcp_replay_action.cassette import Cassette, Interaction, atomic_write_text, dumps_over, load, save
+from mcp_replay_action.cassette import Cassette, Interaction, atomic_write_text, dumps_over, save
 from mcp_replay_action.cassette.header import utc_now
 from mcp_replay_action.redact import Redactor
-from mcp_replay_action.replay import ReplayOptions, build_report, redactor_for, replay_cassette
-from mcp_replay_action.results import CassetteResult, Report
-from mcp_replay_action.transport import Transport
+from mcp_replay_action.results import CassetteResult, InteractionResult
 
 
 @dataclass(frozen=True)
@@ -37,6 +36,8 @@ class UpdateSummary:
     path: str
     updated: int  # interactions whose response was rewritten
     kept: int  # interactions that differed but got no live response, left as recorded
+    # The verdicts of the rewritten interactions, with their classified findings: what changed.
+    changes: tuple[InteractionResult, ...] = ()
 
     @property
     def written(self) -> bool:
@@ -116,51 +117,19 @@ def write_cassette(cassette: Cassette, original: Cassette | None = None) -> None
         save(cassette, cassette.path)
 
 
-def _keep_in(into: dict[int, dict[str, Any]]) -> Callable[[Interaction, dict[str, Any]], None]:
-    def on_live(inter: Interaction, live: dict[str, Any]) -> None:
-        into[inter.seq] = live
-
-    return on_live
-
-
-def replay_and_update(
-    paths: Iterable[str],
-    make_transport: Callable[[Cassette], Transport],
-    options: ReplayOptions | None = None,
-    *,
-    target: str = "",
-    min_grade: str | None = None,
-    fail_on_regression: bool = False,
-) -> tuple[Report, tuple[UpdateSummary, ...]]:
-    """Replay every cassette like ``replay_paths``, then rewrite each one's changed responses.
-
-    The report is the replay's, from before the update. Nothing is written until every cassette
-    has replayed, so a server that cannot start leaves every file as it was.
-    """
-    options = options or ReplayOptions()
-    cassettes = [load(p) for p in paths]
-    results: list[CassetteResult] = []
-    updated: list[tuple[Cassette, int]] = []
-    for cassette in cassettes:
-        live_by_seq: dict[int, dict[str, Any]] = {}
-        result = replay_cassette(
-            cassette,
-            make_transport(cassette),
-            options,
-            on_live=_keep_in(live_by_seq),
-        )
-        results.append(result)
-        redactor = redactor_for(cassette, options.redactor, options.env) or Redactor()
-        seqs = changed_seqs(result)
-        latency = {r.seq: r.latency_ms for r in result.results}
-        kept = sum(1 for r in result.results if r.status == "missing")
-        new = update_cassette(cassette, live_by_seq, redactor, seqs=seqs, latency_ms=latency)
-        updated.append((new, kept))
-    summaries: list[UpdateSummary] = []
-    for (new, kept), old in zip(updated, cassettes, strict=True):
-        count = sum(1 for a, b in zip(old.interactions, new.interactions, strict=True) if a is not b)
-        if count:
-            write_cassette(new, old)
-        summaries.append(UpdateSummary(path=old.path, updated=count, kept=kept))
-    report = build_report(results, target=target, min_grade=min_grade, fail_on_regression=fail_on_regression)
-    return report, tuple(summaries)
+def rewrite(
+    cassette: Cassette, result: CassetteResult, live_by_seq: Mapping[int, dict[str, Any]], redactor: Redactor
+) -> tuple[Cassette, UpdateSummary]:
+    """The rewritten cassette (not written yet) and what was done to it, from one replay's result
+    (whose ``path`` the summary names) and its unredacted live answers by request ``seq``."""
+    seqs = changed_seqs(result)
+    latency = {r.seq: r.latency_ms for r in result.results}
+    new = update_cassette(cassette, live_by_seq, redactor, seqs=seqs, latency_ms=latency)
+    rewritten = {a.seq for a, b in zip(cassette.interactions, new.interactions, strict=True) if a is not b}
+    summary = UpdateSummary(
+        path=result.path,
+        updated=len(rewritten),
+        kept=sum(1 for r in result.results if r.status == "missing"),
+        changes=tuple(r for r in result.results if r.seq in rewritten),
+    )
+    return new, summary

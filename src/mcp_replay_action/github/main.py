@@ -16,20 +16,18 @@ it as one branch and pull request (``refresh.py``).
 
 from __future__ import annotations
 
-import glob
 import importlib.metadata
 import os
 import re
 import sys
 import traceback
-from collections.abc import Callable, Mapping, MutableMapping
+from collections.abc import MutableMapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
-from mcp_replay_action.cassette import Cassette, atomic_write_text
-from mcp_replay_action.compare import CompareOptions
-from mcp_replay_action.errors import EXIT_GATE, EXIT_INFRA, EXIT_OK, ConfigError, ReplayError, ServerError
+from mcp_replay_action.assemble import build_report
+from mcp_replay_action.errors import EXIT_INFRA, EXIT_OK, ConfigError, ReplayError, ServerError
 from mcp_replay_action.files import hand_to_owner_of
 from mcp_replay_action.github import comment as sticky
 from mcp_replay_action.github import gitdata, refresh
@@ -43,14 +41,11 @@ from mcp_replay_action.github.install import run_install
 from mcp_replay_action.github.settings import RunContext, Settings, scrub
 from mcp_replay_action.github.summary import write_failure_summary, write_summary
 from mcp_replay_action.github.template import Links, render_comment
-from mcp_replay_action.redact import Redactor
-from mcp_replay_action.replay import ReplayOptions, build_report, replay_paths
-from mcp_replay_action.report import json as report_json
-from mcp_replay_action.report._format import public_target
+from mcp_replay_action.replay import run
+from mcp_replay_action.report import public_target
+from mcp_replay_action.report.sinks import write_files
 from mcp_replay_action.results import Report
 from mcp_replay_action.scenarios import load_scenarios
-from mcp_replay_action.transport import Target, Transport, open_transport
-from mcp_replay_action.update import replay_and_update
 
 # Only when the package's metadata is missing (a bare source tree); pyproject.toml says the same.
 PROJECT_URL = "https://github.com/mcp-replay/mcp-replay-action"
@@ -91,18 +86,24 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
 
 def replay_and_report(settings: Settings, context: RunContext, event: Event, out: Commands) -> int:
     """Install, replay, report, gate."""
-    child_env = dict(settings.env)
     if settings.install:
-        run_install(settings.install, cwd=settings.working_directory, env=child_env, out=out)
-    paths = find_cassettes(settings)
-    target = public_target(settings.url or " ".join(settings.server))
-    out.info(f"Replaying {len(paths)} cassette(s) against {target}")
-    report = replay(settings, paths, child_env)
-    report = with_relative_paths(report, settings)
-    gate_passed = bool(report.gate.get("passed", True))
+        run_install(settings.install, cwd=settings.working_directory, env=dict(settings.env), out=out)
+    plan = settings.plan()
+    out.info(f"Replaying {len(plan.paths)} cassette(s) against {public_target(plan.target.describe())}")
+    outcome = run(plan)
+    report = outcome.report
 
-    atomic_write_text(settings.report_file, report_json.dumps(report))
-    hand_to_owner_of(settings.report_file, settings.workspace)
+    written = [settings.report_file, settings.markdown_file, settings.junit_file, settings.badge_file]
+    write_files(
+        report,
+        json_file=settings.report_file,
+        markdown_file=settings.markdown_file,
+        junit_file=settings.junit_file,
+        badge_file=settings.badge_file,
+    )
+    for path in written:
+        if path is not None:
+            hand_to_owner_of(path, settings.workspace)
     out.info(
         f"Grade {report.score.grade} ({report.score.score:.1f}/100): "
         f"{report.passed} passed, {report.failed} failed, {report.missing} missing"
@@ -110,9 +111,8 @@ def replay_and_report(settings: Settings, context: RunContext, event: Event, out
     if settings.annotations:
         for annotation in annotations_for(report):
             out.annotate(annotation)
-    if not gate_passed:
-        reasons = "; ".join(str(r) for r in report.gate.get("reasons") or ()) or "see the job summary"
-        out.error(f"mcp-replay gate failed: {reasons}", title="mcp-replay gate")
+    if not report.gate.passed:
+        out.error(f"mcp-replay gate failed: {'; '.join(report.gate.reasons)}", title="mcp-replay gate")
     if settings.job_summary:
         write_summary(context.summary_path, report)
     comment = publish_comment(settings, context, event, report, out)
@@ -126,14 +126,18 @@ def replay_and_report(settings: Settings, context: RunContext, event: Event, out
             "passed": str(report.passed),
             "failed": str(report.failed),
             "missing": str(report.missing),
+            "gate": "passed" if report.gate.passed else "failed",
             "report": settings.relative(settings.report_file),
+            "markdown": settings.relative(settings.markdown_file) if settings.markdown_file else "",
+            "junit": settings.relative(settings.junit_file) if settings.junit_file else "",
+            "badge": settings.relative(settings.badge_file) if settings.badge_file else "",
             "comment-url": comment.url,
             "comment-file": comment.file,
             "comment-written": str(comment.written).lower(),
             "drift-issue-url": drift_url,
         },
     )
-    return EXIT_OK if gate_passed else EXIT_GATE
+    return outcome.exit_code
 
 
 def watch_drift(settings: Settings, context: RunContext, event: Event, report: Report, out: Commands) -> str:
@@ -148,7 +152,7 @@ def watch_drift(settings: Settings, context: RunContext, event: Event, report: R
             gh,
             context.repository or event.repository,
             report,
-            gate_passed=bool(report.gate.get("passed", True)),
+            gate_passed=report.gate.passed,
             comment_id=settings.comment_id,
             links=comment_links(settings, context, event),
             labels=settings.drift_labels,
@@ -163,101 +167,30 @@ def watch_drift(settings: Settings, context: RunContext, event: Event, report: R
     return opened.url
 
 
-def find_cassettes(settings: Settings) -> list[str]:
-    """Absolute paths of the cassettes the globs match (``!glob`` excludes), sorted, each inside
-    the workspace. Raises ConfigError when none match."""
-    root = str(settings.workspace)
-    included: set[str] = set()
-    excluded: set[str] = set()
-    for pattern in settings.cassettes:
-        target = excluded if pattern.startswith("!") else included
-        target.update(glob.glob(pattern.removeprefix("!"), root_dir=root, recursive=True))
-    paths = []
-    for rel in sorted(included - excluded):
-        path = (settings.workspace / rel).resolve()
-        if not path.is_file():
-            continue
-        if not path.is_relative_to(settings.workspace):
-            raise ConfigError(f"input cassettes: {rel} points outside the workspace")
-        paths.append(str(path))
-    if not paths:
-        shown = ", ".join(settings.cassettes)
-        raise ConfigError(f"input cassettes: no file matches {shown} in the workspace")
-    return paths
-
-
-def replay(settings: Settings, paths: list[str], child_env: Mapping[str, str]) -> Report:
-    """Replay every cassette against a fresh server and gate the report."""
-    options, make_transport = replay_setup(settings, child_env)
-    return replay_paths(
-        paths,
-        make_transport,
-        options,
-        target=settings.url or " ".join(settings.server),
-        min_grade=settings.min_grade,
-        fail_on_regression=settings.fail_on_regression,
-    )
-
-
-def replay_setup(
-    settings: Settings, child_env: Mapping[str, str]
-) -> tuple[ReplayOptions, Callable[[Cassette], Transport]]:
-    """The replay options and the transport factory the inputs describe."""
-    options = ReplayOptions(
-        timeout=settings.timeout,
-        startup_timeout=max(settings.timeout, 30.0),
-        compare=CompareOptions(
-            ignore_paths=settings.ignore_paths,
-            ignore_keys=settings.ignore_keys,
-            allow_reorder=settings.allow_reorder,
-        ),
-        # As the CLI does: live answers are scrubbed like recordings were, so a secret a server
-        # returns is compared (and shown) as [REDACTED], never posted in a comment.
-        redactor=Redactor(),
-        env=dict(child_env),
-    )
-    target = Target(
-        command=settings.server,
-        url=settings.url or None,
-        headers=dict(settings.headers),
-        cwd=str(settings.working_directory),
-        env=child_env,
-        setup=settings.setup,
-        startup_timeout=options.startup_timeout,
-    )
-
-    def make_transport(cassette: Cassette) -> Transport:
-        return open_transport(target)
-
-    return options, make_transport
-
-
 def refresh_and_propose(settings: Settings, context: RunContext, event: Event, out: Commands) -> int:
     """``mode: refresh``: re-record, and when a cassette changed, commit it on the refresh branch
     and open or update the pull request; the change report goes to its body and the job summary."""
     refresh.check_event(event)
-    child_env = dict(settings.env)
     if settings.install:
-        run_install(settings.install, cwd=settings.working_directory, env=child_env, out=out)
-    paths = find_cassettes(settings)
-    before = {settings.relative(p): Path(p).read_bytes() for p in paths}
-    out.info(f"Refreshing {len(paths)} cassette(s) against {public_target(settings.url or ' '.join(settings.server))}")
-    options, make_transport = replay_setup(settings, child_env)
-    target = settings.url or " ".join(settings.server)
+        run_install(settings.install, cwd=settings.working_directory, env=dict(settings.env), out=out)
+    plan = settings.plan(mode="refresh")
+    before = {settings.relative(p): Path(p).read_bytes() for p in plan.paths}
+    out.info(f"Refreshing {len(plan.paths)} cassette(s) against {public_target(plan.target.describe())}")
     from_scenarios: dict[str, str] = {}
     if settings.scenarios is not None:
-        scenarios = load_scenarios(settings.scenarios, environ={**os.environ, **child_env})
-        from_scenarios = refresh.scenario_cassettes(paths, scenarios)
-    rest = [p for p in paths if p not in from_scenarios]
-    report, updates = replay_and_update(rest, make_transport, options, target=target)
-    rows = [(settings.relative(u.path), u.updated, u.kept) for u in updates]
+        scenarios = load_scenarios(settings.scenarios, environ={**os.environ, **dict(settings.env)})
+        from_scenarios = refresh.scenario_cassettes(list(plan.paths), scenarios)
+    outcome = run(replace(plan, paths=tuple(p for p in plan.paths if p not in from_scenarios)))
+    report = outcome.report
+    rows = [(u.path, u.updated, u.kept) for u in outcome.updates]
     if from_scenarios:
         out.info(f"Re-recording {len(from_scenarios)} cassette(s) from their scenarios")
-        again = [refresh.rerecord(p, scenarios, name, options.compare) for p, name in from_scenarios.items()]
-        report = build_report([*report.cassettes, *(r.result for r in again)], target=target)
-        rows += [(settings.relative(r.path), r.changed, 0) for r in again]
-    report = with_relative_paths(report, settings)
-    atomic_write_text(settings.report_file, report_json.dumps(report))
+        again = [refresh.rerecord(p, scenarios, name, plan.compare) for p, name in from_scenarios.items()]
+        results = [*report.cassettes, *(replace(r.result, path=plan.shown(r.result.path)) for r in again)]
+        report = build_report(results, target=report.target, policy=plan.gate)
+        rows += [(plan.shown(r.path), r.changed, 0) for r in again]
+    write_files(report, json_file=settings.report_file)
+    hand_to_owner_of(settings.report_file, settings.workspace)
     changed = refresh.changed_files(before, settings.workspace)
     rewritten = refresh.rewritten_for(rows, changed)
     outputs = {
@@ -313,13 +246,6 @@ def refresh_and_propose(settings: Settings, context: RunContext, event: Event, o
     return EXIT_OK
 
 
-def with_relative_paths(report: Report, settings: Settings) -> Report:
-    """The report with cassette paths relative to the workspace: what annotations, the summary
-    and the comment show, and what GitHub matches annotations against."""
-    cassettes = tuple(replace(c, path=settings.relative(c.path)) for c in report.cassettes)
-    return replace(report, cassettes=cassettes)
-
-
 @dataclass(frozen=True)
 class CommentOutcome:
     """What became of the sticky comment: its URL when posted, and the comment file only when the
@@ -373,8 +299,7 @@ def publish_comment(
     """Post or refresh the sticky comment. When it cannot be posted (no token, a read-only token
     on a pull request from a fork, an API error), save it to the comment file for a
     ``post-comment`` job instead; only then is the comment file an output."""
-    gate_passed = bool(report.gate.get("passed", True))
-    how = wants_comment(settings, event, gate_passed)
+    how = wants_comment(settings, event, report.gate.passed)
     repo = context.repository or event.repository
     if how == "find" and settings.github_token and repo and (event.head_sha or context.sha):
         sha = event.head_sha or context.sha

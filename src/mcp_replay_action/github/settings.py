@@ -17,8 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from mcp_replay_action.compare import CompareOptions
+from mcp_replay_action.discovery import DEFAULT_PATTERNS, find_cassettes
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.gate import DEFAULT_FAIL_ON, FAIL_ON, FailOn, GatePolicy
 from mcp_replay_action.github.gitdata import check_branch_name, parse_person
+from mcp_replay_action.plan import Mode, Plan, startup_timeout_for
+from mcp_replay_action.transport import Target
 
 # Every input and its default, as action.yml declares them (an empty default means "none").
 INPUT_DEFAULTS: dict[str, str] = {
@@ -26,13 +31,14 @@ INPUT_DEFAULTS: dict[str, str] = {
     "server": "",
     "url": "",
     "headers": "",
-    "cassettes": "cassettes/**/*.jsonl",
+    "cassettes": "cassettes/**/*.jsonl\ncassettes/**/*.json",
     "install": "",
     "setup": "",
     "working-directory": ".",
     "env": "",
     "min-grade": "",
-    "fail-on-regression": "true",
+    "fail-on": "breaking",
+    "fail-on-regression": "",
     "ignore-paths": "",
     "ignore-keys": "",
     "allow-reorder": "false",
@@ -41,6 +47,9 @@ INPUT_DEFAULTS: dict[str, str] = {
     "comment-id": "",
     "comment-file": "mcp-replay-comment.json",
     "report-file": "mcp-replay-report.json",
+    "markdown-file": "",
+    "junit-file": "",
+    "badge-file": "",
     "annotations": "true",
     "job-summary": "true",
     "github-token": "",
@@ -76,13 +85,13 @@ class Settings:
     server: tuple[str, ...] = ()  # the command, split like a shell would (stdio, or HTTP with url)
     url: str = ""  # an HTTP server (started by ``server`` when both are given)
     headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
-    cassettes: tuple[str, ...] = ("cassettes/**/*.jsonl",)
+    cassettes: tuple[str, ...] = DEFAULT_PATTERNS
     install: str = ""
     setup: tuple[str, ...] = ()  # run before each server start, split like ``server``
     working_directory: Path = Path(".")
     env: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # values may be secrets
     min_grade: str | None = None
-    fail_on_regression: bool = True
+    fail_on: FailOn = DEFAULT_FAIL_ON
     ignore_paths: tuple[str, ...] = ()
     ignore_keys: tuple[str, ...] = ()
     allow_reorder: bool = False
@@ -91,6 +100,9 @@ class Settings:
     comment_id: str = DEFAULT_COMMENT_ID
     comment_file: Path = Path("mcp-replay-comment.json")
     report_file: Path = Path("mcp-replay-report.json")
+    markdown_file: Path | None = None
+    junit_file: Path | None = None
+    badge_file: Path | None = None
     annotations: bool = True
     job_summary: bool = True
     github_token: str = field(default="", repr=False)
@@ -124,7 +136,7 @@ class Settings:
             working_directory=clean_working_directory(raw("working-directory"), workspace),
             env=clean_env(raw("env")),
             min_grade=clean_min_grade(raw("min-grade")),
-            fail_on_regression=clean_bool("fail-on-regression", raw("fail-on-regression")),
+            fail_on=clean_fail_on(raw("fail-on"), raw("fail-on-regression")),
             ignore_paths=clean_list(raw("ignore-paths")),
             ignore_keys=clean_list(raw("ignore-keys")),
             allow_reorder=clean_bool("allow-reorder", raw("allow-reorder")),
@@ -133,6 +145,9 @@ class Settings:
             comment_id=clean_comment_id(raw("comment-id")),
             comment_file=clean_path("comment-file", raw("comment-file"), workspace),
             report_file=clean_path("report-file", raw("report-file"), workspace),
+            markdown_file=clean_optional_path("markdown-file", raw("markdown-file"), workspace),
+            junit_file=clean_optional_path("junit-file", raw("junit-file"), workspace),
+            badge_file=clean_optional_path("badge-file", raw("badge-file"), workspace),
             annotations=clean_bool("annotations", raw("annotations")),
             job_summary=clean_bool("job-summary", raw("job-summary")),
             # The runner also exports the job token as GITHUB_TOKEN in some setups (composite).
@@ -150,6 +165,30 @@ class Settings:
         if settings.mode in ("replay", "refresh"):
             check_target(settings.server, settings.url)
         return settings
+
+    def plan(self, mode: Mode = "check") -> Plan:
+        """The replay these settings describe (``mode``: ``refresh`` for ``mode: refresh``): the
+        same ``Plan`` the CLI builds from the same options (``tests/test_plan.py``)."""
+        target = Target(
+            command=self.server,
+            url=self.url or None,
+            headers=dict(self.headers),
+            cwd=str(self.working_directory),
+            env=dict(self.env),
+            setup=self.setup,
+            startup_timeout=startup_timeout_for(self.timeout),
+        )
+        return Plan(
+            paths=tuple(find_cassettes(self.cassettes, self.workspace, confine=True, what="input cassettes")),
+            target=target,
+            compare=CompareOptions(
+                ignore_paths=self.ignore_paths, ignore_keys=self.ignore_keys, allow_reorder=self.allow_reorder
+            ),
+            gate=GatePolicy(fail_on=self.fail_on, min_grade=self.min_grade),
+            mode=mode,
+            timeout=self.timeout,
+            root=str(self.workspace),
+        )
 
     def relative(self, path: str | os.PathLike[str]) -> str:
         """``path`` relative to the workspace, with forward slashes (how GitHub names files)."""
@@ -302,6 +341,11 @@ def clean_path(name: str, value: str, workspace: Path) -> Path:
     return path
 
 
+def clean_optional_path(name: str, value: str, workspace: Path) -> Path | None:
+    """A file to write inside the workspace, or None when the input is empty."""
+    return clean_path(name, value, workspace) if value else None
+
+
 def clean_env(value: str) -> tuple[tuple[str, str], ...]:
     """``KEY=VALUE`` lines. Values are never echoed in errors: they are often secrets."""
     pairs: list[tuple[str, str]] = []
@@ -323,6 +367,17 @@ def clean_min_grade(value: str) -> str | None:
     if grade not in GRADES:
         raise _bad("min-grade", value, "one of " + ", ".join(GRADES) + " (or empty for no grade gate)")
     return grade
+
+
+def clean_fail_on(value: str, fail_on_regression: str) -> FailOn:
+    """``fail-on``; the older ``fail-on-regression: true`` means ``any`` and ``false`` means
+    ``none`` when ``fail-on`` is left at its default."""
+    fail_on = value.lower()
+    if fail_on not in FAIL_ON:
+        raise _bad("fail-on", value, "one of " + ", ".join(FAIL_ON))
+    if not fail_on_regression or fail_on != DEFAULT_FAIL_ON:
+        return fail_on  # type: ignore[return-value]
+    return "any" if clean_bool("fail-on-regression", fail_on_regression) else "none"
 
 
 def clean_bool(name: str, value: str) -> bool:

@@ -104,8 +104,7 @@ def comment_view(
 ) -> CommentView:
     """The view of ``report`` for the comment template."""
     links = links or Links()
-    gate = report.gate or {}
-    passed_gate = bool(gate.get("passed", not (report.failed or report.missing)))
+    passed_gate = report.gate.passed
     cassettes = sorted(report.cassettes, key=_cassette_rank)
     shown = [c for c in cassettes if include_passing or _status(c) != "pass"][:max_rows]
     hidden = len(cassettes) - len(shown)
@@ -116,7 +115,7 @@ def comment_view(
         title_suffix=f" ({md_cell(comment_id, 64)})" if comment_id != "default" else "",
         grade=md_cell(report.score.grade, 2),
         score=_format.score_text(report.score.score),
-        gate=md_cell(_format.gate_line(gate), DETAIL_LIMIT * 2),
+        gate=md_cell(_format.gate_line(report.gate), DETAIL_LIMIT * 2),
         totals=_format.totals_line(report),  # numbers and our words only
         capped=report.score.capped,
         rows=tuple(_row(c) for c in shown),

@@ -8,6 +8,9 @@ a score.
 - ``markdown.render(report, max_bytes=...)``: ``--markdown FILE``, bounded in size.
 - ``junit.render(report)``: JUnit XML.
 - ``badge.to_dict(report)`` / ``badge.dumps(report)``: shields.io endpoint JSON.
+- ``sinks.write_files(report, json_file=..., markdown_file=..., ...)``: the report files the CLI
+  and the action both write.
+- ``public_target(text)``: a target (URL or command) with its credentials hidden.
 - ``safe``: the escaping every sink of server text relies on (also used by the GitHub side).
 
 ``render(report, fmt)`` picks one of the file formats by name, for ``--format``-style options.
@@ -18,9 +21,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.report._format import public_target
 
 if TYPE_CHECKING:
     from mcp_replay_action.results import Report
+
+__all__ = ["FORMATS", "public_target", "render"]
 
 FORMATS: tuple[str, ...] = ("console", "json", "markdown", "junit", "badge")
 

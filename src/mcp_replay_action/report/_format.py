@@ -8,6 +8,7 @@ import json
 import re
 from typing import Any
 
+from mcp_replay_action.gate import Gate
 from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
 
 STATUS_TAGS = {"pass": "PASS", "fail": "FAIL", "missing": "MISS", "skipped": "SKIP"}
@@ -95,17 +96,15 @@ def totals_line(report: Report) -> str:
     return f"{', '.join(parts)} of {report.total} interactions in {n} cassette{'s' if n != 1 else ''}"
 
 
-def gate_line(gate: dict[str, Any]) -> str:
-    """``gate passed (min grade B)`` / ``gate FAILED: grade C below B``, or empty when no gate."""
-    if not gate or "passed" not in gate:
-        return ""
-    conditions = []
-    if gate.get("min_grade"):
-        conditions.append(f"min grade {gate['min_grade']}")
-    if gate.get("fail_on_regression"):
-        conditions.append("fail on regression")
-    cond = f" ({', '.join(conditions)})" if conditions else ""
-    if gate.get("passed"):
-        return f"gate passed{cond}"
-    reasons = [str(r) for r in gate.get("reasons") or ()]
-    return f"gate FAILED{cond}" + (": " + "; ".join(reasons) if reasons else "")
+def gate_line(gate: Gate) -> str:
+    """``gate passed (fail on breaking)`` / ``gate FAILED (fail on any, min grade B): grade C is
+    below the minimum B``, and how many changes did not fail it (accept them with a refresh)."""
+    cond = f" ({gate.policy.describe()})"
+    line = f"gate passed{cond}" if gate.passed else f"gate FAILED{cond}: " + "; ".join(gate.reasons)
+    if gate.accepted:
+        line += f"; {_plural(gate.accepted, 'other change')} reported, not gating (accept with a refresh)"
+    return line
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -50,8 +50,7 @@ def render(report: Report, *, color: bool = False, verbose: bool = False) -> str
         lines.append("no cassettes replayed")
         lines.append(_grade_line(report.score, paint))
     gate = _format.gate_line(report.gate)
-    if gate:
-        lines.append(paint(visible(gate, LINE_LIMIT), "green" if report.gate.get("passed") else "red"))
+    lines.append(paint(visible(gate, LINE_LIMIT), "green" if report.gate.passed else "red"))
     # Cassette paths, stderr and finding text are already neutralised; this is the last word.
     return no_workflow_commands("\n".join(lines)) + "\n"
 

@@ -47,7 +47,7 @@ def to_dict(report: Report) -> dict[str, Any]:
         "missing": report.missing,
         "skipped": _format.skipped(report),
         "total": report.total,
-        "gate": _plain(report.gate),
+        "gate": _plain(report.gate.to_json()),
         "cassettes": [_cassette(c) for c in report.cassettes],
     }
 

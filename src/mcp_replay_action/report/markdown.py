@@ -86,10 +86,8 @@ def _chunks(report: Report, title: str, *, show_passing: bool) -> list[_Chunk]:
 
 def _headline(report: Report, title: str) -> str:
     lines = [f"## {title}: grade {report.score.grade} ({_format.score_text(report.score.score)}/100)", ""]
-    gate = _format.gate_line(report.gate)
-    if gate:
-        mark = "✅" if report.gate.get("passed") else "❌"
-        lines += [f"{mark} **{md_cell(gate, DETAIL_LIMIT * 2)}**", ""]
+    mark = "✅" if report.gate.passed else "❌"
+    lines += [f"{mark} **{md_cell(_format.gate_line(report.gate), DETAIL_LIMIT * 2)}**", ""]
     summary = _format.totals_line(report)  # our own words and numbers
     if report.target:
         summary += f" · target: {md_cell(_format.public_target(report.target), DETAIL_LIMIT)}"

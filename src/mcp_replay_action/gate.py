@@ -1,0 +1,103 @@
+"""The gate: whether a finished replay passes, decided by the class of what changed and the grade.
+
+``fail_on`` says which findings fail the run:
+
+- ``breaking`` (the default, for the CLI and the action alike): an interaction with a breaking
+  finding fails it; a missing response is breaking. Additive and cosmetic changes are reported,
+  and accepted by refreshing the cassette.
+- ``any``: any interaction that did not pass (a non-cosmetic finding or a missing response)
+  fails it. ``--fail-on-regression`` is this.
+- ``none``: findings are only reported.
+
+``min_grade`` applies on top of any of them. Every report carries a ``Gate``: there is one
+default, here, and no reader guesses a missing one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from mcp_replay_action.results import CassetteResult, Score
+
+FailOn = Literal["breaking", "any", "none"]
+FAIL_ON: tuple[FailOn, ...] = ("breaking", "any", "none")
+DEFAULT_FAIL_ON: FailOn = "breaking"
+
+
+@dataclass(frozen=True)
+class GatePolicy:
+    """What fails a run: findings of a class (``fail_on``) and a grade below ``min_grade``."""
+
+    fail_on: FailOn = DEFAULT_FAIL_ON
+    min_grade: str | None = None
+
+    def describe(self) -> str:
+        """``fail on breaking, min grade B``: the conditions, in words."""
+        parts = [f"fail on {self.fail_on}" if self.fail_on != "none" else "report only"]
+        if self.min_grade:
+            parts.append(f"min grade {self.min_grade}")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class Gate:
+    """The gate as applied to one report: passed or not, why not, and how many interactions
+    changed without failing it (``accepted``: accept them with a refresh)."""
+
+    passed: bool = True
+    reasons: tuple[str, ...] = ()
+    policy: GatePolicy = field(default_factory=GatePolicy)
+    accepted: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "reasons": list(self.reasons),
+            "fail_on": self.policy.fail_on,
+            "min_grade": self.policy.min_grade,
+            "fail_on_regression": self.policy.fail_on == "any",
+            "accepted": self.accepted,
+        }
+
+
+def fail_on_from_flags(fail_on: str | None, fail_on_regression: bool) -> FailOn:
+    """One ``fail_on`` from the two ways of saying it (``--fail-on`` and the older
+    ``--fail-on-regression``, which means ``any``). Raises ConfigError when they disagree."""
+    from mcp_replay_action.errors import ConfigError
+
+    if fail_on is not None and fail_on not in FAIL_ON:
+        raise ConfigError(f"--fail-on expects one of {', '.join(FAIL_ON)}, got {fail_on!r}")
+    if fail_on_regression:
+        if fail_on not in (None, "any"):
+            raise ConfigError(f"--fail-on-regression means --fail-on any; it contradicts --fail-on {fail_on}")
+        return "any"
+    return fail_on if fail_on is not None else DEFAULT_FAIL_ON  # type: ignore[return-value]
+
+
+def evaluate_gate(cassettes: Sequence[CassetteResult], score: Score, policy: GatePolicy) -> Gate:
+    """Apply ``policy`` to finished results. Raises ValueError on an unknown grade."""
+    from mcp_replay_action.grade import GRADES, meets
+
+    results = [r for c in cassettes for r in c.results]
+    breaking = sum(1 for r in results if r.cls == "breaking")
+    missing = sum(1 for r in results if r.status == "missing")
+    failed = sum(1 for r in results if r.status == "fail")
+    changed = sum(1 for r in results if r.findings)
+    reasons: list[str] = []
+    if policy.fail_on == "breaking" and breaking:
+        reasons.append(f"{breaking - missing} breaking change(s) and {missing} missing response(s)")
+        gating = breaking
+    elif policy.fail_on == "any" and (failed or missing):
+        reasons.append(f"{failed} regression(s) and {missing} missing response(s)")
+        gating = failed + missing
+    else:
+        gating = 0
+    if policy.min_grade is not None:
+        if policy.min_grade not in GRADES:
+            raise ValueError(f"unknown grade {policy.min_grade!r}")
+        if not meets(score.grade, policy.min_grade):
+            reasons.append(f"grade {score.grade} is below the minimum {policy.min_grade}")
+    return Gate(passed=not reasons, reasons=tuple(reasons), policy=policy, accepted=changed - gating)

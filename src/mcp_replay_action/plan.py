@@ -1,0 +1,62 @@
+"""A plan: everything one replay run needs, decided before any server starts.
+
+The CLI and the action entrypoint each parse their own inputs into one ``Plan`` and hand it to
+``replay.run``; nothing downstream knows which edge built it, so an option means the same in
+both (``tests/test_plan.py`` feeds the same settings through both and compares the plans).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Literal
+
+from mcp_replay_action.compare import CompareOptions
+from mcp_replay_action.gate import GatePolicy
+from mcp_replay_action.transport import Target
+
+# check: replay and gate. update: also rewrite each cassette's changed responses with the live
+# ones; exit 0 once every change is rewritten. refresh: the same rewrite, for the refresh flow:
+# the change report is the product, so the exit code does not depend on the gate.
+Mode = Literal["check", "update", "refresh"]
+MODES: tuple[Mode, ...] = ("check", "update", "refresh")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One replay run: which cassettes, against what, compared how, gated how, and whether the
+    cassettes are rewritten. Every wait is bounded (``target.startup_timeout`` for the first
+    answer, ``timeout`` for each later one, ``total_timeout`` for a whole cassette)."""
+
+    paths: tuple[str, ...]  # absolute (``discovery.find_cassettes``)
+    target: Target
+    compare: CompareOptions = field(default_factory=CompareOptions)
+    gate: GatePolicy = field(default_factory=GatePolicy)
+    mode: Mode = "check"
+    timeout: float = 30.0
+    total_timeout: float = 900.0
+    # The user's redaction rules for live answers, on top of the defaults and of what each
+    # cassette's header says ran at record time.
+    redact_keys: tuple[str, ...] = ()
+    redact_patterns: tuple[str, ...] = ()
+    # Reports name cassettes relative to this directory (the CLI's working directory, the
+    # action's workspace), as people and GitHub annotations know them.
+    root: str = "."
+
+    @property
+    def rewrites(self) -> bool:
+        """True when the run rewrites cassettes (update or refresh)."""
+        return self.mode != "check"
+
+    def shown(self, path: str) -> str:
+        """``path`` as reports show it: relative to ``root`` with forward slashes when inside it."""
+        rel = os.path.relpath(path, self.root)
+        return path if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def startup_timeout_for(timeout: float, startup_timeout: float | None = None) -> float:
+    """The wait for a server's first answer: as given, else the longer of the per-request
+    timeout and the default start allowance (``npx``/``uvx`` may fetch the server first)."""
+    from mcp_replay_action.transport import STARTUP_TIMEOUT
+
+    return startup_timeout if startup_timeout is not None else max(timeout, STARTUP_TIMEOUT)

@@ -1,0 +1,26 @@
+"""Report sinks shared by the CLI and the action: the files a finished report is written to.
+Each is written atomically, only when asked for (and its renderer imported only then)."""
+
+from __future__ import annotations
+
+import os
+
+from mcp_replay_action.cassette import atomic_write_text
+from mcp_replay_action.report import render
+from mcp_replay_action.results import Report
+
+PathLike = str | os.PathLike[str]
+
+
+def write_files(
+    report: Report,
+    *,
+    json_file: PathLike | None = None,
+    markdown_file: PathLike | None = None,
+    junit_file: PathLike | None = None,
+    badge_file: PathLike | None = None,
+) -> None:
+    """Write ``report`` as JSON, Markdown, JUnit XML and a shields.io badge, each where asked."""
+    for fmt, path in (("json", json_file), ("markdown", markdown_file), ("junit", junit_file), ("badge", badge_file)):
+        if path:
+            atomic_write_text(path, render(report, fmt))

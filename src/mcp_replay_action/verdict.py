@@ -1,0 +1,45 @@
+"""Verdicts: what one recorded request came to, given what ``compare`` found (replay and diff
+both judge through here, so a verdict means the same everywhere)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp_replay_action.cassette import Interaction, subject_of
+from mcp_replay_action.compare import status_for
+from mcp_replay_action.jsonrpc import is_failure
+from mcp_replay_action.results import Finding, InteractionResult, Substitution
+
+DETAIL_LIMIT = 300  # characters of a missing-response account kept in the finding
+
+
+def judge(
+    inter: Interaction,
+    findings: tuple[Finding, ...],
+    live: dict[str, Any] | None,
+    *,
+    latency_ms: float | None = None,
+    sent: dict[str, Any] | None = None,
+    substitutions: tuple[Substitution, ...] = (),
+) -> InteractionResult:
+    """The verdict on one recorded request, given what compare found (``live`` None: no answer).
+
+    ``sent`` is the request as really sent (after value threading), which names the interaction;
+    ``substitutions`` are the recorded values it replaced."""
+    return InteractionResult(
+        seq=inter.seq,
+        line=inter.line,
+        method=inter.method,
+        name=inter.tool_name if sent is None else subject_of(sent),
+        status=status_for(findings),
+        findings=findings,
+        latency_ms=latency_ms,
+        recorded_error=is_failure(inter.response),
+        live_error=None if live is None else is_failure(live),
+        substitutions=substitutions,
+    )
+
+
+def missing_finding(detail: str) -> Finding:
+    """The finding for a request that got no answer, and why (one line)."""
+    return Finding(kind="missing-response", cls="breaking", path="$", message=detail[:DETAIL_LIMIT])

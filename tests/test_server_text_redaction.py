@@ -1,0 +1,101 @@
+"""Issue 8 item 1, end to end: text that comes from the server (its stderr tail, the error and
+missing-response messages built from it) passes the cassette's redactor in one place, before any
+sink sees it. Driven through the real CLI and the real action entrypoint (with the fake GitHub
+API), with a server that prints a token and a database password on stderr and crashes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fakegithub import FakeGitHub
+from github_action_run import make_workspace, run_action
+from github_events import pull_request
+from mcp_replay_action.cassette import Cassette, Interaction, save, with_lines
+
+FAKES = Path(__file__).parent / "fakes"
+TOKEN = "ghp_" + "Zq8XvT2mLk4Rw9Yp3Hn6Bc1Df5Gj7Ks0Ue2Ia4"[:36]
+SECRETS = (TOKEN, "admin:pw@")
+SERVER = f"{sys.executable} {FAKES / 'secret_crash_server.py'}"
+
+
+def _cassette(path: Path) -> Path:
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    info = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}
+    call = {"name": "echo", "arguments": {"text": "hi"}}
+    answer = {"content": [{"type": "text", "text": "hi"}], "isError": False}
+    interactions = (
+        Interaction(0, "request", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init},
+                    {"jsonrpc": "2.0", "id": 0, "result": info}),
+        Interaction(1, "notification", {"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        Interaction(2, "request", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call},
+                    {"jsonrpc": "2.0", "id": 1, "result": answer}),
+    )  # fmt: skip
+    save(with_lines(Cassette(meta={}, interactions=interactions, path=str(path))), path)
+    return path
+
+
+def _assert_clean(where: str, text: str) -> None:
+    for secret in SECRETS:
+        assert secret not in text, f"{secret!r} leaked into {where}"
+
+
+@pytest.mark.parametrize("at_start", [False, True], ids=["crash-mid-replay", "crash-at-start"])
+def test_cli_never_prints_or_writes_what_the_server_leaked(tmp_path: Path, at_start: bool) -> None:
+    cassette = _cassette(tmp_path / "c.jsonl")
+    server = SERVER + (" --at-start" if at_start else "")
+    files = {name: tmp_path / f"report.{name}" for name in ("json", "md", "xml", "badge")}
+    outputs = []
+    for fmt in ((), ("--json",), ("-v",)):
+        done = subprocess.run(
+            [sys.executable, "-m", "mcp_replay_action", "replay", "--server", server, "--cassette", str(cassette),
+             "--report", str(files["json"]), "--markdown", str(files["md"]), "--junit", str(files["xml"]),
+             "--badge", str(files["badge"]), *fmt],
+            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert done.returncode == (3 if at_start else 1), done.stdout + done.stderr
+        outputs.append(done)
+        _assert_clean("stdout", done.stdout)
+        _assert_clean("stderr", done.stderr)
+    # The server did say it: the redacted line is there for whoever debugs the crash.
+    said = outputs[0].stderr if at_start else outputs[0].stdout
+    assert "fatal: auth failed using token [REDACTED]" in said
+    if not at_start:
+        for name, path in files.items():
+            _assert_clean(name, path.read_text())
+        report = json.loads(files["json"].read_text())
+        (result,) = report["cassettes"]
+        assert "[REDACTED]" in result["stderr_tail"] and "[REDACTED]" in result["error"]
+        assert "[REDACTED]" in files["md"].read_text()  # Markdown shows the server's error, redacted
+
+
+@pytest.mark.parametrize("at_start", [False, True], ids=["crash-mid-replay", "crash-at-start"])
+def test_action_never_publishes_what_the_server_leaked(tmp_path: Path, fake: FakeGitHub, at_start: bool) -> None:
+    ws = make_workspace(tmp_path, {"cassettes/c.jsonl": _cassette(tmp_path / "c.jsonl")})
+    server = SERVER + (" --at-start" if at_start else "")
+    inputs = {
+        "server": server,
+        "github-token": "app-token",
+        "markdown-file": "out/report.md",
+        "junit-file": "out/junit.xml",
+        "badge-file": "out/badge.json",
+    }
+    run = run_action(ws, event_name="pull_request", event=pull_request(7, "a" * 40), inputs=inputs, api_url=fake.url)
+    assert run.returncode == (3 if at_start else 1), run.stdout + run.stderr
+    _assert_clean("the log", run.stdout + run.stderr)
+    _assert_clean("the job summary", run.summary)
+    _assert_clean("the outputs", json.dumps(run.outputs))
+    for path in ws.rglob("*"):
+        if path.is_file():
+            _assert_clean(str(path.relative_to(ws)), path.read_text(errors="replace"))
+    posted = [c["body"] for c in fake.comments.get(("octo/demo", 7), [])]
+    for body in posted:
+        _assert_clean("the PR comment", body)
+    if not at_start:
+        assert posted and "token &#91;REDACTED]" in posted[0], posted[0]  # shown, redacted, escaped
+        assert "[REDACTED]" in (ws / "out" / "report.md").read_text()
+    assert "fatal: auth failed using token [REDACTED]" in run.stdout
