@@ -15,7 +15,7 @@ default, here, and no reader guesses a missing one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -61,6 +61,22 @@ class Gate:
             "fail_on_regression": self.policy.fail_on == "any",
             "accepted": self.accepted,
         }
+
+
+def gate_from_json(data: Mapping[str, Any]) -> Gate:
+    """A ``Gate`` from a report's ``gate`` object, already checked against the report schema
+    (which requires ``passed`` and ``reasons``). A report from before ``fail_on`` existed says
+    ``fail_on_regression`` instead."""
+    fail_on = data.get("fail_on")
+    if fail_on not in FAIL_ON:
+        fail_on = "any" if data.get("fail_on_regression") else DEFAULT_FAIL_ON
+    min_grade = data.get("min_grade")
+    return Gate(
+        passed=bool(data["passed"]),
+        reasons=tuple(str(r) for r in data["reasons"]),
+        policy=GatePolicy(fail_on=fail_on, min_grade=min_grade if isinstance(min_grade, str) else None),
+        accepted=int(data.get("accepted") or 0),
+    )
 
 
 def fail_on_from_flags(fail_on: str | None, fail_on_regression: bool) -> FailOn:

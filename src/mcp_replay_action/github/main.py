@@ -42,6 +42,7 @@ from mcp_replay_action.github.settings import RunContext, Settings, scrub
 from mcp_replay_action.github.summary import write_failure_summary, write_summary
 from mcp_replay_action.github.template import Links, render_comment
 from mcp_replay_action.replay import run
+from mcp_replay_action.report import json as report_json
 from mcp_replay_action.report import public_target
 from mcp_replay_action.report.sinks import write_files
 from mcp_replay_action.results import Report

@@ -19,6 +19,7 @@ from importlib import resources
 from typing import Any
 
 from mcp_replay_action import __version__
+from mcp_replay_action.gate import gate_from_json
 from mcp_replay_action.report import _format
 from mcp_replay_action.report.safe import text_of
 from mcp_replay_action.results import (
@@ -165,7 +166,7 @@ def from_dict(data: Any, where: str = "report") -> Report:
         score=_score_from(data),
         target=str(data.get("target") or ""),
         tool_version=str(data.get("tool_version") or ""),
-        gate=dict(data.get("gate") or {}),
+        gate=gate_from_json(data["gate"]),
     )
 
 
