@@ -260,6 +260,14 @@ def record(
 @click.option("--badge", "badge_file", type=click.Path(dir_okay=False), help="Write a shields.io endpoint JSON badge.")
 @click.option("-v", "--verbose", is_flag=True, help="Show every finding in full.")
 @click.option(
+    "--jobs",
+    default="1",
+    metavar="N|auto",
+    callback=lambda _ctx, _param, value: _jobs(value),
+    help="Replay N cassettes at once, each with its own server (auto: one per core); safe only when"
+    " no two servers share state (files, ports, a database).  [default: 1]",
+)
+@click.option(
     "--update",
     is_flag=True,
     help="Intentional change: rewrite each cassette's changed responses with the live ones (redacted; "
@@ -292,6 +300,7 @@ def replay(
     junit_file: str | None,
     badge_file: str | None,
     verbose: bool,
+    jobs: int,
     update: bool,
 ) -> None:
     """Replay cassettes against a new build of the server and grade it.
@@ -324,6 +333,15 @@ def replay(
     if outcome.settled and not outcome.report.gate.passed:
         click.echo("exit 0: --update rewrote every change the gate failed on", err=as_json)
     sys.exit(outcome.exit_code)
+
+
+def _jobs(value: str) -> int:
+    from mcp_replay_action.plan import parse_jobs
+
+    try:
+        return parse_jobs(value)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 def replay_plan(params: Mapping[str, Any], root: str | None = None) -> Any:
@@ -363,6 +381,7 @@ def replay_plan(params: Mapping[str, Any], root: str | None = None) -> Any:
         redact_keys=tuple(params.get("redact_keys") or ()),
         redact_patterns=tuple(params.get("redact_patterns") or ()),
         root=root,
+        jobs=params.get("jobs") or 1,
     )
 
 

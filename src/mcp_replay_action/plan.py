@@ -42,6 +42,8 @@ class Plan:
     # Reports name cassettes relative to this directory (the CLI's working directory, the
     # action's workspace), as people and GitHub annotations know them.
     root: str = "."
+    # Cassettes replayed at once (check mode), each in its own worker process with its own server.
+    jobs: int = 1
 
     @property
     def rewrites(self) -> bool:
@@ -52,6 +54,23 @@ class Plan:
         """``path`` as reports show it: relative to ``root`` with forward slashes when inside it."""
         rel = os.path.relpath(path, self.root)
         return path if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def parse_jobs(value: str) -> int:
+    """How many cassettes to replay at once (``--jobs``, action input ``jobs``): a count from 1
+    to 256, or ``auto`` for the cores this process may use. Raises ConfigError otherwise."""
+    from mcp_replay_action.errors import ConfigError
+
+    value = value.strip()
+    if value == "auto":
+        return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if not 1 <= jobs <= 256:
+        raise ConfigError(f"expected a number from 1 to 256 or 'auto', got {value!r}")
+    return jobs
 
 
 def startup_timeout_for(timeout: float, startup_timeout: float | None = None) -> float:

@@ -321,6 +321,9 @@ def run(plan: Plan) -> Outcome:
     )
     results: list[CassetteResult] = []
     rewritten: list[tuple[Cassette, Cassette, UpdateSummary]] = []
+    if plan.jobs > 1 and len(plan.paths) > 1 and not plan.rewrites:
+        results = [replace(r, path=plan.shown(r.path)) for r in _replay_in_parallel(plan, options)]
+        cassettes = ()
     for cassette in cassettes:
         live_by_seq: dict[int, dict[str, Any]] = {}
         result = replay_cassette(
@@ -340,6 +343,35 @@ def run(plan: Plan) -> Outcome:
     report = build_report(results, target=plan.target.describe(), policy=plan.gate)
     updates = tuple(summary for _, _, summary in rewritten)
     return Outcome(report=report, updates=updates, exit_code=_exit_code(plan, report, updates))
+
+
+# What a worker of ``_replay_in_parallel`` replays with: set before the workers are forked, so
+# they inherit it rather than receive it pickled.
+_WORK: tuple[Plan, ReplayOptions] | None = None
+
+
+def _replay_in_parallel(plan: Plan, options: ReplayOptions) -> tuple[CassetteResult, ...]:
+    """Every cassette of ``plan`` replayed by ``plan.jobs`` worker processes, each cassette with
+    its own server (so its own isolated home and setup run); results in the order of the paths."""
+    # Processes, not threads: comparing is CPU work under the GIL, and it is what should run
+    # beside the servers. Fork, so the workers inherit _WORK; no thread of ours runs here.
+    import concurrent.futures
+    import multiprocessing
+
+    global _WORK
+    _WORK = (plan, options)
+    try:
+        context = multiprocessing.get_context("fork")
+        with concurrent.futures.ProcessPoolExecutor(min(plan.jobs, len(plan.paths)), mp_context=context) as pool:
+            return tuple(pool.map(_replay_one, plan.paths))
+    finally:
+        _WORK = None
+
+
+def _replay_one(path: str) -> CassetteResult:
+    assert _WORK is not None, "only called in a worker forked by _replay_in_parallel"
+    plan, options = _WORK
+    return replay_cassette(_load_checked(path), open_transport(plan.target), options)
 
 
 def _load_checked(path: str) -> Cassette:

@@ -22,7 +22,7 @@ from mcp_replay_action.discovery import DEFAULT_PATTERNS, find_cassettes
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.gate import DEFAULT_FAIL_ON, FAIL_ON, FailOn, GatePolicy
 from mcp_replay_action.github.gitdata import check_branch_name, parse_person
-from mcp_replay_action.plan import Mode, Plan, startup_timeout_for
+from mcp_replay_action.plan import Mode, Plan, parse_jobs, startup_timeout_for
 from mcp_replay_action.transport import Target
 
 # Every input and its default, as action.yml declares them (an empty default means "none").
@@ -34,6 +34,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "cassettes": "cassettes/**/*.jsonl\ncassettes/**/*.json",
     "install": "",
     "setup": "",
+    "jobs": "1",
     "working-directory": ".",
     "env": "",
     "min-grade": "",
@@ -88,6 +89,7 @@ class Settings:
     cassettes: tuple[str, ...] = DEFAULT_PATTERNS
     install: str = ""
     setup: tuple[str, ...] = ()  # run before each server start, split like ``server``
+    jobs: int = 1  # cassettes replayed at once, each with its own server
     working_directory: Path = Path(".")
     env: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # values may be secrets
     min_grade: str | None = None
@@ -133,6 +135,7 @@ class Settings:
             cassettes=clean_cassettes(raw("cassettes")),
             install=clean_install(raw("install")),
             setup=clean_setup(raw("setup")),
+            jobs=clean_jobs(raw("jobs")),
             working_directory=clean_working_directory(raw("working-directory"), workspace),
             env=clean_env(raw("env")),
             min_grade=clean_min_grade(raw("min-grade")),
@@ -188,6 +191,7 @@ class Settings:
             mode=mode,
             timeout=self.timeout,
             root=str(self.workspace),
+            jobs=self.jobs,
         )
 
     def relative(self, path: str | os.PathLike[str]) -> str:
@@ -274,6 +278,14 @@ def clean_server(value: str, name: str = "server") -> tuple[str, ...]:
     except ValueError as exc:
         raise _bad(name, value, f"a command line ({exc})") from None
     return parts
+
+
+def clean_jobs(value: str) -> int:
+    """``jobs``: a count from 1 to 256 or ``auto``; empty: 1."""
+    try:
+        return parse_jobs(value or "1")
+    except ConfigError as exc:
+        raise ConfigError(f"input jobs: {exc}") from None
 
 
 def clean_setup(value: str) -> tuple[str, ...]:
