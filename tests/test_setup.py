@@ -11,7 +11,6 @@ import pytest
 
 from e2e_helpers import command, record_through_proxy, replay, run_cli
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.github import main as action_main
 from mcp_replay_action.github.settings import Settings, clean_setup
 from test_e2e_real_servers import MEMORY, assert_clean, memory_session, needs_node
 
@@ -70,5 +69,6 @@ def test_action_input_setup_is_split_like_server_and_reaches_the_target(tmp_path
     with pytest.raises(ConfigError, match="input setup"):
         clean_setup("cp 'unclosed")
     settings = Settings(workspace=tmp_path, server=("python3", "-m", "x"), setup=("cp", "a", "b"))
-    _, make_transport = action_main.replay_setup(settings, {})
-    assert make_transport(None).setup == ["cp", "a", "b"]  # type: ignore[arg-type, attr-defined]
+    (tmp_path / "cassettes").mkdir()
+    (tmp_path / "cassettes" / "c.jsonl").write_text("{}\n")
+    assert settings.plan().target.setup == ("cp", "a", "b")
