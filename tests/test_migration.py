@@ -146,3 +146,26 @@ def test_update_on_a_file_mcp_recorder_wrote_adds_no_keys(recorded: Path, tmp_pa
     assert echo["response"]["result"]["content"][0]["text"] == "Echo: hello from the migration test"
     again = run(RECORDER, "verify", "--cassette", "c.json", "--target-stdio", f"node {EVERYTHING}", cwd=work)
     assert again.returncode == 0, again.stdout + again.stderr
+
+
+def test_verify_is_replay_under_mcp_recorders_flag_names(recorded: Path, tmp_path: Path) -> None:
+    assert (
+        run(
+            MCP_REPLAY, "convert", recorded / "cassettes" / "tools_and_schemas.jsonl", "c.json", cwd=tmp_path
+        ).returncode
+        == 0
+    )
+    doc = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))
+    for item in doc["interactions"]:
+        if (item.get("request") or {}).get("params", {}).get("name") == "echo":
+            item["response"]["result"]["content"][0]["text"] = "Echo: an older answer"
+    (tmp_path / "c.json").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    # The line a CI job wrote for mcp-recorder, with our command name in front.
+    line = ["verify", "--cassette", "c.json", "--target-stdio", f"node {EVERYTHING}"]
+    changed = run(MCP_REPLAY, *line, cwd=tmp_path)
+    assert changed.returncode == 1, changed.stdout + changed.stderr
+    assert "tools/call echo" in changed.stdout
+    forgiven = run(MCP_REPLAY, *line, "--ignore-fields", "text", "--target-env", "EVERYTHING_GREETING=hi", cwd=tmp_path)
+    assert forgiven.returncode == 0, forgiven.stdout + forgiven.stderr
+    by_path = run(MCP_REPLAY, *line, "--ignore-paths", "$.result.content[0].text", cwd=tmp_path)
+    assert by_path.returncode == 0, by_path.stdout + by_path.stderr

@@ -210,13 +210,18 @@ def record(
         )
 
 
+# replay also answers to mcp-recorder's verify spellings (--target-stdio, --target, --target-env,
+# --ignore-fields, --ignore-paths), and `verify` is its alias: a CI line written for mcp-recorder
+# runs unchanged.
 @main.command()
-@server_option
-@url_option
+@click.option("--server", "--target-stdio", "server", metavar="CMD", help="Command that starts a stdio MCP server.")
+@click.option("--url", "--target", "url", metavar="URL", help="Streamable HTTP endpoint of the MCP server.")
 @header_option
 @click.option("--cassette", "cassettes", multiple=True, required=True, help="Cassette file or glob (repeatable).")
 @cwd_option
-@env_option
+@click.option(
+    "--env", "--target-env", "env_pairs", multiple=True, metavar="KEY=VALUE", help="Extra environment (repeatable)."
+)
 @isolate_option
 @setup_option
 @click.option("--min-grade", type=click.Choice(["A", "B", "C", "D", "F"]), help="Also fail below this grade.")
@@ -229,12 +234,15 @@ def record(
 @click.option("--fail-on-regression", is_flag=True, help="The same as --fail-on any.")
 @click.option(
     "--ignore-path",
+    "--ignore-paths",
     "ignore_paths",
     multiple=True,
     metavar="PATH",
     help="Ignore a response path, e.g. result.content[].text.",
 )
-@click.option("--ignore-key", "ignore_keys", multiple=True, metavar="KEY", help="Ignore a key at any depth.")
+@click.option(
+    "--ignore-key", "--ignore-fields", "ignore_keys", multiple=True, metavar="KEY", help="Ignore a key at any depth."
+)
 @click.option("--allow-reorder", is_flag=True, help="A list with the same members in another order still matches.")
 @click.option(
     "--timeout", type=Seconds(min=0.1, max=3600), default=30.0, show_default=True, help="Seconds per request."
@@ -303,14 +311,20 @@ def replay(
     jobs: int,
     update: bool,
 ) -> None:
-    """Replay cassettes against a new build of the server and grade it.
+    """Replay cassettes against a new build of the server and grade it (``verify``: the same, and
+    without a gate option any difference fails, as mcp-recorder's verify does).
 
     Exit 0 when the gate passes, 1 when it fails (by default: a breaking change or a missing
     response; see --fail-on), 2 for a bad option or cassette, 3 when the server cannot be used."""
     from mcp_replay_action.replay import run
 
+    context = click.get_current_context()
+    params = dict(context.params)
+    if context.info_name == "verify" and not (params.get("fail_on") or params.get("min_grade")):
+        params["fail_on_regression"] = True
+
     check_outputs(report=report_file, markdown=markdown_file, junit=junit_file, badge=badge_file)
-    outcome = run(replay_plan(click.get_current_context().params))
+    outcome = run(replay_plan(params))
     emit_report(
         outcome.report,
         as_json=as_json,
@@ -442,6 +456,9 @@ def emit_report(
     write_files(
         report, json_file=report_file, markdown_file=markdown_file, junit_file=junit_file, badge_file=badge_file
     )
+
+
+main.add_command(replay, name="verify")
 
 
 @main.command()
