@@ -193,6 +193,8 @@ def refresh_and_propose(settings: Settings, context: RunContext, event: Event, o
     write_files(report, json_file=settings.report_file)
     hand_to_owner_of(settings.report_file, settings.workspace)
     changed = refresh.changed_files(before, settings.workspace)
+    for written in (settings.report_file, *(settings.workspace / rel for rel in changed)):
+        hand_to_owner_of(written, settings.workspace)  # later steps run as the workspace's owner
     rewritten = refresh.rewritten_for(rows, changed)
     outputs = {
         "changed": "true" if changed else "false",
