@@ -268,6 +268,12 @@ def record(
 @click.option("--badge", "badge_file", type=click.Path(dir_okay=False), help="Write a shields.io endpoint JSON badge.")
 @click.option("-v", "--verbose", is_flag=True, help="Show every finding in full.")
 @click.option(
+    "--max-slowdown",
+    type=click.FloatRange(min=1.0, min_open=True, max=1e6),
+    metavar="X",
+    help="Flag an answer that took more than X times its recorded latency (and over 50 ms) as a latency finding.",
+)
+@click.option(
     "--jobs",
     default="1",
     metavar="N|auto",
@@ -308,6 +314,7 @@ def replay(
     junit_file: str | None,
     badge_file: str | None,
     verbose: bool,
+    max_slowdown: float | None,
     jobs: int,
     update: bool,
 ) -> None:
@@ -396,6 +403,7 @@ def replay_plan(params: Mapping[str, Any], root: str | None = None) -> Any:
         redact_patterns=tuple(params.get("redact_patterns") or ()),
         root=root,
         jobs=params.get("jobs") or 1,
+        max_slowdown=params.get("max_slowdown"),
     )
 
 

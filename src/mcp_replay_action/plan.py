@@ -44,6 +44,8 @@ class Plan:
     root: str = "."
     # Cassettes replayed at once (check mode), each in its own worker process with its own server.
     jobs: int = 1
+    # Flag an answer more than this many times slower than recorded (``latency``); None: never.
+    max_slowdown: float | None = None
 
     @property
     def rewrites(self) -> bool:

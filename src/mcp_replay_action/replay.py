@@ -60,6 +60,8 @@ class ReplayOptions:
     # The extra environment the server was started with (``--env``): where a variable the
     # cassette's header redacts by name may get its value, besides our own environment.
     env: Mapping[str, str] = field(default_factory=dict)
+    # Flag an answer that took more than this many times its recorded latency (None: never).
+    max_slowdown: float | None = None
 
 
 class _Session:
@@ -156,6 +158,8 @@ class _Session:
             self._missing(inter, self.dead)
             return
         latency = (time.monotonic() - started) * 1000.0
+        # The first answer's time is mostly the server starting: it says nothing about speed.
+        slow = None if first else slowdown(inter.latency_ms, latency, self.options.max_slowdown)
         self.consecutive_timeouts = 0
         if self.on_live is not None:
             self.on_live(inter, live)
@@ -165,6 +169,8 @@ class _Session:
         if not (recorded is not None and loosely_equal(live, recorded)):
             live = self.redactor.apply(live)
         findings = compare(recorded, live, self.options.compare)
+        if slow is not None:
+            findings = (*findings, slow)
         if recorded is not None and recorded != live:
             self.carry.learn(recorded, live)
         self.results.append(
@@ -318,6 +324,7 @@ def run(plan: Plan) -> Outcome:
         compare=plan.compare,
         redactor=base,
         env=plan.target.env,
+        max_slowdown=plan.max_slowdown,
     )
     results: list[CassetteResult] = []
     rewritten: list[tuple[Cassette, Cassette, UpdateSummary]] = []
@@ -372,6 +379,23 @@ def _replay_one(path: str) -> CassetteResult:
     assert _WORK is not None, "only called in a worker forked by _replay_in_parallel"
     plan, options = _WORK
     return replay_cassette(_load_checked(path), open_transport(plan.target), options)
+
+
+# A slower answer is only flagged above this many milliseconds: a 1 ms call that takes 3 ms is
+# scheduling noise, not a regression.
+LATENCY_FLOOR_MS = 50.0
+
+
+def slowdown(recorded_ms: float | None, live_ms: float, max_slowdown: float | None) -> Finding | None:
+    """A ``latency`` finding when the live answer took more than ``max_slowdown`` times its
+    recorded latency and more than ``LATENCY_FLOOR_MS``; None otherwise (or with no recording)."""
+    if max_slowdown is None or not recorded_ms or recorded_ms <= 0 or live_ms <= LATENCY_FLOOR_MS:
+        return None
+    factor = live_ms / recorded_ms
+    if factor <= max_slowdown:
+        return None
+    message = f"{factor:.1f}x slower than recorded ({recorded_ms:.0f} ms -> {live_ms:.0f} ms; limit {max_slowdown:g}x)"
+    return Finding("latency", "breaking", "$", message, before=round(recorded_ms, 3), after=round(live_ms, 3))
 
 
 def _load_checked(path: str) -> Cassette:

@@ -10,13 +10,16 @@ from typing import Any, Literal
 from mcp_replay_action.gate import Gate
 
 # Regression kinds, worst first (the order annotations and summaries sort by).
-FindingKind = Literal["missing-response", "error-status-change", "structure-change", "ordering-change", "value-change"]
+FindingKind = Literal[
+    "missing-response", "error-status-change", "structure-change", "ordering-change", "value-change", "latency"
+]
 KIND_ORDER: tuple[str, ...] = (
     "missing-response",
     "error-status-change",
     "structure-change",
     "ordering-change",
     "value-change",
+    "latency",  # only with --max-slowdown: the answer came, the same, but much slower
 )
 # Impact classes, worst first.
 FindingClass = Literal["breaking", "additive", "cosmetic"]

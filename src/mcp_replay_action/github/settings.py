@@ -35,6 +35,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "install": "",
     "setup": "",
     "jobs": "1",
+    "max-slowdown": "",
     "working-directory": ".",
     "env": "",
     "min-grade": "",
@@ -90,6 +91,7 @@ class Settings:
     install: str = ""
     setup: tuple[str, ...] = ()  # run before each server start, split like ``server``
     jobs: int = 1  # cassettes replayed at once, each with its own server
+    max_slowdown: float | None = None  # flag answers this many times slower than recorded
     working_directory: Path = Path(".")
     env: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # values may be secrets
     min_grade: str | None = None
@@ -136,6 +138,7 @@ class Settings:
             install=clean_install(raw("install")),
             setup=clean_setup(raw("setup")),
             jobs=clean_jobs(raw("jobs")),
+            max_slowdown=clean_max_slowdown(raw("max-slowdown")),
             working_directory=clean_working_directory(raw("working-directory"), workspace),
             env=clean_env(raw("env")),
             min_grade=clean_min_grade(raw("min-grade")),
@@ -192,6 +195,7 @@ class Settings:
             timeout=self.timeout,
             root=str(self.workspace),
             jobs=self.jobs,
+            max_slowdown=self.max_slowdown,
         )
 
     def relative(self, path: str | os.PathLike[str]) -> str:
@@ -278,6 +282,19 @@ def clean_server(value: str, name: str = "server") -> tuple[str, ...]:
     except ValueError as exc:
         raise _bad(name, value, f"a command line ({exc})") from None
     return parts
+
+
+def clean_max_slowdown(value: str) -> float | None:
+    """``max-slowdown``: a factor above 1; empty: latency is not checked."""
+    if not value:
+        return None
+    try:
+        factor = float(value)
+    except ValueError:
+        factor = 0.0
+    if not 1 < factor <= 1e6:
+        raise _bad("max-slowdown", value, "a factor above 1, such as 3")
+    return factor
 
 
 def clean_jobs(value: str) -> int:
