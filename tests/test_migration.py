@@ -169,3 +169,106 @@ def test_verify_is_replay_under_mcp_recorders_flag_names(recorded: Path, tmp_pat
     assert forgiven.returncode == 0, forgiven.stdout + forgiven.stderr
     by_path = run(MCP_REPLAY, *line, "--ignore-paths", "$.result.content[0].text", cwd=tmp_path)
     assert by_path.returncode == 0, by_path.stdout + by_path.stderr
+
+
+# mcp-recorder's own demo scenarios file, as its repository ships it (devhelmhq/mcp-recorder,
+# scenarios.yml): an HTTP target, and a top-level ``output`` key that mcp-recorder ignores.
+RECORDER_DEMO = """\
+schema_version: "1.0"
+target: https://mcp.devhelm.io
+output: demo.json
+redact:
+  server_url: false
+
+scenarios:
+  demo_walkthrough:
+    description: "Full demo: list tools, call add, greet, and roll_dice"
+    actions:
+      - list_tools
+
+      - call_tool:
+          name: add
+          arguments:
+            a: 3
+            b: 7
+
+      - call_tool:
+          name: greet
+          arguments:
+            name: World
+            style: pirate
+
+      - call_tool:
+          name: lookup_status
+          arguments:
+            service: api
+
+"""
+
+# Modelled on a real project's file (tavily-mcp's integration/scenarios.yml): run from the
+# repository root as `record-scenarios integration/scenarios.yml`, a stdio target given relative to
+# that root, error cases among the calls. The project's "build" here is server-everything.
+PROJECT_SCENARIOS = """\
+schema_version: "1.0"
+
+target:
+  command: "node"
+  args: ["build/index.js"]
+
+redact:
+  server_url: false
+
+scenarios:
+  protocol_and_errors:
+    description: "Protocol handshake, tool schema listing, and error handling"
+    actions:
+      - list_tools
+      - call_tool:
+          name: echo
+          arguments:
+            message: "test query"
+      - call_tool:
+          name: get-sum
+          arguments:
+            a: 40
+            b: 2
+      - call_tool:
+          name: get-sum
+          arguments: {}
+      - call_tool:
+          name: no_such_tool
+          arguments:
+            url: "https://example.com"
+"""
+
+
+def test_mcp_recorders_demo_scenarios_file_loads_unchanged(tmp_path: Path) -> None:
+    from mcp_replay_action.scenarios import load_scenarios
+
+    path = tmp_path / "scenarios.yml"
+    path.write_text(RECORDER_DEMO, encoding="utf-8")
+    loaded = load_scenarios(path)
+    assert loaded.names == ("demo_walkthrough",)
+    assert loaded.target.url == "https://mcp.devhelm.io"
+    assert loaded.redact.server_url is False
+
+
+def test_a_real_projects_scenarios_file_records_from_the_repository_root(tools: None, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "integration").mkdir(parents=True)
+    (project / "build").symlink_to(EVERYTHING.parent, target_is_directory=True)
+    (project / "integration" / "scenarios.yml").write_text(PROJECT_SCENARIOS, encoding="utf-8")
+    # As the project's CI runs it: from the repository root (before: the server was started in
+    # integration/, and node could not find build/index.js).
+    recorded = run(MCP_REPLAY, "record-scenarios", "integration/scenarios.yml", cwd=project)
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    cassette = project / "integration" / "cassettes" / "protocol_and_errors.jsonl"
+    assert cassette.is_file(), recorded.stdout
+    replayed = run(MCP_REPLAY, "replay", "--server", "node build/index.js", "--cassette", str(cassette), cwd=project)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "0 failed, 0 missing" in replayed.stdout
+    assert run(MCP_REPLAY, "convert", cassette, "golden.json", cwd=project).returncode == 0
+    verified = run(
+        RECORDER, "verify", "--cassette", "golden.json", "--target-stdio", "node build/index.js", cwd=project
+    )
+    assert verified.returncode == 0, verified.stdout + verified.stderr

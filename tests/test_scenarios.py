@@ -93,7 +93,8 @@ def test_loads_the_seed_shape_with_lines_and_interpolation(tmp_path: Path) -> No
     assert loaded.schema_version == "1.0"
     assert loaded.target.command == ("node", "dist/index.js", "--port", "3")
     assert loaded.target.env == {"API_KEY": "k-123456", "REGION": "us-east-1"}
-    assert loaded.target.cwd == str(tmp_path.resolve())
+    # The current directory, as mcp-recorder runs a stdio target (not the file's directory).
+    assert loaded.target.cwd == str(Path.cwd())
     assert loaded.target_line == 4
     assert loaded.redact.env == ("API_KEY",) and loaded.redact.patterns == ("sk-[a-zA-Z0-9]+",)
     assert loaded.names == ("tools_and_schemas", "error_handling")

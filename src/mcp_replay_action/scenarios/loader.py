@@ -223,12 +223,17 @@ def load_scenarios(path: str | os.PathLike[str], *, environ: Mapping[str, str] |
         raise ConfigError(f"{spath}: not UTF-8 text ({exc.reason})") from None
     doc = _Doc(spath, text, os.environ if environ is None else environ)
     try:
-        return _parse(doc, Path(spath).resolve().parent)
+        # As mcp-recorder does: a stdio target starts in the current directory, and a relative
+        # target.cwd is taken from there (not from the scenarios file's directory).
+        return _parse(doc, Path.cwd())
     finally:
         doc.loader.dispose()
 
 
+# ``output`` is in mcp-recorder's own demo scenarios file; mcp-recorder ignores it (each cassette
+# is named after its scenario) and so does this loader, so that file loads unchanged.
 _TOP_KEYS = (
+    "output",
     "schema_version",
     "target",
     "protocol",
