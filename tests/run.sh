@@ -9,6 +9,11 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e '.[test]'
+# Third-party Python MCP servers still on the 1.x SDK, pinned, in a venv of their own.
+if [ ! -x tests/servers/.venv-sdk1/bin/python ]; then
+  "$PY" -m venv tests/servers/.venv-sdk1
+fi
+tests/servers/.venv-sdk1/bin/python -m pip install --quiet -r tests/servers/requirements-sdk1.txt
 # Real MCP servers from npm, pinned by the committed lockfile.
 (cd tests/servers && npm ci --no-audit --no-fund --loglevel=error)
 if [ -f tests/lint-tools/package-lock.json ]; then

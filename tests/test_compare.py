@@ -20,7 +20,7 @@ from mcp_replay_action.compare import (
     status_for,
 )
 from mcp_replay_action.normalize import canonical, normalize
-from mcp_replay_action.results import Finding
+from mcp_replay_action.results import CLASS_ORDER, Finding
 
 NO_OPTIONS = CompareOptions()
 
@@ -239,16 +239,16 @@ def test_removed_argument_is_breaking() -> None:
     assert any(f.cls == "breaking" and f.path.endswith("properties.b") for f in findings)
 
 
-def test_description_and_title_changes_are_cosmetic() -> None:
+def test_title_changes_are_cosmetic_and_a_tool_description_change_additive() -> None:
     live = copy.deepcopy(TOOLS)
     live[0]["description"] = "Adds two numbers together"
     live[1]["title"] = "Echo tool"
     findings = compare(tools_result(TOOLS), tools_result(live), NO_OPTIONS)
     assert {f.path: f.cls for f in findings} == {
-        "$.result.tools[name=add].description": "cosmetic",
+        "$.result.tools[name=add].description": "additive",
         "$.result.tools[name=echo].title": "cosmetic",
     }
-    assert status_for(findings) == "pass"
+    assert status_for([f for f in findings if f.cls == "cosmetic"]) == "pass"
 
 
 def test_title_inside_tool_output_is_data_not_cosmetic() -> None:
@@ -663,3 +663,41 @@ def test_booleans_and_numbers_inside_lists_are_told_apart(before: Any, after: An
     (finding,) = compare(recorded, live, CompareOptions())
     assert (finding.kind, finding.path) == ("structure-change", path)
     assert "boolean" in finding.message
+
+
+def _annotated(**hints: Any) -> dict[str, Any]:
+    tool = {**TOOLS[0], "annotations": hints} if hints else dict(TOOLS[0])
+    return tools_result([tool, *TOOLS[1:]])
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "cls"),
+    [
+        ({"readOnlyHint": True}, {"readOnlyHint": False}, "breaking"),
+        ({"destructiveHint": False}, {"destructiveHint": True}, "breaking"),
+        ({"openWorldHint": False}, {"openWorldHint": True}, "breaking"),
+        ({"openWorldHint": False}, {}, "breaking"),  # absent reads as the default: true
+        ({"readOnlyHint": False}, {"readOnlyHint": True}, "additive"),
+        ({"destructiveHint": True}, {"destructiveHint": False}, "additive"),
+        (
+            {"destructiveHint": True},
+            {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": True},
+            "cosmetic",
+        ),
+    ],
+)
+def test_tool_annotation_hint_flips_are_classed_by_what_they_allow(
+    before: dict[str, Any], after: dict[str, Any], cls: str
+) -> None:
+    findings = compare(_annotated(**before), _annotated(**after), NO_OPTIONS)
+    hints = [f for f in findings if ".annotations" in f.path]
+    assert hints, findings
+    assert min((f.cls for f in hints), key=CLASS_ORDER.index) == cls, findings
+
+
+def test_tool_and_parameter_description_changes_are_additive() -> None:
+    live = copy.deepcopy(TOOLS)
+    live[0]["description"] = "Adds two numbers together"
+    live[0]["inputSchema"]["properties"]["a"]["description"] = "the left operand"
+    findings = compare(tools_result(TOOLS), tools_result(live), NO_OPTIONS)
+    assert findings and {f.cls for f in findings} == {"additive"}, findings

@@ -31,12 +31,13 @@ def result(
     )
 
 
-def test_seed_example_scores_80_b() -> None:
+def test_seed_example_scores_89_b() -> None:
+    # The additive key costs structural stability only; the breaking value change costs match rate.
     results = [result(0), result(1), result(2, STRUCTURE), result(3, VALUE), result(4)]
     s = score(results)
-    assert s.score == 80.0
+    assert s.score == 89.0
     assert s.grade == "B"
-    assert (s.responsiveness, s.match_rate, s.error_parity, s.structural_stability) == (1.0, 0.6, 1.0, 0.8)
+    assert (s.responsiveness, s.match_rate, s.error_parity, s.structural_stability) == (1.0, 0.8, 1.0, 0.8)
     assert s.capped is False
 
 
@@ -47,7 +48,19 @@ def test_seed_example_from_real_comparisons() -> None:
     pairs = [(ok, ok), (ok, ok), (ok, echoed), (ok, six), (ok, ok)]
     results = [result(i, *compare(a, b)) for i, (a, b) in enumerate(pairs)]
     assert [r.status for r in results] == ["pass", "pass", "fail", "fail", "pass"]
-    assert (score(results).score, score(results).grade) == (80.0, "B")
+    assert (score(results).score, score(results).grade) == (89.0, "B")
+
+
+def test_a_release_that_only_adds_fields_grades_a() -> None:
+    results = [result(i, STRUCTURE) for i in range(5)]
+    s = score(results)
+    assert (s.match_rate, s.structural_stability) == (1.0, 0.0)
+    assert s.grade == "A", s
+
+
+def test_a_breaking_change_everywhere_costs_match_rate() -> None:
+    s = score([result(i, VALUE) for i in range(5)])
+    assert s.match_rate == 0.0 and s.grade == "F", s
 
 
 def test_all_pass_is_100_a() -> None:

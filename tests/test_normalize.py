@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import json
 
 import pytest
@@ -22,6 +23,7 @@ from mcp_replay_action.normalize import (
     mask_text,
     normalize,
     parse_path,
+    reference_days,
 )
 
 # -- timestamps -------------------------------------------------------------------------------
@@ -348,3 +350,74 @@ def test_deeply_nested_json_text_stays_text() -> None:
 def test_huge_strings_are_handled() -> None:
     big = "x" * 2_000_000 + " 2026-11-29T20:41:14Z"
     assert normalize(big).endswith(" " + TIMESTAMP)
+
+
+# -- volatile shapes real servers print, and dates that are data ---------------------------------
+
+NOW = dt.datetime.now(dt.UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        (f"at {NOW:%Y-%m-%d %H:%M:%S}: done", "at <timestamp>: done"),
+        (f"finished {NOW:%Y-%m-%d %H:%M:%S}.", "finished <timestamp>."),
+        (f"datetime.datetime({NOW.year}, {NOW.month}, {NOW.day}, 16, 44, 37, 346050)", "<timestamp>"),
+        (
+            f"[(datetime.datetime({NOW.year}, {NOW.month}, {NOW.day}, 18, 49, 35, 379955,"
+            " tzinfo=zoneinfo.ZoneInfo(key='Etc/UTC')), 7)]",
+            "[(<timestamp>, 7)]",
+        ),
+        (f"{NOW:%a %b %d %Y} 16:44:37 GMT+0000 (Coordinated Universal Time)", "<timestamp>"),
+        (f"{NOW:%Y-%m-%d} 16:44:37.1234 +0000 UTC m=+0.010452", "<timestamp>"),
+        (
+            f"[{{'now': 'x', 'epoch': {int(NOW.timestamp())}, 'answer': 42}}]",
+            "[{'now': 'x', 'epoch': <timestamp>, 'answer': 42}]",
+        ),
+        ("<app.Foo object at 0x7f02a1b2c3d0>", "<app.Foo object at <address>>"),
+        ("wrote /tmp/tmpab3k9x_q/out.txt", "wrote /tmp/<tmp>/out.txt"),
+    ],
+)
+def test_volatile_shapes_are_masked(text: str, masked: str) -> None:
+    assert mask_text(text, reference_days()) == masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["due 2024-03-01", "released March 1, 2019", "datetime.date(2020, 3, 1)", "'count': 1796064763"],
+)
+def test_a_time_far_from_recording_and_replay_is_data(text: str) -> None:
+    # Recorded a month ago; the fixed dates are years before that and before today.
+    days = reference_days([(NOW - dt.timedelta(days=30)).timestamp()])
+    assert mask_text(text, days) == text
+
+
+def test_a_date_near_the_recording_moment_is_masked_even_years_later() -> None:
+    recorded = dt.datetime(2019, 3, 1, tzinfo=dt.UTC)
+    days = reference_days([recorded.timestamp()])
+    assert mask_text("generated 2019-03-02 10:00:00", days) == "generated <timestamp>"
+    assert mask_text("shipped 2016-03-02", days) == "shipped 2016-03-02"
+
+
+def test_epochs_under_time_named_keys_only() -> None:
+    now_s, now_ms = int(NOW.timestamp()), int(NOW.timestamp() * 1000)
+    old = int(dt.datetime(2015, 1, 1, tzinfo=dt.UTC).timestamp())
+    out = normalize({"createdAt": now_ms, "updated_at": now_s, "timestamp_ms": now_ms, "count": now_ms, "ts": old})
+    assert out == {
+        "createdAt": TIMESTAMP,
+        "updated_at": TIMESTAMP,
+        "timestamp_ms": TIMESTAMP,
+        "count": now_ms,
+        "ts": old,
+    }
+
+
+def test_a_changed_historical_date_is_a_finding_and_now_never_is() -> None:
+    recorded = {"result": {"content": [{"type": "text", "text": f"row 2024-03-01, read {NOW:%Y-%m-%d %H:%M:%S}"}]}}
+    later = NOW + dt.timedelta(seconds=5)
+    live_same = {"result": {"content": [{"type": "text", "text": f"row 2024-03-01, read {later:%Y-%m-%d %H:%M:%S}"}]}}
+    live_changed = {
+        "result": {"content": [{"type": "text", "text": f"row 2024-03-02, read {later:%Y-%m-%d %H:%M:%S}"}]}
+    }
+    assert normalize(recorded) == normalize(live_same)
+    assert normalize(recorded) != normalize(live_changed)

@@ -14,7 +14,11 @@ Classes: ``breaking`` (something removed, a new required argument, an error flip
 response, a type change, a changed value, a reordered list), ``additive`` (a new key, tool,
 optional argument or list item; an argument no longer required), ``cosmetic`` (``serverInfo.version``,
 ``description``/``title``/``instructions`` text outside tool output, the order of named items or of
-``required``). Only ``status_for`` decides pass/fail from these: cosmetic findings never fail.
+``required``). A tool's or a parameter's ``description`` is additive (it changes what a model
+does). Tool annotation hints are behaviour: ``readOnlyHint`` true->false, ``destructiveHint``
+false->true and ``openWorldHint`` false->true widen what a tool may do and are breaking (absent
+hints read as their spec defaults); the reverse flips are additive. Only ``status_for`` decides
+pass/fail from these: cosmetic findings never fail.
 
 Path notation (also accepted by ``--ignore-path``): JSONPath-like from the message root,
 ``$.result.content[0].text``; ``['odd key']`` for keys that are not plain words; a named item
@@ -25,11 +29,12 @@ The envelope's ``jsonrpc`` and ``id`` are never compared; ``id`` keys anywhere e
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mcp_replay_action.normalize import (
@@ -41,7 +46,7 @@ from mcp_replay_action.normalize import (
     normalize,
     parse_path,
 )
-from mcp_replay_action.results import CLASS_ORDER, KIND_ORDER, Finding, Status
+from mcp_replay_action.results import CLASS_ORDER, KIND_ORDER, Finding, FindingClass, Status
 
 RENDER_CAP = 200  # before/after renderings
 BRIEF_CAP = 60  # values quoted inside a message
@@ -71,13 +76,35 @@ class CompareOptions:
     ignore_paths: tuple[str, ...] = ()
     ignore_keys: tuple[str, ...] = ()
     allow_reorder: bool = False
+    # When the answers were recorded (epoch seconds): a date more than a year from these and from
+    # today is data and compared, a nearer one is the clock and masked (see ``normalize``).
+    moments: tuple[float, ...] = ()
+
+    def at(self, *recorded_at: Any) -> CompareOptions:
+        """These options with the recording moments named by cassette headers (``recorded_at``)."""
+        moments = [m for m in (parse_moment(r) for r in recorded_at) if m is not None]
+        return replace(self, moments=(*self.moments, *moments)) if moments else self
 
     def __post_init__(self) -> None:
         # Accept any iterable of strings (click hands over tuples, callers lists).
         object.__setattr__(self, "ignore_paths", tuple(self.ignore_paths))
         object.__setattr__(self, "ignore_keys", tuple(self.ignore_keys))
+        object.__setattr__(self, "moments", tuple(self.moments))
         for pattern in self.ignore_paths:
             parse_path(pattern)
+
+
+def parse_moment(value: Any) -> float | None:
+    """Epoch seconds from a header's ``recorded_at`` (ISO-8601, ``Z`` allowed), or None."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return moment.timestamp()
 
 
 def status_for(findings: Sequence[Finding]) -> Status:
@@ -637,6 +664,9 @@ class _Differ:
 
     def added(self, path: str, steps: list[_Step], last: _Step, value: Any) -> Finding:
         keys = [s.key for s in steps]
+        hint = _hint_finding(path, steps, _ABSENT, value)
+        if hint is not None:
+            return hint
         if isinstance(last.container, Keyed):
             noun = _noun(steps)
             return Finding(
@@ -667,6 +697,9 @@ class _Differ:
 
     def removed(self, path: str, steps: list[_Step], last: _Step, value: Any) -> Finding:
         keys = [s.key for s in steps]
+        hint = _hint_finding(path, steps, value, _ABSENT)
+        if hint is not None:
+            return hint
         if isinstance(last.container, Keyed):
             return Finding(
                 "structure-change",
@@ -694,6 +727,9 @@ class _Differ:
         )
 
     def changed(self, path: str, steps: list[_Step], t1: Any, t2: Any) -> Finding:
+        hint = _hint_finding(path, steps, t1, t2)
+        if hint is not None:
+            return hint
         cls = _class_for(steps, "breaking")
         message = f"value changed: {_brief(t1)} -> {_brief(t2)}"
         if (
@@ -711,6 +747,40 @@ class _Differ:
                 message = f"text changed ({len(t1)} -> {len(t2)} characters, first difference at character {at})"
             return Finding("value-change", cls, path, message, before=_window(t1, at), after=_window(t2, at), diff=diff)
         return Finding("value-change", cls, path, message, before=_render(t1), after=_render(t2))
+
+
+# Tool annotation hints and their defaults when absent (MCP spec): a flip towards the right-hand
+# value widens what a tool may do (writes, destroys, reaches the outside world) and is breaking;
+# the other way narrows it and is additive.
+_WIDENING_HINTS = {"readOnlyHint": (True, False), "destructiveHint": (False, True), "openWorldHint": (False, True)}
+_HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": True, "idempotentHint": False}
+
+
+def _hint_finding(path: str, steps: list[_Step], before: Any, after: Any) -> Finding | None:
+    """A tool annotation hint that changed (or appeared, or went away), classified by what it
+    allows, or None when ``steps`` do not lead to a tool's annotation hint."""
+    keys = [s.key for s in steps]
+    if len(keys) < 3 or keys[-2] != "annotations" or "tools" not in keys or keys[-1] not in _HINT_DEFAULTS:
+        return None
+    hint = str(keys[-1])
+    old = _HINT_DEFAULTS[hint] if before is _ABSENT else before
+    new = _HINT_DEFAULTS[hint] if after is _ABSENT else after
+    widening = _WIDENING_HINTS.get(hint)
+    cls: FindingClass
+    if old == new:
+        cls = "cosmetic"  # spelled out or left to its default: the same behaviour
+    elif widening is not None and (old, new) == widening:
+        cls = "breaking"
+    else:
+        cls = "additive"
+    shown = (None if before is _ABSENT else before, None if after is _ABSENT else after)
+    message = f"tool annotation {hint}: {_brief(shown[0])} -> {_brief(shown[1])}"
+    if cls == "breaking":
+        message += " (the tool may now do more)"
+    return Finding("value-change", cls, path, message, before=_render(shown[0]), after=_render(shown[1]))
+
+
+_ABSENT = object()
 
 
 def _is_number(value: Any) -> bool:
@@ -740,13 +810,16 @@ def _required_in(steps: list[_Step], name: str) -> bool:
 
 
 def _class_for(steps: list[_Step], default: str) -> Any:
-    """Cosmetic for metadata text (version, descriptions, titles, instructions), else ``default``."""
+    """Cosmetic for metadata text (version, descriptions, titles, instructions), else ``default``;
+    a tool's or a parameter's description is additive: it changes what a model does."""
     keys = [s.key for s in steps]
     if not keys or any(isinstance(s.container, BOX_TYPES) for s in steps):
         return default
     if any(k in _PAYLOAD_KEYS for k in keys):
         return default
     last = keys[-1]
+    if last == "description" and "tools" in keys:
+        return "additive"
     if last in _COSMETIC_KEYS:
         return "cosmetic"
     # serverInfo sits in the result (initialize) or, from 2026-07-28, under a namespaced _meta key.

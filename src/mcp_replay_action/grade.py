@@ -1,9 +1,11 @@
 """Grading: one 0-100 score and a letter for a set of replayed interactions, and the gate check.
 
 The score weighs four fractions, each over the interactions that were replayed (skipped ones do
-not count): responsiveness 25% (a response arrived), match rate 45% (status ``pass``), error
-parity 20% (success/error class as recorded) and structural stability 10% (no
-``structure-change`` finding). Letters: A >= 90, B >= 80, C >= 70, D >= 60, else F. Any missing
+not count): responsiveness 25% (a response arrived), match rate 45% (a response arrived and no
+finding is ``breaking``), error parity 20% (success/error class as recorded) and structural
+stability 10% (no ``structure-change`` finding, additive ones included). So a release that only
+adds fields loses structural stability alone and still grades A; a breaking change costs match
+rate. Letters: A >= 90, B >= 80, C >= 70, D >= 60, else F. Any missing
 response caps the letter at D, because a server that stops answering is not "mostly stable";
 the score itself is left as computed.
 """
@@ -43,7 +45,7 @@ def score(results: Sequence[InteractionResult]) -> Score:
             structural_stability=1.0,
         )
     responded = sum(1 for r in counted if r.status != "missing")
-    matched = sum(1 for r in counted if r.status == "pass")
+    matched = sum(1 for r in counted if r.status != "missing" and not any(f.cls == "breaking" for f in r.findings))
     parity = sum(1 for r in counted if r.live_error is not None and r.live_error == r.recorded_error)
     stable = sum(1 for r in counted if not any(f.kind == "structure-change" for f in r.findings))
     fractions = {

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import datetime as dt
 import hashlib
 import json
 import re
@@ -50,7 +51,41 @@ TIMESTAMP = "<timestamp>"
 UUID = "<uuid>"
 HEX = "<hex>"
 OPAQUE = "<opaque>"
-PLACEHOLDERS = frozenset({TIMESTAMP, UUID, HEX, OPAQUE})
+ADDRESS = "<address>"
+TEMP = "<tmp>"
+PLACEHOLDERS = frozenset({TIMESTAMP, UUID, HEX, OPAQUE, ADDRESS, TEMP})
+# A dated time further than this from the recording and from the replay is data (a stored row's
+# date, a release date) and is compared; nearer to either, it is the clock and is masked.
+DATA_AFTER_DAYS = 366
+# Words that make a key name a moment; a trailing unit word (timestamp_ms) is skipped.
+_TIME_WORDS = frozenset(
+    {
+        "at",
+        "time",
+        "timestamp",
+        "ts",
+        "epoch",
+        "date",
+        "datetime",
+        "created",
+        "updated",
+        "modified",
+        "expires",
+        "expiry",
+        "since",
+        "until",
+        "started",
+        "ended",
+        "finished",
+        "mtime",
+        "ctime",
+        "atime",
+        "now",
+        "when",
+    }
+)
+_UNIT_WORDS = frozenset({"ms", "s", "sec", "secs", "seconds", "millis", "utc"})
+_KEY_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 # Keys whose values a server mints and a client only echoes back: one definition, in minted.py.
 OPAQUE_KEYS = MINTED_KEYS
@@ -77,6 +112,8 @@ _CLOCK_TZ = rf"{_CLOCK}(?:\s?{_TZ}(?![A-Za-z]))?"
 # Forms that name a month, tried first (only when a month name occurs at all) so that
 # "Sun Nov 29 20:41:14 UTC 2026" is one mask, not three.
 _NAMED_FORMS = [
+    # JavaScript Date#toString: Mon Nov 30 2026 16:44:37 GMT+0000 (Coordinated Universal Time)
+    rf"{_DOW}\s+{_MON}\s+\d{{1,2}}\s+\d{{4}}\s+{_CLOCK}(?:\s+GMT[+-]\d{{4}})?(?:\s+\([A-Za-z ]{{1,60}}\))?",
     # date(1) and ctime: Sun Nov 29 20:41:14 UTC 2026, Sun Nov 29 20:41:14 2026
     rf"{_DOW}\s+{_MON}\s+\d{{1,2}}\s+{_CLOCK}(?:\s+[A-Z]{{2,5}})?\s+\d{{4}}",
     # RFC 2822 and day-first: Sun, 29 Nov 2026 20:41:14 +0000, 29 November 2026
@@ -87,7 +124,9 @@ _NAMED_FORMS = [
 # Forms that start with a digit.
 _NUMERIC_FORMS = [
     # ISO-8601 / RFC 3339: 2026-11-29, 2026-11-29T20:41:14.123Z, 2026-11-29 20:41:14+01:00
-    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:\s?(?:Z|[+-]\d{2}(?::?\d{2})?))?)?",
+    # ... and Go's time.Time String(): 2026-11-30 16:44:37.1234 +0000 UTC m=+0.010452
+    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:\s?(?:Z|[+-]\d{2}(?::?\d{2})?))?"
+    r"(?:\s[A-Z]{2,5}(?:\s+m=[+-]\d+(?:\.\d+)?)?)?)?",
     # basic ISO-8601: 20261129T204114Z
     r"\d{8}T\d{6}(?:\.\d{1,9})?Z?",
     # numeric: 11/29/2026, 8:41:14 PM; 29.11.2026 20:41; 2026/11/29
@@ -100,7 +139,7 @@ _NUMERIC_FORMS = [
 # The guards stop a match from starting or ending inside a longer word or number; the lookahead
 # right after them lets the engine give up at once on positions that cannot start a date.
 _BEFORE = r"(?<![A-Za-z0-9:.])"
-_AFTER = r"(?![A-Za-z0-9:]|\.\d)"
+_AFTER = r"(?![A-Za-z0-9]|[:.,]\d)"
 _NAMED_DATE_RE = re.compile(
     _BEFORE
     + r"(?=\d|(?i:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))(?:"
@@ -114,6 +153,28 @@ _NUMERIC_DATE_RE = re.compile(_BEFORE + r"(?=\d)(?:" + "|".join(_NUMERIC_FORMS) 
 _YEAR_HINT = re.compile(r"\d{4}")
 _NUMERIC_HINT = re.compile(r"\d(?:[-/.:]\d|\d{7}T)")
 _HEX_HINT = re.compile(r"[0-9A-Fa-f]{16}")
+# Language reprs of a moment: Python's datetime.datetime(2026, 11, 30, 16, 44, 37, 346050,
+# tzinfo=...) and datetime.date(2026, 11, 30).
+_PY_DATETIME_RE = re.compile(
+    r"datetime\.(?:datetime|date)\(\s*\d{4}(?:,\s*\d{1,6}){2,6}"
+    r"(?:,\s*(?:tzinfo|fold)=(?:[^()]|\([^()]*\))*)?\)"
+)
+# A 10-digit (seconds) or 13-digit (milliseconds) epoch after a time-named key in text ('ts': 1796...).
+_EPOCH_IN_TEXT_RE = re.compile(
+    r"(?P<key>[A-Za-z_][\w-]*)(?P<q>['\"]?)\s*[:=]\s*(?P<num>\d{10}(?:\d{3})?)(?:\.\d+)?(?!\d)"
+)
+_EPOCH_HINT = re.compile(r"\d{10}")
+# Process-local values: object addresses and fresh temporary directories.
+_ADDRESS_RE = re.compile(r"(?<=\bat )0x[0-9A-Fa-f]{6,16}\b")
+_TEMP_RE = re.compile(
+    r"(?<![\w/])(?P<root>/(?:private/)?(?:tmp|var/tmp|var/folders/\w+/\w+/T))/(?P<name>[\w.-]*\d[\w.-]*)"
+)
+_YEAR_IN_RE = re.compile(r"(?<!\d)(1[89]\d\d|2[01]\d\d)(?!\d)")
+_YMD_RE = re.compile(r"(?<!\d)(\d{4})[-/]?(\d{2})[-/]?(\d{2})(?!\d)|\((\d{4}),\s*(\d{1,2}),\s*(\d{1,2})")
+_MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH_RE = re.compile(
+    r"(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})\b|\b(\d{1,2})\s+(?i:(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))"
+)
 _WEEKDAY_RE = re.compile(r"(?:mon|tues|wednes|thurs|fri|satur|sun)day", re.IGNORECASE)
 _UUID_RE = re.compile(r"(?<![0-9A-Fa-f-])[0-9A-Fa-f]{8}-(?:[0-9A-Fa-f]{4}-){3}[0-9A-Fa-f]{12}(?![0-9A-Fa-f-])")
 _HEX_RE = re.compile(r"(?<![0-9A-Za-z])[0-9A-Fa-f]{16,}(?![0-9A-Za-z])")
@@ -161,6 +222,8 @@ class NormalizeRules(Protocol):
     def ignore_keys(self) -> Sequence[str]: ...
     @property
     def allow_reorder(self) -> bool: ...
+    @property
+    def moments(self) -> Sequence[float]: ...
 
 
 # -- ignore-path patterns ---------------------------------------------------------------------
@@ -232,19 +295,92 @@ def _hex_sub(match: re.Match[str]) -> str:
     return HEX
 
 
+def _day_of(text: str) -> int | None:
+    """The day (proleptic ordinal) a matched time names, or None when it names no year (a clock)."""
+    ymd = _YMD_RE.search(text)
+    if ymd is not None:
+        parts = ymd.groups()[:3] if ymd.group(1) else ymd.groups()[3:]
+        try:
+            return dt.date(int(parts[0]), int(parts[1]), int(parts[2])).toordinal()
+        except ValueError:
+            pass
+    year = _YEAR_IN_RE.search(text)
+    if year is None:
+        return None
+    named = _MONTH_RE.search(text)
+    if named is not None:
+        month = _MONTH_NAMES.index((named.group(1) or named.group(4)).lower()[:3]) + 1
+        try:
+            return dt.date(int(year.group(1)), month, int(named.group(2) or named.group(3))).toordinal()
+        except ValueError:
+            pass
+    return dt.date(int(year.group(1)), 7, 1).toordinal()
+
+
+def _near(day: int | None, days: tuple[int, ...]) -> bool:
+    """Whether a time is volatile: it names no day, or a day within a year of a reference moment."""
+    if day is None or not days:
+        return True
+    return any(abs(day - ref) <= DATA_AFTER_DAYS for ref in days)
+
+
+def _time_key(key: str) -> bool:
+    """Whether a key names a moment (``createdAt``, ``updated_at``, ``timestamp_ms``, ``epoch``)."""
+    words = [w.lower() for w in _KEY_WORD.findall(key)]
+    if len(words) > 1 and words[-1] in _UNIT_WORDS:
+        words.pop()
+    return bool(words) and (words[-1] in _TIME_WORDS or words[0] in _TIME_WORDS - {"at"})
+
+
+def _epoch_day(value: float) -> int | None:
+    """The day an epoch in seconds (10 digits) or milliseconds (13 digits) names, else None."""
+    if 1e9 <= value < 1e10:
+        seconds = value
+    elif 1e12 <= value < 1e13:
+        seconds = value / 1000.0
+    else:
+        return None
+    return dt.datetime.fromtimestamp(seconds, dt.UTC).date().toordinal()
+
+
+def _volatile_epoch(value: float, days: tuple[int, ...]) -> bool:
+    day = _epoch_day(value)
+    return day is not None and _near(day, days)
+
+
 @lru_cache(maxsize=8192)
-def mask_text(text: str) -> str:
-    """``text`` with timestamps, UUIDs and long hex ids replaced by placeholders."""
+def mask_text(text: str, days: tuple[int, ...] = ()) -> str:
+    """``text`` with volatile times, UUIDs, long hex ids, object addresses and temporary paths
+    replaced by placeholders. ``days`` are the reference moments (recording, replay) as day
+    ordinals: a dated time more than a year from all of them is data and stays; with no ``days``
+    every time is volatile."""
     if not _HAS_DIGIT.search(text):
         if _WEEKDAY_RE.fullmatch(text.strip()):
             return TIMESTAMP
         return text
+
+    def time_sub(match: re.Match[str]) -> str:
+        return TIMESTAMP if _near(_day_of(match.group()), days) else match.group()
+
+    def epoch_sub(match: re.Match[str]) -> str:
+        if not _time_key(match.group("key")) or not _volatile_epoch(float(match.group("num")), days):
+            return match.group()
+        return match.group()[: match.start("num") - match.start()] + TIMESTAMP
+
     if "-" in text:
         text = _UUID_RE.sub(UUID, text)
+    if "datetime." in text:
+        text = _PY_DATETIME_RE.sub(time_sub, text)
     if _YEAR_HINT.search(text):
-        text = _NAMED_DATE_RE.sub(TIMESTAMP, text)
+        text = _NAMED_DATE_RE.sub(time_sub, text)
     if _NUMERIC_HINT.search(text):
-        text = _NUMERIC_DATE_RE.sub(TIMESTAMP, text)
+        text = _NUMERIC_DATE_RE.sub(time_sub, text)
+    if _EPOCH_HINT.search(text):
+        text = _EPOCH_IN_TEXT_RE.sub(epoch_sub, text)
+    if "0x" in text:
+        text = _ADDRESS_RE.sub(ADDRESS, text)
+    if "/" in text:
+        text = _TEMP_RE.sub(lambda m: m.group("root") + "/" + TEMP, text)
     if len(text) >= 16 and _HEX_HINT.search(text):
         text = _HEX_RE.sub(_hex_sub, text)
     return text
@@ -254,9 +390,9 @@ _opaque_key = is_minted_key
 
 
 @lru_cache(maxsize=16384)
-def _plain_string(value: str) -> str:
+def _plain_string(value: str, days: tuple[int, ...] = ()) -> str:
     """A string that holds no JSON, masked: its masked text, or a token-shaped whole value."""
-    masked = mask_text(value)
+    masked = mask_text(value, days)
     if masked == value and looks_minted(value):
         return OPAQUE
     return masked
@@ -349,7 +485,14 @@ State = tuple[tuple[int, int], ...]  # (pattern index, next token position) pair
 
 
 class _Normalizer:
-    def __init__(self, patterns: tuple[tuple[Token, ...], ...], ignore_keys: frozenset[str], allow_reorder: bool):
+    def __init__(
+        self,
+        patterns: tuple[tuple[Token, ...], ...],
+        ignore_keys: frozenset[str],
+        allow_reorder: bool,
+        days: tuple[int, ...] = (),
+    ):
+        self.days = days
         self.patterns = patterns
         self.ignore_keys = ignore_keys
         self.allow_reorder = allow_reorder
@@ -401,8 +544,12 @@ class _Normalizer:
         if kind is bool or value is None:
             return value
         if kind is int:
+            if key is not None and value >= 1_000_000_000 and (_opaque_key(key) or self.epoch(value, key)):
+                return OPAQUE if _opaque_key(key) else TIMESTAMP
             return OPAQUE if key is not None and _opaque_key(key) else value
         if kind is float:
+            if key is not None and value >= 1e9 and self.epoch(value, key):
+                return TIMESTAMP
             return int(value) if value.is_integer() and abs(value) < 2**53 else value
         # Subclasses and other sequences (only from Python callers, never from JSON).
         if isinstance(value, bool):
@@ -418,6 +565,10 @@ class _Normalizer:
         if isinstance(value, (list, tuple)):
             return self.value(list(value), states, key, depth)
         return value
+
+    def epoch(self, value: float, key: str) -> bool:
+        """An epoch in seconds or milliseconds under a time-named key, near a reference moment."""
+        return _time_key(key) and _volatile_epoch(value, self.days)
 
     def mapping(self, value: dict[str, Any], states: State, depth: int) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -480,7 +631,7 @@ class _Normalizer:
             parsed = _parse_json_text(value)
             if parsed is not None:
                 return self.box(JsonText, parsed, states, depth)
-        return _plain_string(value)
+        return _plain_string(value, self.days)
 
     def box(self, cls: type[JsonText] | type[Base64Text], inner: Any, states: State, depth: int) -> Any:
         inner_states = self._step_box(states, cls.tag) if states else states
@@ -493,9 +644,22 @@ class _Normalizer:
 
 
 @lru_cache(maxsize=64)
-def _normalizer(ignore_paths: tuple[str, ...], ignore_keys: tuple[str, ...], allow_reorder: bool) -> _Normalizer:
+def _normalizer(
+    ignore_paths: tuple[str, ...], ignore_keys: tuple[str, ...], allow_reorder: bool, days: tuple[int, ...]
+) -> _Normalizer:
     patterns = tuple(parse_path(p) for p in ignore_paths)
-    return _Normalizer(patterns, frozenset(ignore_keys), allow_reorder)
+    return _Normalizer(patterns, frozenset(ignore_keys), allow_reorder, days)
+
+
+def reference_days(moments: Sequence[float] = ()) -> tuple[int, ...]:
+    """The reference moments (epoch seconds: the recording) plus today (the replay), as day ordinals."""
+    days = {dt.date.today().toordinal()}
+    for moment in moments:
+        try:
+            days.add(dt.datetime.fromtimestamp(moment, dt.UTC).date().toordinal())
+        except (OverflowError, OSError, ValueError):
+            continue
+    return tuple(sorted(days))
 
 
 def normalize(obj: Any, options: NormalizeRules | None = None) -> Any:
@@ -505,9 +669,14 @@ def normalize(obj: Any, options: NormalizeRules | None = None) -> Any:
     ``json.dumps`` of two normalised values is equal exactly when they compare equal.
     """
     if options is None:
-        normalizer = _normalizer((), (), False)
+        normalizer = _normalizer((), (), False, reference_days())
     else:
-        normalizer = _normalizer(tuple(options.ignore_paths), tuple(options.ignore_keys), bool(options.allow_reorder))
+        normalizer = _normalizer(
+            tuple(options.ignore_paths),
+            tuple(options.ignore_keys),
+            bool(options.allow_reorder),
+            reference_days(tuple(getattr(options, "moments", ()))),
+        )
     result = normalizer.value(obj, normalizer.start, None, 0)
     return None if result is _DROP else result
 

@@ -75,6 +75,7 @@ class _Session:
         self.transport = transport
         self.options = options
         self.redactor = redactor_for(cassette.meta, options.redactor, options.env)
+        self.compare_options = options.compare.at(cassette.meta.get("recorded_at"))
         self.carry = Carry(i.message for i in cassette.interactions if i.kind in ("request", "notification"))
         self.results: list[InteractionResult] = []
         self.server_requests = [i for i in cassette.interactions if i.kind == "server-request"]
@@ -168,7 +169,7 @@ class _Session:
         # nothing to redact (redaction is idempotent): most answers of a passing replay skip it.
         if not (recorded is not None and loosely_equal(live, recorded)):
             live = self.redactor.apply(live)
-        findings = compare(recorded, live, self.options.compare)
+        findings = compare(recorded, live, self.compare_options)
         if slow is not None:
             findings = (*findings, slow)
         if recorded is not None and recorded != live:
