@@ -96,6 +96,26 @@ def test_ignore_path_silences_a_known_change(demo_cassette: Path) -> None:
         "echoed",
     )
     assert done.returncode == 0, done.stdout
+    assert "matched nothing" not in done.stderr, done.stderr
+
+
+def test_ignore_rules_that_match_nothing_are_warned_by_name(demo_cassette: Path) -> None:
+    done = cli(
+        "replay",
+        "--server",
+        REGRESSED,
+        "--cassette",
+        str(demo_cassette),
+        "--ignore-path",
+        "result.contnet[].text",
+        "--ignore-key",
+        "echoed",
+        "--ignore-key",
+        "ehcoed",
+    )
+    assert "--ignore-path 'result.contnet[].text' matched nothing" in done.stderr, done.stderr
+    assert "--ignore-key 'ehcoed' matched nothing" in done.stderr, done.stderr
+    assert "'echoed'" not in done.stderr, done.stderr
 
 
 def test_missing_binary_exits_3_with_one_line(demo_cassette: Path) -> None:

@@ -245,6 +245,13 @@ def record(
 )
 @click.option("--allow-reorder", is_flag=True, help="A list with the same members in another order still matches.")
 @click.option(
+    "--confirm/--no-confirm",
+    default=True,
+    show_default=True,
+    help="When an interaction fails, replay once more against a fresh start and report what differs "
+    "between the two live runs as noise (not gating).",
+)
+@click.option(
     "--timeout", type=Seconds(min=0.1, max=3600), default=30.0, show_default=True, help="Seconds per request."
 )
 @click.option(
@@ -303,6 +310,7 @@ def replay(
     ignore_paths: tuple[str, ...],
     ignore_keys: tuple[str, ...],
     allow_reorder: bool,
+    confirm: bool,
     timeout: float,
     startup_timeout: float | None,
     total_timeout: float,
@@ -331,7 +339,9 @@ def replay(
         params["fail_on_regression"] = True
 
     check_outputs(report=report_file, markdown=markdown_file, junit=junit_file, badge=badge_file)
-    outcome = run(replay_plan(params))
+    plan = replay_plan(params)
+    outcome = run(plan)
+    warn_unused_rules(plan.compare, plan.paths)
     emit_report(
         outcome.report,
         as_json=as_json,
@@ -404,6 +414,7 @@ def replay_plan(params: Mapping[str, Any], root: str | None = None) -> Any:
         root=root,
         jobs=params.get("jobs") or 1,
         max_slowdown=params.get("max_slowdown"),
+        confirm=bool(params.get("confirm", True)),
     )
 
 
@@ -596,3 +607,18 @@ def demo(keep: str | None) -> None:
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+
+def warn_unused_rules(options: Any, paths: Sequence[str]) -> None:
+    """Name every --ignore-path / --ignore-key that matched nothing in this run (a typo ignores
+    nothing, silently, otherwise). On stderr, so --json stays parseable."""
+    from mcp_replay_action.cassette import load
+    from mcp_replay_action.normalize import normalize, unused_rules
+
+    if unused_rules(options):
+        # Identical answers skip normalisation: a rule that fits the recording is not unused.
+        for path in paths:
+            for inter in load(path).interactions:
+                normalize(inter.response, options)
+    for flag, name in unused_rules(options):
+        click.echo(f"warning: {flag} {name!r} matched nothing in this run", err=True)

@@ -491,8 +491,10 @@ class _Normalizer:
         ignore_keys: frozenset[str],
         allow_reorder: bool,
         days: tuple[int, ...] = (),
+        names: tuple[str, ...] = (),
     ):
         self.days = days
+        self.names = names  # the ignore paths as written, for the record of rules that matched
         self.patterns = patterns
         self.ignore_keys = ignore_keys
         self.allow_reorder = allow_reorder
@@ -504,6 +506,8 @@ class _Normalizer:
         for pi, pos in states:
             if match(self.patterns[pi][pos]):
                 if pos + 1 == len(self.patterns[pi]):
+                    if pi < len(self.names):
+                        _MATCHED.add(("--ignore-path", self.names[pi]))
                     return None
                 out.append((pi, pos + 1))
         return tuple(out)
@@ -579,6 +583,7 @@ class _Normalizer:
             keys = sorted(value, key=str)
         for k in keys:
             if ignore_keys and k in ignore_keys:
+                _MATCHED.add(("--ignore-key", k))
                 continue
             if states:
                 child_states = self._step_key(states, k)
@@ -648,7 +653,18 @@ def _normalizer(
     ignore_paths: tuple[str, ...], ignore_keys: tuple[str, ...], allow_reorder: bool, days: tuple[int, ...]
 ) -> _Normalizer:
     patterns = tuple(parse_path(p) for p in ignore_paths)
-    return _Normalizer(patterns, frozenset(ignore_keys), allow_reorder, days)
+    return _Normalizer(patterns, frozenset(ignore_keys), allow_reorder, days, ignore_paths)
+
+
+# Every ignore rule that removed something in this process: ``unused_rules`` names the others.
+_MATCHED: set[tuple[str, str]] = set()
+
+
+def unused_rules(options: NormalizeRules) -> list[tuple[str, str]]:
+    """The ``--ignore-path`` / ``--ignore-key`` rules of ``options`` that have matched nothing
+    since this process started, as (flag, rule)."""
+    rules = [("--ignore-path", p) for p in options.ignore_paths] + [("--ignore-key", k) for k in options.ignore_keys]
+    return [rule for rule in rules if rule not in _MATCHED]
 
 
 def reference_days(moments: Sequence[float] = ()) -> tuple[int, ...]:

@@ -15,14 +15,16 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from mcp_replay_action import noise
 from mcp_replay_action.assemble import build_report
 from mcp_replay_action.carry import Carry
 from mcp_replay_action.cassette import Cassette, Interaction, load
-from mcp_replay_action.compare import CompareOptions, compare, loosely_equal
+from mcp_replay_action.compare import CompareOptions, compare, loosely_equal, status_for
 from mcp_replay_action.errors import (
     EXIT_GATE,
     EXIT_OK,
     CassetteError,
+    ReplayError,
     ServerError,
     ServerExited,
     ServerStartError,
@@ -62,6 +64,9 @@ class ReplayOptions:
     env: Mapping[str, str] = field(default_factory=dict)
     # Flag an answer that took more than this many times its recorded latency (None: never).
     max_slowdown: float | None = None
+    # When an interaction fails, replay the cassette once more against a fresh start of the same
+    # server and report what differs between the two live runs as noise (``noise.py``).
+    confirm: bool = True
 
 
 class _Session:
@@ -76,6 +81,8 @@ class _Session:
         self.options = options
         self.redactor = redactor_for(cassette.meta, options.redactor, options.env)
         self.compare_options = options.compare.at(cassette.meta.get("recorded_at"))
+        self.noise_rules = noise.rules_by_seq(cassette.meta)
+        self.live: dict[int, dict[str, Any]] = {}  # redacted live answers by seq, for confirmation
         self.carry = Carry(i.message for i in cassette.interactions if i.kind in ("request", "notification"))
         self.results: list[InteractionResult] = []
         self.server_requests = [i for i in cassette.interactions if i.kind == "server-request"]
@@ -170,12 +177,24 @@ class _Session:
         if not (recorded is not None and loosely_equal(live, recorded)):
             live = self.redactor.apply(live)
         findings = compare(recorded, live, self.compare_options)
+        self.live[inter.seq] = live
+        ignored: tuple[Finding, ...] = ()
+        if findings and inter.seq in self.noise_rules:
+            findings, ignored = noise.split(findings, self.noise_rules[inter.seq], recorded, self.compare_options)
         if slow is not None:
             findings = (*findings, slow)
         if recorded is not None and recorded != live:
             self.carry.learn(recorded, live)
         self.results.append(
-            judge(inter, findings, live, latency_ms=round(latency, 3), sent=message, substitutions=substitutions)
+            judge(
+                inter,
+                findings,
+                live,
+                latency_ms=round(latency, 3),
+                sent=message,
+                substitutions=substitutions,
+                noise=ignored,
+            )
         )
 
     def _recorded_answer(self, msg: dict[str, Any]) -> dict[str, Any]:
@@ -213,8 +232,13 @@ def replay_cassette(
     options: ReplayOptions | None = None,
     *,
     on_live: OnLive | None = None,
+    confirm: Callable[[], Transport] | None = None,
 ) -> CassetteResult:
     """Replay one cassette against a transport that has not been started yet, and close it after.
+
+    ``confirm`` opens a fresh transport to the same server: when an interaction fails, the
+    cassette is replayed once more through it and what differs between the two live runs is moved
+    from the findings to ``noise`` (free when nothing fails).
 
     ``on_live`` sees every live response as it arrives, unredacted, with the recorded request it
     answers (``--update`` keeps them); results never carry live payloads.
@@ -239,10 +263,13 @@ def replay_cassette(
     finally:
         transport.close()
     diag = transport.diagnostics()
+    results = session.results
+    if confirm is not None and options.confirm and any(r.status == "fail" for r in results):
+        results = _confirmed(cassette, session, confirm, options)
     result = CassetteResult(
         path=cassette.path,
-        results=tuple(session.results),
-        score=score(session.results),
+        results=tuple(results),
+        score=score(results),
         era=era.name,
         protocol_version=era.protocol_version,
         duration_s=round(time.monotonic() - started, 3),
@@ -253,10 +280,45 @@ def replay_cassette(
     return redacted_result(result, session.redactor)
 
 
+def _confirmed(
+    cassette: Cassette, first: _Session, confirm: Callable[[], Transport], options: ReplayOptions
+) -> list[InteractionResult]:
+    """The first run's results with every difference that also differs in a second live run of the
+    same build moved to ``noise``. A second run that cannot start leaves the results as they are."""
+    transport = confirm()
+    second = _Session(cassette, transport, options)
+    try:
+        transport.start()
+        second.run()
+    except ReplayError:
+        return first.results
+    finally:
+        transport.close()
+    by_seq = {i.seq: i for i in cassette.interactions}
+    out = []
+    for result in first.results:
+        live_a, live_b = first.live.get(result.seq), second.live.get(result.seq)
+        if result.status != "fail" or live_a is None or live_b is None:
+            out.append(result)
+            continue
+        rules = noise.learn([live_a, live_b], first.compare_options, result.seq)
+        kept, ignored = noise.split(result.findings, rules, by_seq[result.seq].response, first.compare_options)
+        if ignored:
+            result = replace(result, findings=kept, noise=result.noise + ignored, status=status_for(kept))
+        out.append(result)
+    return out
+
+
 def redacted_result(result: CassetteResult, redactor: Redactor) -> CassetteResult:
     """``result`` with every server-originated text passed through ``redactor``."""
     results = tuple(
-        replace(r, findings=tuple(_redacted_finding(f, redactor) for f in r.findings)) if r.findings else r
+        replace(
+            r,
+            findings=tuple(_redacted_finding(f, redactor) for f in r.findings),
+            noise=tuple(_redacted_finding(f, redactor) for f in r.noise),
+        )
+        if r.findings or r.noise
+        else r
         for r in result.results
     )
     return replace(
@@ -326,6 +388,7 @@ def run(plan: Plan) -> Outcome:
         redactor=base,
         env=plan.target.env,
         max_slowdown=plan.max_slowdown,
+        confirm=plan.confirm,
     )
     results: list[CassetteResult] = []
     rewritten: list[tuple[Cassette, Cassette, UpdateSummary]] = []
@@ -339,6 +402,7 @@ def run(plan: Plan) -> Outcome:
             open_transport(plan.target),
             options,
             on_live=_keep_in(live_by_seq) if plan.rewrites else None,
+            confirm=_opener(plan) if plan.confirm and not plan.rewrites else None,
         )
         result = replace(result, path=plan.shown(result.path))
         results.append(result)
@@ -379,7 +443,13 @@ def _replay_in_parallel(plan: Plan, options: ReplayOptions) -> tuple[CassetteRes
 def _replay_one(path: str) -> CassetteResult:
     assert _WORK is not None, "only called in a worker forked by _replay_in_parallel"
     plan, options = _WORK
-    return replay_cassette(_load_checked(path), open_transport(plan.target), options)
+    return replay_cassette(
+        _load_checked(path), open_transport(plan.target), options, confirm=_opener(plan) if plan.confirm else None
+    )
+
+
+def _opener(plan: Plan) -> Callable[[], Transport]:
+    return lambda: open_transport(plan.target)
 
 
 # A slower answer is only flagged above this many milliseconds: a 1 ms call that takes 3 ms is

@@ -82,6 +82,9 @@ class InteractionResult:
     recorded_error: bool = False
     live_error: bool | None = None  # None when no live response arrived
     substitutions: tuple[Substitution, ...] = ()  # what was sent in place of recorded values
+    # Differences that also differ between two live runs of the same build (``noise.py``):
+    # reported, never gating.
+    noise: tuple[Finding, ...] = ()
 
     @property
     def label(self) -> str:

@@ -21,6 +21,7 @@ def judge(
     latency_ms: float | None = None,
     sent: dict[str, Any] | None = None,
     substitutions: tuple[Substitution, ...] = (),
+    noise: tuple[Finding, ...] = (),
 ) -> InteractionResult:
     """The verdict on one recorded request, given what compare found (``live`` None: no answer).
 
@@ -37,6 +38,7 @@ def judge(
         recorded_error=is_failure(inter.response),
         live_error=None if live is None else is_failure(live),
         substitutions=substitutions,
+        noise=noise,
     )
 
 

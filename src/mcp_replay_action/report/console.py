@@ -89,6 +89,10 @@ def _interaction_lines(result: InteractionResult, paint: _Painter, verbose: bool
     if verbose:
         for sub in result.substitutions:
             lines.append(_DETAIL + visible(f"threaded {sub.recorded!r} -> {sub.live!r}", LINE_LIMIT))
+    for finding in result.noise[: VERBOSE_FINDINGS_SHOWN if verbose else 1]:
+        more = len(result.noise) - 1
+        suffix = f" (+{more} more)" if more > 0 and not verbose else ""
+        lines.append(_DETAIL + visible(f"noise (not gating): {finding.path}{suffix}", LINE_LIMIT))
     if result.status == "pass" and not verbose:
         return lines
     max_findings = VERBOSE_FINDINGS_SHOWN if verbose else FINDINGS_SHOWN

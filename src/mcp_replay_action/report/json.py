@@ -113,6 +113,7 @@ def _interaction(result: InteractionResult) -> dict[str, Any]:
         "live_error": result.live_error,
         "findings": [_finding(f) for f in result.findings],
         "substitutions": [{"recorded": text_of(x.recorded), "live": text_of(x.live)} for x in result.substitutions],
+        "noise": [_finding(f) for f in result.noise],
     }
 
 

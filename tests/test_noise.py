@@ -1,0 +1,99 @@
+"""Noise learned from two live runs: the confirmation pass, text-aware patterns, calibrated rules.
+
+The end-to-end cases run a real MCP server (``tests/servers/noisy_server.py``, official SDK) whose
+answers carry a PID and a duration inside prose, a duration under a key and a random sample:
+recorded with the SDK client, replayed with no options, it gives no gating finding, while a real
+change in the same sentence still fails.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from e2e_helpers import SERVERS, python_server, record_through_proxy, replay
+from mcp_replay_action.compare import compare
+from mcp_replay_action.noise import NoiseRule, learn, split
+
+pytestmark = pytest.mark.timeout(240)
+
+NOISY = python_server(SERVERS / "noisy_server.py")
+
+
+def answer(text: str, duration: float = 1.0) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": text}], "took": duration}}
+
+
+def test_prose_learns_the_varying_tokens_and_still_compares_the_rest() -> None:
+    live_a = answer("worker pid 4242 ready after 12.5 ms; 3 jobs queued", 12.5)
+    live_b = answer("worker pid 977 ready after 8 ms; 3 jobs queued", 8)
+    rules = learn([live_a, live_b])
+    text_rule = next(r for r in rules if r.path == "$.result.content[0].text")
+    assert text_rule.pattern is not None and {"4242", "977", "12.5", "8"} <= set(text_rule.evidence)
+
+    same = answer("worker pid 31 ready after 40 ms; 3 jobs queued", 40)
+    kept, noise = split(compare(same, live_a), rules, same)
+    assert kept == () and {f.path for f in noise} == {"$.result.content[0].text", "$.result.took"}
+
+    changed = answer("worker pid 31 ready after 40 ms; 4 jobs queued", 40)
+    kept, noise = split(compare(changed, live_a), rules, changed)
+    assert [f.path for f in kept] == ["$.result.content[0].text"]
+    assert [f.path for f in noise] == ["$.result.took"]
+
+
+def test_structure_and_error_changes_are_never_noise() -> None:
+    live_a = {"jsonrpc": "2.0", "id": 1, "result": {"a": 1}}
+    live_b = {"jsonrpc": "2.0", "id": 1, "result": {"b": 1}}
+    recorded = {"jsonrpc": "2.0", "id": 1, "result": {"c": 1}}
+    kept, noise = split(compare(recorded, live_a), learn([live_a, live_b]), recorded)
+    assert noise == () and kept
+
+
+def test_rule_round_trips_through_the_header_form() -> None:
+    rule = NoiseRule("$.result.content[0].text", r"pid \d+", ("1", "2"), seq=4)
+    assert NoiseRule.from_json(rule.to_json()) == rule
+    assert NoiseRule.from_json({"pattern": "x"}) is None
+
+
+async def noisy_session(client: Client) -> dict[str, Any]:
+    await client.list_tools()
+    for _ in range(2):
+        assert not (await client.call_tool("status", {})).is_error
+    assert not (await client.call_tool("echo", {"text": "stable"})).is_error
+    return {}
+
+
+@pytest.fixture(scope="module")
+def noisy_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cassette = tmp_path_factory.mktemp("noise") / "noisy.jsonl"
+    record_through_proxy(NOISY, cassette, noisy_session)
+    return cassette
+
+
+def test_confirmation_pass_leaves_no_gating_finding_with_no_configuration(noisy_cassette: Path) -> None:
+    report = noisy_cassette.with_name("confirm.json")
+    run = replay(NOISY, noisy_cassette, report=report, gate=False)
+    assert run.code == 0, run.describe()
+    assert run.findings() == [], run.describe()
+    noise = [n for i in run.interactions() for n in i["noise"]]
+    paths = {n["path"] for n in noise}
+    assert any(p.endswith(".summary") for p in paths), run.describe()
+    assert any(p.endswith(".duration_ms") for p in paths), run.describe()
+    assert "noise" in run.stdout, run.describe()
+    gated = replay(NOISY, noisy_cassette, "--fail-on-regression", report=report, gate=False)
+    assert gated.code == 0, gated.describe()
+
+
+def test_a_real_change_next_to_the_noise_is_still_caught(noisy_cassette: Path) -> None:
+    report = noisy_cassette.with_name("drifted.json")
+    run = replay(
+        NOISY, noisy_cassette, "--env", "NOISY_SERVER_VARIANT=jobs", "--fail-on-regression", report=report, gate=False
+    )
+    assert run.code == 1, run.describe()
+    paths = {f["path"] for f in run.findings()}
+    assert any(p.endswith(".summary") for p in paths), run.describe()  # "4 jobs" is not "3 jobs"
+    assert any(p.endswith(".jobs") for p in paths), run.describe()
+    assert not any(p.endswith(".duration_ms") or p.endswith(".sample") for p in paths), run.describe()
