@@ -77,7 +77,8 @@ def test_replay_regressed_fails_the_gate_with_exit_1(demo_cassette: Path) -> Non
     assert "1 other change reported, not gating (accept with a refresh)" in default.stdout
     only_report = ("replay", "--server", REGRESSED, "--cassette", str(demo_cassette), "--fail-on", "none")
     assert cli(*only_report).returncode == 0
-    assert cli(*only_report, "--min-grade", "A").returncode == 1
+    # One breaking change in nine answers costs match rate only: the grade stays A, B fails nothing.
+    assert cli(*only_report, "--min-grade", "A").returncode == 0
     clash = cli(*only_report, "--fail-on-regression")
     assert clash.returncode == 2 and "contradicts --fail-on none" in clash.stderr
 
