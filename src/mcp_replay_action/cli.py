@@ -281,6 +281,12 @@ def record(
     help="Flag an answer that took more than X times its recorded latency (and over 50 ms) as a latency finding.",
 )
 @click.option(
+    "--shard",
+    metavar="I/N",
+    help="Replay only shard I of N: a deterministic share of the cassettes, balanced by interaction"
+    " count (combine the shards' --report files with `mcp-replay merge`).",
+)
+@click.option(
     "--jobs",
     default="1",
     metavar="N|auto",
@@ -323,6 +329,7 @@ def replay(
     badge_file: str | None,
     verbose: bool,
     max_slowdown: float | None,
+    shard: str | None,
     jobs: int,
     update: bool,
 ) -> None:
@@ -394,8 +401,13 @@ def replay_plan(params: Mapping[str, Any], root: str | None = None) -> Any:
         startup_timeout_for(params["timeout"], params.get("startup_timeout")),
         setup=params.get("setup"),
     )
+    paths = tuple(find_cassettes(params["cassettes"], root))
+    if params.get("shard"):
+        from mcp_replay_action.shard import parse_shard, share
+
+        paths = share(paths, *parse_shard(params["shard"]))
     return Plan(
-        paths=tuple(find_cassettes(params["cassettes"], root)),
+        paths=paths,
         target=target,
         compare=CompareOptions(
             ignore_paths=params.get("ignore_paths") or (),
@@ -478,6 +490,45 @@ def emit_report(
 
 
 main.add_command(replay, name="verify")
+
+
+@main.command()
+@click.argument("reports", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the full JSON report on stdout.")
+@click.option("--report", "report_file", type=click.Path(dir_okay=False), help="Write the JSON report to a file.")
+@click.option("--markdown", "markdown_file", type=click.Path(dir_okay=False), help="Write a Markdown report.")
+@click.option("--junit", "junit_file", type=click.Path(dir_okay=False), help="Write a JUnit XML report.")
+@click.option("--badge", "badge_file", type=click.Path(dir_okay=False), help="Write a shields.io endpoint JSON badge.")
+@click.option("-v", "--verbose", is_flag=True, help="Show every finding in full.")
+@handle_errors
+def merge(
+    reports: tuple[str, ...],
+    as_json: bool,
+    report_file: str | None,
+    markdown_file: str | None,
+    junit_file: str | None,
+    badge_file: str | None,
+    verbose: bool,
+) -> None:
+    """Combine the JSON reports of `replay --shard i/n` runs into one report, graded and gated
+    as one run over every cassette would be (exit 0 pass, 1 gate failed, 2 bad report)."""
+    from mcp_replay_action.github.event import read_json_object
+    from mcp_replay_action.report.json import from_dict
+    from mcp_replay_action.shard import merge as merge_reports
+
+    check_outputs(report=report_file, markdown=markdown_file, junit=junit_file, badge=badge_file)
+    loaded = [from_dict(read_json_object(path, "report", 256 * 1024 * 1024), where=path) for path in reports]
+    report = merge_reports(loaded, reports)
+    emit_report(
+        report,
+        as_json=as_json,
+        report_file=report_file,
+        markdown_file=markdown_file,
+        junit_file=junit_file,
+        badge_file=badge_file,
+        verbose=verbose,
+    )
+    sys.exit(EXIT_OK if report.gate.passed else EXIT_GATE)
 
 
 @main.command()

@@ -35,6 +35,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "install": "",
     "setup": "",
     "jobs": "1",
+    "shard": "",
     "max-slowdown": "",
     "working-directory": ".",
     "env": "",
@@ -91,6 +92,7 @@ class Settings:
     install: str = ""
     setup: tuple[str, ...] = ()  # run before each server start, split like ``server``
     jobs: int = 1  # cassettes replayed at once, each with its own server
+    shard: tuple[int, int] | None = None  # (i, n): replay only shard i of n
     max_slowdown: float | None = None  # flag answers this many times slower than recorded
     working_directory: Path = Path(".")
     env: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # values may be secrets
@@ -138,6 +140,7 @@ class Settings:
             install=clean_install(raw("install")),
             setup=clean_setup(raw("setup")),
             jobs=clean_jobs(raw("jobs")),
+            shard=clean_shard(raw("shard")),
             max_slowdown=clean_max_slowdown(raw("max-slowdown")),
             working_directory=clean_working_directory(raw("working-directory"), workspace),
             env=clean_env(raw("env")),
@@ -184,8 +187,13 @@ class Settings:
             setup=self.setup,
             startup_timeout=startup_timeout_for(self.timeout),
         )
+        paths = tuple(find_cassettes(self.cassettes, self.workspace, confine=True, what="input cassettes"))
+        if self.shard is not None:
+            from mcp_replay_action.shard import share
+
+            paths = share(paths, *self.shard)
         return Plan(
-            paths=tuple(find_cassettes(self.cassettes, self.workspace, confine=True, what="input cassettes")),
+            paths=paths,
             target=target,
             compare=CompareOptions(
                 ignore_paths=self.ignore_paths, ignore_keys=self.ignore_keys, allow_reorder=self.allow_reorder
@@ -295,6 +303,18 @@ def clean_max_slowdown(value: str) -> float | None:
     if not 1 < factor <= 1e6:
         raise _bad("max-slowdown", value, "a factor above 1, such as 3")
     return factor
+
+
+def clean_shard(value: str) -> tuple[int, int] | None:
+    """``shard``: ``i/n`` (a matrix job's share of the cassettes); empty: every cassette."""
+    if not value:
+        return None
+    from mcp_replay_action.shard import parse_shard
+
+    try:
+        return parse_shard(value)
+    except ConfigError as exc:
+        raise ConfigError(f"input shard: {exc}") from None
 
 
 def clean_jobs(value: str) -> int:

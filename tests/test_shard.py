@@ -1,0 +1,74 @@
+"""``replay --shard i/n`` and ``merge``: three shards of a run, merged, give the report, grade,
+gate and exit code of one run over every cassette."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from e2e_helpers import PYTHON, REPO, command, run_cli
+from mcp_replay_action.shard import assign
+
+CASSETTES = str(REPO / "cassettes/calc/*.jsonl")
+
+
+def steady(value: Any) -> Any:
+    """The report without what differs between any two runs (timings, freshly minted values)."""
+    if isinstance(value, dict):
+        return {k: steady(v) for k, v in value.items() if k not in ("latency_ms", "duration_s", "live")}
+    if isinstance(value, list):
+        return [steady(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("sample", ["calc_server", "calc_server_regressed"])
+def test_three_shards_merged_are_one_run(tmp_path: Path, sample: str) -> None:
+    server = command(PYTHON, "-m", f"mcp_replay_action.samples.{sample}")
+    args = ("replay", "--server", server, "--cassette", CASSETTES)
+    whole = run_cli(*args, report=tmp_path / "whole.json")
+    shards = [run_cli(*args, "--shard", f"{i}/3", report=tmp_path / f"shard{i}.json") for i in (1, 2, 3)]
+    assert all(s.report is not None for s in shards), [s.describe() for s in shards]
+    counts = sorted(len(s.report["cassettes"]) for s in shards if s.report is not None)
+    assert counts == [1, 1, 1]  # three cassettes over three shards: one each, none twice
+    merged = run_cli("merge", *(tmp_path / f"shard{i}.json" for i in (1, 2, 3)), report=tmp_path / "merged.json")
+    assert whole.report is not None and merged.report is not None, merged.describe()
+    assert steady(merged.report) == steady(whole.report)
+    assert merged.code == whole.code
+    assert re.sub(r"\d+(\.\d+)? ?(ms|s)\b", "T", merged.stdout) == re.sub(r"\d+(\.\d+)? ?(ms|s)\b", "T", whole.stdout)
+
+
+def test_merge_refuses_a_cassette_in_two_shards(tmp_path: Path) -> None:
+    server = command(PYTHON, "-m", "mcp_replay_action.samples.calc_server")
+    run_cli("replay", "--server", server, "--cassette", CASSETTES, "--shard", "1/2", report=tmp_path / "a.json")
+    done = run_cli("merge", tmp_path / "a.json", tmp_path / "a.json")
+    assert done.code == 2 and "is also in" in done.stderr, done.describe()
+
+
+def test_shares_are_balanced_by_interaction_count_and_deterministic() -> None:
+    weights = [100, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10]
+    shards = assign(weights, 2)
+    assert shards == assign(weights, 2)
+    loads = [sum(w for w, s in zip(weights, shards, strict=True) if s == k) for k in (0, 1)]
+    assert sorted(loads) == [100, 100]
+    assert assign([5, 5, 5], 5).count(0) == 1  # more shards than cassettes: some run nothing
+
+
+@pytest.mark.parametrize("value", ["0/3", "4/3", "1/0", "2", "a/b", "1/300"])
+def test_a_bad_shard_is_a_usage_error(value: str) -> None:
+    done = run_cli("replay", "--server", "true", "--cassette", CASSETTES, "--shard", value)
+    assert done.code == 2 and "expected a shard as i/n" in done.stderr, done.describe()
+
+
+def test_the_action_input_shard(tmp_path: Path) -> None:
+    from mcp_replay_action.errors import ConfigError
+    from mcp_replay_action.github.settings import Settings
+
+    def shard(value: str) -> tuple[int, int] | None:
+        return Settings.from_env({"GITHUB_WORKSPACE": str(tmp_path), "INPUT_SERVER": "x", "INPUT_SHARD": value}).shard
+
+    assert shard("") is None and shard("2/3") == (2, 3)
+    with pytest.raises(ConfigError, match="input shard: expected a shard as i/n"):
+        shard("3/2")
