@@ -43,10 +43,14 @@ def cassettes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     root = tmp_path_factory.mktemp("rec")
     record(root / "echo.jsonl", build="1", calls=2)
     record(root / "list.jsonl", build="1", calls=0)
-    files = {
-        "cassettes/echo.jsonl": (root / "echo.jsonl").read_bytes(),
-        "cassettes/list.jsonl": (root / "list.jsonl").read_bytes(),
-    }
+    # A learned noise rule in the header (as `calibrate` writes one) must survive a refresh.
+    header, *rest = (root / "echo.jsonl").read_text().splitlines()
+    doc = json.loads(header)
+    doc["meta"]["noise"] = [
+        {"path": "$.result.tools[0].description", "pattern": None, "evidence": ["a", "b"], "seq": 1}
+    ]
+    echo = "\n".join([json.dumps(doc, separators=(",", ":")), *rest]) + "\n"
+    files = {"cassettes/echo.jsonl": echo.encode(), "cassettes/list.jsonl": (root / "list.jsonl").read_bytes()}
     assert SECRET.encode() not in files["cassettes/echo.jsonl"]
     assert b"token [REDACTED]" in files["cassettes/echo.jsonl"]
     return files
@@ -113,6 +117,7 @@ def test_refresh_opens_one_pr_then_updates_it_and_a_clean_replay_follows(fake: F
     old_lines = json.loads(origin.show("main", "cassettes/echo.jsonl").splitlines()[0])["meta"]
     new_header = json.loads(committed.splitlines()[0])["meta"]
     assert {k: v for k, v in new_header.items() if k != "updated_at"} == old_lines
+    assert new_header["noise"][0]["evidence"] == ["a", "b"]
     # Unchanged lines are byte for byte the recorded ones.
     before, after = origin.show("main", "cassettes/echo.jsonl").splitlines(), committed.splitlines()
     assert [a == b for a, b in zip(before, after, strict=True)] == [False, True, True, True, False, False]
