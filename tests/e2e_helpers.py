@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -259,3 +260,17 @@ def roots_for(*directories: Path) -> ListRootsFnT:
 
 async def ignore_progress(progress: float, total: float | None, message: str | None) -> None:
     """A progress callback: asking for progress makes the SDK send a ``progressToken``."""
+
+
+def steady(value: Any) -> Any:
+    """A JSON report without what differs between any two runs (timings, freshly minted values)."""
+    if isinstance(value, dict):
+        return {k: steady(v) for k, v in value.items() if k not in ("latency_ms", "duration_s", "live")}
+    if isinstance(value, list):
+        return [steady(v) for v in value]
+    return value
+
+
+def untimed(text: str) -> str:
+    """Console output without its timings."""
+    return re.sub(r"\d+(\.\d+)? ?(ms|s)\b", "T", text)

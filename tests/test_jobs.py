@@ -3,28 +3,13 @@ output identical to a serial run's (order included)."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from e2e_helpers import PYTHON, REPO, command, run_cli
+from e2e_helpers import PYTHON, REPO, command, run_cli, steady, untimed
 
 CASSETTES = str(REPO / "cassettes/calc/*.jsonl")
-
-
-def steady(value: Any) -> Any:
-    """The report without what differs between any two runs (timings, freshly minted values)."""
-    if isinstance(value, dict):
-        return {k: steady(v) for k, v in value.items() if k not in ("latency_ms", "duration_s", "live")}
-    if isinstance(value, list):
-        return [steady(v) for v in value]
-    return value
-
-
-def untimed(text: str) -> str:
-    return re.sub(r"\d+(\.\d+)? ?(ms|s)\b", "T", text)
 
 
 @pytest.mark.parametrize("sample", ["calc_server", "calc_server_regressed"])

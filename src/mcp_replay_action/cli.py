@@ -122,6 +122,30 @@ cwd_option = click.option("--cwd", type=click.Path(file_okay=False), help="Worki
 env_option = click.option(
     "--env", "env_pairs", multiple=True, metavar="KEY=VALUE", help="Extra environment (repeatable)."
 )
+
+
+def report_options(func: F) -> F:
+    """The report sinks ``replay`` and ``merge`` share (console, --json and the files)."""
+    for option in reversed(
+        (
+            click.option("--json", "as_json", is_flag=True, help="Print the full JSON report on stdout."),
+            click.option(
+                "--report", "report_file", type=click.Path(dir_okay=False), help="Write the JSON report to a file."
+            ),
+            click.option(
+                "--markdown", "markdown_file", type=click.Path(dir_okay=False), help="Write a Markdown report."
+            ),
+            click.option("--junit", "junit_file", type=click.Path(dir_okay=False), help="Write a JUnit XML report."),
+            click.option(
+                "--badge", "badge_file", type=click.Path(dir_okay=False), help="Write a shields.io endpoint JSON badge."
+            ),
+            click.option("-v", "--verbose", is_flag=True, help="Show every finding in full."),
+        )
+    ):
+        func = option(func)
+    return func
+
+
 isolate_option = click.option("--isolate", is_flag=True, help="Give the server a fresh temporary HOME and TMPDIR.")
 setup_option = click.option(
     "--setup",
@@ -268,12 +292,7 @@ def record(
 )
 @redact_option
 @redact_pattern_option
-@click.option("--json", "as_json", is_flag=True, help="Print the full JSON report on stdout.")
-@click.option("--report", "report_file", type=click.Path(dir_okay=False), help="Write the JSON report to a file.")
-@click.option("--markdown", "markdown_file", type=click.Path(dir_okay=False), help="Write a Markdown report.")
-@click.option("--junit", "junit_file", type=click.Path(dir_okay=False), help="Write a JUnit XML report.")
-@click.option("--badge", "badge_file", type=click.Path(dir_okay=False), help="Write a shields.io endpoint JSON badge.")
-@click.option("-v", "--verbose", is_flag=True, help="Show every finding in full.")
+@report_options
 @click.option(
     "--max-slowdown",
     type=click.FloatRange(min=1.0, min_open=True, max=1e6),
@@ -494,12 +513,7 @@ main.add_command(replay, name="verify")
 
 @main.command()
 @click.argument("reports", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print the full JSON report on stdout.")
-@click.option("--report", "report_file", type=click.Path(dir_okay=False), help="Write the JSON report to a file.")
-@click.option("--markdown", "markdown_file", type=click.Path(dir_okay=False), help="Write a Markdown report.")
-@click.option("--junit", "junit_file", type=click.Path(dir_okay=False), help="Write a JUnit XML report.")
-@click.option("--badge", "badge_file", type=click.Path(dir_okay=False), help="Write a shields.io endpoint JSON badge.")
-@click.option("-v", "--verbose", is_flag=True, help="Show every finding in full.")
+@report_options
 @handle_errors
 def merge(
     reports: tuple[str, ...],
