@@ -272,3 +272,13 @@ def test_a_real_projects_scenarios_file_records_from_the_repository_root(tools: 
         RECORDER, "verify", "--cassette", "golden.json", "--target-stdio", "node build/index.js", cwd=project
     )
     assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_a_server_that_cannot_start_shows_the_cause_not_only_the_last_line(tools: None, tmp_path: Path) -> None:
+    (tmp_path / "integration").mkdir()
+    (tmp_path / "integration" / "scenarios.yml").write_text(PROJECT_SCENARIOS, encoding="utf-8")
+    # No build/ here: node fails with "Cannot find module" and ends its stderr with its banner.
+    failed = run(MCP_REPLAY, "record-scenarios", "integration/scenarios.yml", cwd=tmp_path)
+    assert failed.returncode == 3, failed.stdout + failed.stderr
+    assert "server exited at start-up" in failed.stderr
+    assert "Cannot find module" in failed.stderr and "server stderr (last lines):" in failed.stderr

@@ -14,17 +14,42 @@ from typing import Any, TypeVar
 import click
 
 from mcp_replay_action import __version__
-from mcp_replay_action.errors import EXIT_GATE, EXIT_OK, EXIT_USAGE, ConfigError, ReplayError, ServerStartError
+from mcp_replay_action.errors import (
+    EXIT_GATE,
+    EXIT_OK,
+    EXIT_USAGE,
+    ConfigError,
+    ReplayError,
+    ServerError,
+    ServerStartError,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _fail(message: str, code: int) -> None:
+def _fail(message: str, code: int, detail: Sequence[str] = ()) -> None:
     from mcp_replay_action.report.safe import no_workflow_commands
 
     # The message may quote a server or a cassette; a CI log must not obey it ("##[error]").
     click.echo(no_workflow_commands(f"mcp-replay: error: {' '.join(message.split())}"), err=True)
+    for line in detail:
+        click.echo(no_workflow_commands(line), err=True)
     sys.exit(code)
+
+
+STDERR_LINES = 20
+
+
+def stderr_detail(exc: ServerError) -> list[str]:
+    """The server's last stderr lines (redacted) under the one-line error: a start-up failure's
+    last line is often only the runtime's banner (``Node.js v20...``), its cause a few lines up."""
+    from mcp_replay_action.redact import Redactor
+
+    lines = [line.rstrip() for line in exc.stderr_tail.splitlines() if line.strip()][-STDERR_LINES:]
+    if len(lines) < 2:
+        return []  # the message already ends with it
+    redactor = Redactor()
+    return ["server stderr (last lines):", *("  " + str(redactor.apply(line)) for line in lines)]
 
 
 def handle_errors(func: F) -> F:
@@ -34,6 +59,8 @@ def handle_errors(func: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
+        except ServerError as exc:
+            _fail(exc.one_line(), exc.exit_code, stderr_detail(exc))
         except ReplayError as exc:
             _fail(exc.one_line(), exc.exit_code)
         except KeyboardInterrupt:
