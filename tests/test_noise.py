@@ -8,13 +8,14 @@ change in the same sentence still fails.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
 
-from e2e_helpers import SERVERS, python_server, record_through_proxy, replay
+from e2e_helpers import SERVERS, python_server, record_through_proxy, replay, run_cli
 from mcp_replay_action.compare import compare
 from mcp_replay_action.noise import NoiseRule, learn, split
 
@@ -97,3 +98,37 @@ def test_a_real_change_next_to_the_noise_is_still_caught(noisy_cassette: Path) -
     assert any(p.endswith(".summary") for p in paths), run.describe()  # "4 jobs" is not "3 jobs"
     assert any(p.endswith(".jobs") for p in paths), run.describe()
     assert not any(p.endswith(".duration_ms") or p.endswith(".sample") for p in paths), run.describe()
+
+
+def test_calibrate_stores_rules_that_inspect_shows_and_replay_applies(noisy_cassette: Path) -> None:
+    cassette = noisy_cassette.with_name("calibrated.jsonl")
+    cassette.write_bytes(noisy_cassette.read_bytes())
+    done = run_cli("calibrate", "--server", NOISY, "--cassette", cassette, "--runs", "3")
+    assert done.code == 0, done.describe()
+    header = json.loads(cassette.read_text("utf-8").splitlines()[0])
+    rules = header["meta"]["noise"]
+    assert any(r["path"].endswith(".summary") and "pattern" in r and r["evidence"] for r in rules), rules
+    assert any(r["path"].endswith(".duration_ms") for r in rules), rules
+    shown = run_cli("inspect", cassette)
+    assert "Noise (calibrated" in shown.stdout and ".summary" in shown.stdout, shown.describe()
+
+    # Without the confirmation pass, the stored rules alone keep the replay clean...
+    clean = replay(NOISY, cassette, "--no-confirm", report=cassette.with_suffix(".json"), gate=False)
+    assert clean.code == 0 and clean.findings() == [], clean.describe()
+    assert any(i["noise"] for i in clean.interactions()), clean.describe()
+    # ... and a real change in the same sentence still fails.
+    drifted = replay(
+        NOISY,
+        cassette,
+        "--no-confirm",
+        "--env",
+        "NOISY_SERVER_VARIANT=jobs",
+        report=cassette.with_suffix(".json"),
+        gate=False,
+    )
+    assert drifted.code == 1 and any(f["path"].endswith(".summary") for f in drifted.findings()), drifted.describe()
+
+    removed = run_cli("calibrate", "--cassette", cassette, "--clear")
+    assert removed.code == 0 and "noise" not in json.loads(cassette.read_text("utf-8").splitlines()[0])["meta"]
+    noisy = replay(NOISY, cassette, "--no-confirm", report=cassette.with_suffix(".json"), gate=False)
+    assert noisy.code == 1 and noisy.findings(), noisy.describe()

@@ -88,6 +88,7 @@ class CassetteSummary:
     totals: Totals
     redaction: tuple[str, ...]
     http_lifecycle: tuple[HttpLifecycle, ...] = ()
+    noise: tuple[str, ...] = ()  # calibrated noise rules, one line each (``calibrate``)
 
 
 def summarize(cassette: Cassette) -> CassetteSummary:
@@ -111,7 +112,24 @@ def summarize(cassette: Cassette) -> CassetteSummary:
         totals=_totals(cassette, items),
         redaction=_redaction_rules(meta.get("redaction")),
         http_lifecycle=_http_lifecycle(meta.get("http_lifecycle")),
+        noise=_noise_rules(meta),
     )
+
+
+def _noise_rules(meta: Any) -> tuple[str, ...]:
+    """The header's calibrated noise rules (``calibrate``), one short line each."""
+    from mcp_replay_action.noise import rules_by_seq
+
+    lines = []
+    for seq, rules in sorted(rules_by_seq(meta).items()):
+        for rule in rules:
+            line = f"#{seq} {rule.path}"
+            if rule.pattern is not None:
+                line += f"  text /{rule.pattern[:80]}/"
+            if rule.evidence:
+                line += "  seen: " + ", ".join(repr(e[:30]) for e in rule.evidence[:4])
+            lines.append(line)
+    return tuple(lines)
 
 
 def _http_lifecycle(entries: Any) -> tuple[HttpLifecycle, ...]:
@@ -326,4 +344,7 @@ def render_summary(summary: CassetteSummary) -> str:
         lines.extend(f"    {rule}" for rule in summary.redaction)
     else:
         lines.append("  Redaction: none recorded")
+    if summary.noise:
+        lines.append("  Noise (calibrated: reported, never gating; remove with calibrate --clear):")
+        lines.extend(f"    {rule}" for rule in summary.noise)
     return "\n".join(lines)

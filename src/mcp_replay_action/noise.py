@@ -106,28 +106,35 @@ def learn(lives: Sequence[Any], options: CompareOptions | None = None, seq: int 
 
 
 def split(
-    findings: Sequence[Finding], rules: Iterable[NoiseRule], recorded: Any, options: CompareOptions | None = None
+    findings: Sequence[Finding],
+    rules: Iterable[NoiseRule],
+    recorded: Any,
+    options: CompareOptions | None = None,
+    live: Any = None,
 ) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
-    """``findings`` parted into (still gating, explained by a rule as noise)."""
+    """``findings`` parted into (still gating, explained by a rule as noise). A text rule explains
+    a finding when the recorded value, and the ``live`` one when given, both fit its pattern."""
     rules = list(rules)
     if not rules or not findings:
         return tuple(findings), ()
-    normalized = normalize(recorded, options)
+    sides = [normalize(recorded, options)]
+    if live is not None:
+        sides.append(normalize(live, options))
     kept: list[Finding] = []
     noise: list[Finding] = []
     for finding in findings:
-        if finding.kind in NOISE_KINDS and any(_explains(r, finding, normalized) for r in rules):
+        if finding.kind in NOISE_KINDS and any(all(_explains(r, finding, s) for s in sides) for r in rules):
             noise.append(finding)
         else:
             kept.append(finding)
     return tuple(kept), tuple(noise)
 
 
-def _explains(rule: NoiseRule, finding: Finding, recorded: Any) -> bool:
+def _explains(rule: NoiseRule, finding: Finding, answer: Any) -> bool:
     if rule.path == finding.path:
         if rule.pattern is None:
             return True
-        value = resolve(recorded, finding.path)
+        value = resolve(answer, finding.path)
         return isinstance(value, str) and re.fullmatch(rule.pattern, value, re.DOTALL) is not None
     # A whole subtree that varies explains every difference inside it.
     return rule.pattern is None and _under(finding.path, rule.path)

@@ -180,7 +180,8 @@ class _Session:
         self.live[inter.seq] = live
         ignored: tuple[Finding, ...] = ()
         if findings and inter.seq in self.noise_rules:
-            findings, ignored = noise.split(findings, self.noise_rules[inter.seq], recorded, self.compare_options)
+            rules = self.noise_rules[inter.seq]
+            findings, ignored = noise.split(findings, rules, recorded, self.compare_options, live)
         if slow is not None:
             findings = (*findings, slow)
         if recorded is not None and recorded != live:
