@@ -108,3 +108,35 @@ def test_a_server_that_exits_before_it_says_anything_is_a_start_up_failure(tmp_p
     )
     assert done.returncode != 0
     assert "server exited at start-up with status 3: no config here" in done.stderr + done.stdout
+
+
+def test_a_large_cassette_is_streamed_and_replays_like_a_loaded_one(tmp_path: Path, monkeypatch: Any) -> None:
+    from mcp_replay_action.cassette import jsonl, load
+    from mcp_replay_action.cassette.jsonl import StreamedInteractions
+
+    source = ROOT / "cassettes/calc/session.jsonl"
+    loaded = load(source)
+    monkeypatch.setattr(jsonl, "STREAM_ABOVE_BYTES", 0)  # treat this small cassette as a large one
+    streamed = load(source, stream=True)
+    assert isinstance(streamed.interactions, StreamedInteractions)
+    assert len(streamed.interactions) == len(loaded.interactions)
+    assert list(streamed.interactions) == list(loaded.interactions)  # and again, on a second pass
+    assert list(streamed.interactions) == list(loaded.interactions)
+    assert streamed.meta == loaded.meta
+
+
+def test_a_streamed_cassette_replays_to_the_same_report(monkeypatch: Any) -> None:
+    from mcp_replay_action.cassette import jsonl
+    from mcp_replay_action.plan import Plan
+    from mcp_replay_action.replay import run
+    from mcp_replay_action.transport import Target
+
+    plan = Plan(
+        paths=(str(ROOT / "cassettes/calc/session.jsonl"),),
+        target=Target(command=(sys.executable, "-m", "mcp_replay_action.samples.calc_server")),
+    )
+    loaded = run(plan).report
+    monkeypatch.setattr(jsonl, "STREAM_ABOVE_BYTES", 0)
+    streamed = run(plan).report
+    assert [r.status for r in streamed.cassettes[0].results] == [r.status for r in loaded.cassettes[0].results]
+    assert streamed.score == loaded.score and streamed.gate.passed

@@ -82,7 +82,10 @@ class _Session:
         self.redactor = redactor_for(cassette.meta, options.redactor, options.env)
         self.compare_options = options.compare.at(cassette.meta.get("recorded_at"))
         self.noise_rules = noise.rules_by_seq(cassette.meta)
-        self.live: dict[int, dict[str, Any]] = {}  # redacted live answers by seq, for confirmation
+        # Redacted live answers by seq, for confirmation: only those that differ (all in the
+        # confirming run), so a long passing replay does not hold every answer in memory.
+        self.live: dict[int, dict[str, Any]] = {}
+        self.keep_every_live = False
         self.carry = Carry(i.message for i in cassette.interactions if i.kind in ("request", "notification"))
         self.results: list[InteractionResult] = []
         self.server_requests = [i for i in cassette.interactions if i.kind == "server-request"]
@@ -177,7 +180,8 @@ class _Session:
         if not (recorded is not None and loosely_equal(live, recorded)):
             live = self.redactor.apply(live)
         findings = compare(recorded, live, self.compare_options)
-        self.live[inter.seq] = live
+        if findings or self.keep_every_live:
+            self.live[inter.seq] = live
         ignored: tuple[Finding, ...] = ()
         if findings and inter.seq in self.noise_rules:
             rules = self.noise_rules[inter.seq]
@@ -288,6 +292,7 @@ def _confirmed(
     same build moved to ``noise``. A second run that cannot start leaves the results as they are."""
     transport = confirm()
     second = _Session(cassette, transport, options)
+    second.keep_every_live = True
     try:
         transport.start()
         second.run()
@@ -374,12 +379,14 @@ def run(plan: Plan) -> Outcome:
     ``ServerStartError`` for a server that cannot be used.
     """
     cassettes: Iterable[Cassette]
+    # A check-mode replay only iterates each cassette: a large one is streamed from disk.
+    stream = not plan.rewrites
     if len(plan.paths) == 1:
-        cassettes = [_load_checked(plan.paths[0])]
+        cassettes = [_load_checked(plan.paths[0], stream=stream)]
     else:
         for path in plan.paths:
-            _load_checked(path)  # dropped at once: a glob of big cassettes is never all loaded
-        cassettes = map(_load_checked, plan.paths)
+            _load_checked(path, stream=stream)  # dropped at once: a glob is never all loaded
+        cassettes = (_load_checked(path, stream=stream) for path in plan.paths)
     base = Redactor(keys=plan.redact_keys, patterns=plan.redact_patterns)
     options = ReplayOptions(
         timeout=plan.timeout,
@@ -445,7 +452,10 @@ def _replay_one(path: str) -> CassetteResult:
     assert _WORK is not None, "only called in a worker forked by _replay_in_parallel"
     plan, options = _WORK
     return replay_cassette(
-        _load_checked(path), open_transport(plan.target), options, confirm=_opener(plan) if plan.confirm else None
+        _load_checked(path, stream=True),
+        open_transport(plan.target),
+        options,
+        confirm=_opener(plan) if plan.confirm else None,
     )
 
 
@@ -470,8 +480,8 @@ def slowdown(recorded_ms: float | None, live_ms: float, max_slowdown: float | No
     return Finding("latency", "breaking", "$", message, before=round(recorded_ms, 3), after=round(live_ms, 3))
 
 
-def _load_checked(path: str) -> Cassette:
-    cassette = load(path)
+def _load_checked(path: str, *, stream: bool = False) -> Cassette:
+    cassette = load(path, stream=stream)
     if not cassette.interactions:
         # Nothing replayed must not read as a perfect grade.
         raise CassetteError(cassette.path, None, "no interactions: nothing to replay (record a session into it)")

@@ -21,6 +21,27 @@ from mcp_replay_action.errors import CassetteError
 from mcp_replay_action.files import atomic_write_text
 
 SCHEMA_ID = "mcp-replay/cassette@1"
+# A cassette larger than this is not held in memory when read for a check-mode replay: its
+# interactions are read from disk a line at a time, again on each pass over them.
+STREAM_ABOVE_BYTES = 16 * 1024 * 1024
+
+
+class StreamedInteractions:
+    """The interactions of a large JSONL cassette ``load`` has already checked, read a line at a
+    time on every iteration; only the count is kept."""
+
+    def __init__(self, path: str, count: int) -> None:
+        self.path = path
+        self.count = count
+
+    def __iter__(self) -> Iterator[Interaction]:
+        lines = iter_lines(self.path)
+        next(lines, None)  # the header
+        for number, text in lines:
+            yield interaction_from_json(_decode(text, self.path, number), path=self.path, line=number)
+
+    def __len__(self) -> int:
+        return self.count
 
 
 def _decode(text: str, path: str, line: int) -> Any:
@@ -54,8 +75,12 @@ def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
         raise CassetteError(str(path), None, "is a directory, not a cassette") from None
 
 
-def load(path: str | os.PathLike[str]) -> Cassette:
-    """Read a cassette: mcp-replay JSONL, or mcp-recorder's JSON (detected by content)."""
+def load(path: str | os.PathLike[str], *, stream: bool = False) -> Cassette:
+    """Read a cassette: mcp-replay JSONL, or mcp-recorder's JSON (detected by content).
+
+    ``stream``: a JSONL cassette over ``STREAM_ABOVE_BYTES`` is checked line by line and its
+    ``interactions`` are a ``StreamedInteractions`` (iterate it; no indexing), so memory stays
+    flat however long it is. For readers that only iterate (a check-mode replay)."""
     spath = str(path)
     lines = iter_lines(path)
     first = next(lines, None)
@@ -78,6 +103,7 @@ def load(path: str | os.PathLike[str]) -> Cassette:
     reason = schema_error("header", header)
     if reason:
         raise CassetteError(spath, number, f"invalid header: {reason}")
+    streamed = stream and os.path.getsize(spath) > STREAM_ABOVE_BYTES
     interactions: list[Interaction] = []
     seen: set[int] = set()
     for number, text in lines:
@@ -85,7 +111,12 @@ def load(path: str | os.PathLike[str]) -> Cassette:
         if inter.seq in seen:
             raise CassetteError(spath, number, f"duplicate seq {inter.seq}")
         seen.add(inter.seq)
-        interactions.append(inter)
+        if not streamed:
+            interactions.append(inter)
+    if streamed:
+        # Typed as the tuple it stands in for: every reader of a streamed cassette only iterates.
+        lazy: Any = StreamedInteractions(spath, len(seen))
+        return Cassette(meta=header.get("meta") or {}, interactions=lazy, path=spath)
     return Cassette(meta=header.get("meta") or {}, interactions=tuple(interactions), path=spath)
 
 
