@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +145,18 @@ def test_bad_comment_files(tmp_path: Path, doc: object, needle: str) -> None:
         sticky.load_comment_file(path)
     with pytest.raises(ConfigError, match="no comment file"):
         sticky.load_comment_file(tmp_path / "absent.json")
+
+
+def test_a_report_too_large_for_the_cap_is_saved_slim(tmp_path: Path) -> None:
+    big = copy.deepcopy(saved().report)
+    finding = big["cassettes"][0]["interactions"][0]["findings"]
+    finding.append({"kind": "value-change", "class": "breaking", "path": "$.x", "message": "changed",
+                    "before": "x" * sticky.MAX_COMMENT_FILE_BYTES, "after": "y", "diff": ""})  # fmt: skip
+    path = tmp_path / "c.json"
+    sticky.save_comment_file(path, replace(saved(), report=big))
+    assert path.stat().st_size < sticky.MAX_COMMENT_FILE_BYTES
+    loaded = sticky.load_comment_file(path)
+    assert report_json.from_dict(loaded.report).score.grade == saved().report["grade"]
 
 
 def test_a_saved_report_round_trips_through_its_schema() -> None:

@@ -500,9 +500,7 @@ class Redactor:
         if len(text) < MIN_VALUE_LENGTH:
             return text
         long_run = len(text) >= 12 and _LONG_RUN.search(text) is not None
-        if long_run or (
-            len(text) >= 12 and ("PRIVATE KEY" in text or _BEARER_OR_BASIC.search(text) is not None)
-        ):
+        if long_run or (len(text) >= 12 and ("PRIVATE KEY" in text or _BEARER_OR_BASIC.search(text) is not None)):
             opaque = self._opaque_key(key)
             text = _BUILTIN.sub(lambda m: self._builtin(m, opaque), text)
         if ("=" in text or ":" in text) and (long_run or _ASSIGNMENT_HINT.search(text) is not None):

@@ -14,9 +14,10 @@ wrote, and never runs PR code.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 from mcp_replay_action.cassette import atomic_write_text
@@ -139,8 +140,25 @@ def same_body(old: str, new: str) -> bool:
 
 
 def save_comment_file(path: str | os.PathLike[str], saved: SavedComment) -> None:
-    """Write the comment and its metadata as JSON, atomically."""
-    atomic_write_text(path, json.dumps(asdict(saved), indent=2, ensure_ascii=False) + "\n")
+    """Write the report and its metadata as JSON, atomically. A report too large for the
+    post-comment job's cap loses its findings' values and diffs (the comment then shows less
+    detail) rather than the whole comment."""
+    text = json.dumps(asdict(saved), indent=2, ensure_ascii=False) + "\n"
+    if len(text.encode("utf-8")) > MAX_COMMENT_FILE_BYTES:
+        text = json.dumps(asdict(replace(saved, report=slim_report(saved.report))), ensure_ascii=False) + "\n"
+    atomic_write_text(path, text)
+
+
+def slim_report(report: dict[str, Any]) -> dict[str, Any]:
+    """The JSON report without the bulky parts: findings' before/after values and diffs, and
+    stderr tails."""
+    out = copy.deepcopy(report)
+    for cassette in out.get("cassettes") or ():
+        cassette["stderr_tail"] = ""
+        for interaction in cassette.get("interactions") or ():
+            for finding in interaction.get("findings") or ():
+                finding.update(before=None, after=None, diff="")
+    return out
 
 
 def load_comment_file(path: str | os.PathLike[str]) -> SavedComment:
