@@ -28,7 +28,7 @@ ROOT = HERE.parent
 PY = sys.executable
 # The replay CLI run through a thin wrapper that reports the process's own peak RSS (not its
 # server's) and the modules it imported.
-TOOL = [PY, str(HERE / "_self_rss.py"), "-m", "mcp_replay_action.cli"]
+TOOL = [PY, str(HERE / "_self_rss.py"), "-m", "mcp_replay_action"]
 CALC_SERVER = [PY, "-m", "mcp_replay_action.samples.calc_server"]
 EVERYTHING = ROOT / "tests/servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 
