@@ -225,3 +225,20 @@ def test_a_real_change_in_volatile_answers_is_caught(
     assert run.report is not None, run.describe()
     changed = [f for f in run.findings() if f["kind"] == "value-change"]
     assert changed, run.describe()
+
+
+def test_a_stateless_cassette_against_a_handshake_only_server_is_one_era_message(workdir: Path) -> None:
+    """The 2.x SDK records the stateless era (server/discover); mcp-server-sqlite (1.x SDK) speaks
+    only the handshake era. One finding naming both eras, the rest skipped, not a cascade."""
+    from test_noise import NOISY, noisy_session
+
+    stateless = workdir / "stateless.jsonl"
+    record_through_proxy(NOISY, stateless, noisy_session)
+    run = replay(sqlite_server(workdir / "era.sqlite"), stateless, report=workdir / "era.json", gate=False)
+    assert run.code == 1, run.describe()
+    findings = run.findings()
+    assert len(findings) == 1, run.describe()
+    message = findings[0]["message"]
+    assert "recorded in the stateless era" in message and "only the handshake era" in message, message
+    assert [i["status"] for i in run.interactions()][1:] == ["skipped"] * (len(run.interactions()) - 1)
+    assert "protocol era mismatch" in run.stdout, run.describe()

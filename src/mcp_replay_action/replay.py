@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -32,7 +32,7 @@ from mcp_replay_action.errors import (
 )
 from mcp_replay_action.grade import score
 from mcp_replay_action.plan import Plan
-from mcp_replay_action.protocol import detect_era
+from mcp_replay_action.protocol import Era, detect_era
 from mcp_replay_action.redact import Redactor, redactor_for
 from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
 from mcp_replay_action.session import ClientSession, diag_kwargs, error_answer
@@ -269,7 +269,10 @@ def replay_cassette(
         transport.close()
     diag = transport.diagnostics()
     results = session.results
-    if confirm is not None and options.confirm and any(r.status == "fail" for r in results):
+    mismatch = era_mismatch(era, results)
+    if mismatch:
+        results = _one_era_finding(results, mismatch)
+    elif confirm is not None and options.confirm and any(r.status == "fail" for r in results):
         results = _confirmed(cassette, session, confirm, options)
     result = CassetteResult(
         path=cassette.path,
@@ -278,11 +281,44 @@ def replay_cassette(
         era=era.name,
         protocol_version=era.protocol_version,
         duration_s=round(time.monotonic() - started, 3),
-        error=session.dead.message if session.dead else "",
+        error=mismatch or (session.dead.message if session.dead else ""),
         stderr_tail=str(diag.get("stderr_tail", ""))[-2000:] if session.dead else "",
         non_json_lines=int(diag.get("non_json_lines", 0) or 0),
     )
     return redacted_result(result, session.redactor)
+
+
+# What each era opens a session with, and what a server of the other era speaks instead.
+_OPENERS = {"stateless": "server/discover", "handshake": "initialize"}
+
+
+def era_mismatch(era: Era, results: Sequence[InteractionResult]) -> str:
+    """One message naming both eras when the server refused the recorded era's opening request
+    (a stateless cassette against a handshake-only server, or the reverse), else empty."""
+    opener = _OPENERS.get(era.name)
+    if not results or opener is None or results[0].method != opener:
+        return ""
+    first = results[0]
+    if first.recorded_error or first.live_error is not True:
+        return ""
+    other = "handshake" if era.name == "stateless" else "stateless"
+    return (
+        f"protocol era mismatch: this cassette was recorded in the {era.name} era "
+        f"({era.protocol_version or 'unknown version'}, opened with {opener}), and the server refused "
+        f"{opener}: it speaks only the {other} era ({_OPENERS[other]}). Re-record the cassette against "
+        "this server, or replay it against a build that speaks the recorded era."
+    )
+
+
+def _one_era_finding(results: Sequence[InteractionResult], message: str) -> list[InteractionResult]:
+    """The era mismatch as one finding on the opening request; the rest, which could only fail the
+    same way, are skipped instead of each reporting the same refusal."""
+    first = replace(
+        results[0],
+        findings=(Finding("error-status-change", "breaking", "$", message),),
+        status="fail",
+    )
+    return [first, *(replace(r, status="skipped", findings=(), noise=()) for r in results[1:])]
 
 
 def _confirmed(
