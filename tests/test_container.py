@@ -289,7 +289,7 @@ def test_python_sample_server_outputs_summary_annotations_and_one_sticky_comment
     )  # fmt: skip
     assert regressed.returncode == 1, explain(regressed)
     assert int(regressed.outputs["failed"]) >= 1
-    assert regressed.outputs["grade"] != "A"
+    assert float(regressed.outputs["score"]) < 100, regressed.outputs  # the grade letter depends on the weights
     annotations = re.findall(r"^::(error|warning) file=([^,]+),line=(\d+)", regressed.stdout, re.M)
     assert annotations, explain(regressed)
     assert {file for _, file, _ in annotations} == {"cassettes/calc.jsonl"}
