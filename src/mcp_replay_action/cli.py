@@ -746,10 +746,6 @@ def demo(keep: str | None) -> None:
     sys.exit(EXIT_OK if ok else EXIT_USAGE)
 
 
-if __name__ == "__main__":  # pragma: no cover
-    main()
-
-
 def warn_unused_rules(options: Any, paths: Sequence[str]) -> None:
     """Name every --ignore-path / --ignore-key that matched nothing in this run (a typo ignores
     nothing, silently, otherwise). On stderr, so --json stays parseable."""
@@ -763,3 +759,7 @@ def warn_unused_rules(options: Any, paths: Sequence[str]) -> None:
                 normalize(inter.response, options)
     for flag, name in unused_rules(options):
         click.echo(f"warning: {flag} {name!r} matched nothing in this run", err=True)
+
+
+if __name__ == "__main__":  # pragma: no cover  (last: every helper above is defined)
+    main()
