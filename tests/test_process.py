@@ -162,3 +162,44 @@ def test_a_crash_is_reported_as_a_crash_while_a_grandchild_holds_stdout(tmp_path
     assert "status 3" in text and "escape server crashed" in text, text
     assert "within 60 s" not in text
     assert gone(pid_of(pids, "grandchild")), "the crashed server's grandchild outlived the replay"
+
+
+def test_stopping_a_server_ends_what_a_nested_supervisor_started_for_it(tmp_path: Path) -> None:
+    """``replay --server "mcp-replay record --server ..."``: the inner supervisor starts its server
+    in a session of its own with its own marker appended to ours, so ending ours ends it too, even
+    when the inner one dies by SIGKILL (it ignores SIGTERM here) and its server has no PDEATHSIG
+    (started from a thread)."""
+    from mcp_replay_action.transport.process import spawn_server
+
+    pidfile = tmp_path / "inner"
+    inner = (
+        "import signal, subprocess, sys, threading, time\n"
+        "from mcp_replay_action.transport.process import spawn_server\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "def start():\n"
+        "    s = spawn_server([sys.executable, '-c', 'import time; time.sleep(600)'],"
+        " stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        "    open(sys.argv[1], 'w').write(str(s.pid))\n"
+        "t = threading.Thread(target=start)\n"
+        "t.start()\n"
+        "t.join()\n"
+        "time.sleep(600)\n"
+    )
+    quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    outer = spawn_server([PY, "-c", inner, str(pidfile)], **quiet)
+    try:
+        inner_pid = 0
+        deadline = time.monotonic() + 15
+        while not inner_pid:
+            assert time.monotonic() < deadline, "the inner server never started"
+            text = pidfile.read_text() if pidfile.exists() else ""
+            inner_pid = int(text) if text else 0
+            time.sleep(0.05)
+        assert alive(inner_pid)
+    finally:
+        outer.stop(grace=0.1, term_timeout=0.5)
+    try:
+        assert gone(inner_pid, timeout=5), "a server started by a nested supervisor outlived the outer one"
+    finally:
+        if alive(inner_pid):
+            os.kill(inner_pid, signal.SIGKILL)

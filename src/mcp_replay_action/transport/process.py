@@ -180,7 +180,10 @@ def spawn_server(
     if scratch:
         full_env = _isolated_env(full_env, scratch)
     marker = uuid.uuid4().hex
-    full_env[MARKER_VAR] = marker
+    # Appended, not replaced: a server started by a server we started (``replay --server
+    # "mcp-replay record ..."``) still carries the outer marker, and ends with the outer one.
+    outer = full_env.get(MARKER_VAR)
+    full_env[MARKER_VAR] = f"{outer}:{marker}" if outer else marker
     _install_exit_hooks()
     # PDEATHSIG fires when the thread that forked ends, not the process: only a server started
     # from the main thread (record, the CLI's replay) can have it without dying early.
@@ -304,7 +307,7 @@ def _survivors(pgid: int, marker: str | None) -> tuple[bool, set[int]]:
     except OSError:
         return group_signalled, set()  # no procfs (macOS): the signal probe above is all we can know
     me = os.getpid()
-    needle = f"{MARKER_VAR}={marker}".encode() if marker else b""
+    needle = marker.encode() if marker else b""
     group = False
     strays: set[int] = set()
     for entry in entries:
@@ -326,12 +329,15 @@ def _survivors(pgid: int, marker: str | None) -> tuple[bool, set[int]]:
     return group, strays
 
 
-def _environ_has(pid: str, needle: bytes) -> bool:
+def _environ_has(pid: str, marker: bytes) -> bool:
+    """Whether process ``pid`` carries ``marker`` in its ``MARKER_VAR`` (a ``:``-separated chain)."""
+    prefix = MARKER_VAR.encode() + b"="
     try:
         with open(f"/proc/{pid}/environ", "rb") as fh:
-            return needle in fh.read().split(b"\0")
+            entries = fh.read().split(b"\0")
     except OSError:
         return False  # gone, or another user's process: not ours
+    return any(e.startswith(prefix) and marker in e[len(prefix) :].split(b":") for e in entries)
 
 
 def _reap_strays(pgid: int, pids: Iterable[int] = ()) -> None:
