@@ -42,4 +42,10 @@ def test_pipefail(tmp_path: Path) -> None:
 
 
 def test_a_background_process_holding_the_pipe_does_not_hold_the_run(tmp_path: Path) -> None:
-    run_install("(sleep 2; echo late) & echo started", cwd=tmp_path, env={}, out=Commands(io.StringIO()))
+    buf = io.StringIO()
+    # The background job keeps the output pipe open for 5 s, then leaves a mark: the install
+    # step must return on the shell's exit, before the mark exists, with what it printed so far.
+    run_install("(sleep 5; echo late; touch done) & echo started", cwd=tmp_path, env={}, out=Commands(buf))
+    shown = buf.getvalue().splitlines()
+    assert "started" in shown and "late" not in shown
+    assert not (tmp_path / "done").exists()

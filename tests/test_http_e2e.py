@@ -284,7 +284,10 @@ def test_fault_mid_session_is_missing_and_gated(behaviour: str, fake_cassette: P
     assert run.code == 1, run.describe()
     assert run.report is not None
     calls = [i for i in run.interactions() if i["method"] == "tools/call"]
-    assert [i["status"] for i in calls] == ["missing"] * 3, run.describe()
+    # The first request the fault hits is missing; the rest are missing too, or skipped (never
+    # sent) once the server is known to be gone or hung.
+    got = [i["status"] for i in calls]
+    assert got[0] == "missing" and set(got[1:]) <= {"missing", "skipped"}, run.describe()
     assert all(f["kind"] == "missing-response" for i in calls for f in i["findings"]), run.describe()
     assert run.report["grade"] in ("D", "F"), run.describe()
 

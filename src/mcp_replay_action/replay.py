@@ -115,7 +115,8 @@ class _Session:
 
     def _request(self, inter: Interaction, *, first: bool) -> None:
         if self.dead is not None:
-            self._missing(inter, self.dead)
+            # Never sent: the server was already gone or hung. The finding says why.
+            self.results.append(replace(judge(inter, (self.dead,), None), status="skipped"))
             return
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
