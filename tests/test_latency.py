@@ -84,3 +84,43 @@ def test_the_floor_and_the_factor() -> None:
         20.0,
         900.0,
     )
+
+
+def test_which_requests_are_sent_again_for_timing() -> None:
+    from mcp_replay_action.cassette import Interaction
+    from mcp_replay_action.replay import read_only_tools, side_effect_free
+
+    tools = [
+        {"name": "get", "annotations": {"readOnlyHint": True}},
+        {"name": "put", "annotations": {"readOnlyHint": False}},
+        {"name": "rm"},
+    ]
+    listing = Interaction(
+        seq=0,
+        kind="request",
+        message={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        response={"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}},
+    )
+    read_only = read_only_tools([listing])
+    assert read_only == frozenset({"get"})
+
+    def call(name: str) -> dict:
+        return {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": name}}
+
+    assert side_effect_free({"method": "tools/list"}, read_only)
+    assert side_effect_free({"method": "resources/read", "params": {"uri": "x"}}, read_only)
+    assert side_effect_free(call("get"), read_only)
+    assert not side_effect_free(call("put"), read_only) and not side_effect_free(call("rm"), read_only)
+
+
+def test_repeat_times_side_effect_free_requests_without_changing_the_verdict(tmp_path: Path) -> None:
+    from e2e_helpers import PYTHON, REPO, command
+
+    server = command(PYTHON, "-m", "mcp_replay_action.samples.calc_server")
+    cassettes = str(REPO / "cassettes/calc/*.jsonl")
+    once = run_cli("replay", "--server", server, "--cassette", cassettes, report=tmp_path / "1.json")
+    thrice = run_cli("replay", "--server", server, "--cassette", cassettes, "--repeat", "3", report=tmp_path / "3.json")
+    assert once.report is not None and thrice.report is not None, thrice.describe()
+    statuses = [[i["status"] for i in c["interactions"]] for c in once.report["cassettes"]]
+    assert [[i["status"] for i in c["interactions"]] for c in thrice.report["cassettes"]] == statuses
+    assert thrice.code == once.code == 0

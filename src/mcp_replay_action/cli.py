@@ -327,6 +327,14 @@ def record(
     help="Flag an answer that took more than X times its recorded latency (and over 50 ms) as a latency finding.",
 )
 @click.option(
+    "--repeat",
+    type=click.IntRange(1, 100),
+    default=1,
+    show_default=True,
+    help="Send each side-effect-free request (tools/list, resources/read, a tool annotated"
+    " readOnlyHint) N times and report the median latency.",
+)
+@click.option(
     "--shard",
     metavar="I/N",
     help="Replay only shard I of N: a deterministic share of the cassettes, balanced by interaction"
@@ -375,6 +383,7 @@ def replay(
     badge_file: str | None,
     verbose: bool,
     max_slowdown: float | None,
+    repeat: int,
     shard: str | None,
     jobs: int,
     update: bool,
@@ -472,6 +481,7 @@ def replay_plan(params: Mapping[str, Any], root: str | None = None) -> Any:
         root=root,
         jobs=params.get("jobs") or 1,
         max_slowdown=params.get("max_slowdown"),
+        repeat=params.get("repeat") or 1,
         confirm=bool(params.get("confirm", True)),
     )
 

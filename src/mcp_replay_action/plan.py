@@ -46,6 +46,8 @@ class Plan:
     jobs: int = 1
     # Flag an answer more than this many times slower than recorded (``latency``); None: never.
     max_slowdown: float | None = None
+    # Sends of each side-effect-free request; the median latency is reported.
+    repeat: int = 1
     # When an interaction fails, replay once more against a fresh start and report what differs
     # between the two live runs as noise (``noise.py``).
     confirm: bool = True

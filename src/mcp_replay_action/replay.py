@@ -10,6 +10,7 @@ with the id the live server used.
 from __future__ import annotations
 
 import copy
+import statistics
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -64,6 +65,8 @@ class ReplayOptions:
     env: Mapping[str, str] = field(default_factory=dict)
     # Flag an answer that took more than this many times its recorded latency (None: never).
     max_slowdown: float | None = None
+    # Sends of each side-effect-free request whose median latency is reported (1: one send).
+    repeat: int = 1
     # When an interaction fails, replay the cassette once more against a fresh start of the same
     # server and report what differs between the two live runs as noise (``noise.py``).
     confirm: bool = True
@@ -89,6 +92,7 @@ class _Session:
         self.carry = Carry(i.message for i in cassette.interactions if i.kind in ("request", "notification"))
         self.results: list[InteractionResult] = []
         self.server_requests = [i for i in cassette.interactions if i.kind == "server-request"]
+        self.read_only_tools = read_only_tools(cassette.interactions) if options.repeat > 1 else frozenset()
         self.answered: set[int] = set()
         self.dead: Finding | None = None  # set once the server is gone or hung
         self.consecutive_timeouts = 0
@@ -170,6 +174,8 @@ class _Session:
             self._missing(inter, self.dead)
             return
         latency = (time.monotonic() - started) * 1000.0
+        if self.options.repeat > 1 and not first and side_effect_free(message, self.read_only_tools):
+            latency = self._median_latency(message, wait, latency)
         # The first answer's time is mostly the server starting: it says nothing about speed.
         slow = None if first else slowdown(inter.latency_ms, latency, self.options.max_slowdown)
         self.consecutive_timeouts = 0
@@ -202,6 +208,19 @@ class _Session:
                 noise=ignored,
             )
         )
+
+    def _median_latency(self, message: dict[str, Any], wait: float, latency: float) -> float:
+        """The median latency of ``repeat`` sends of a request that changes nothing (the first
+        send's answer is the one compared); a resend that fails leaves the latencies so far."""
+        times = [latency]
+        for _ in range(self.options.repeat - 1):
+            started = time.monotonic()
+            try:
+                self.client.request(message, wait)
+            except (TransportTimeout, ServerExited):
+                break
+            times.append((time.monotonic() - started) * 1000.0)
+        return statistics.median(times)
 
     def _recorded_answer(self, msg: dict[str, Any]) -> dict[str, Any]:
         """Answer a server-to-client request with the recorded answer to the same question."""
@@ -433,6 +452,7 @@ def run(plan: Plan) -> Outcome:
         redactor=base,
         env=plan.target.env,
         max_slowdown=plan.max_slowdown,
+        repeat=plan.repeat,
         confirm=plan.confirm,
     )
     results: list[CassetteResult] = []
@@ -498,6 +518,34 @@ def _replay_one(path: str) -> CassetteResult:
 
 def _opener(plan: Plan) -> Callable[[], Transport]:
     return lambda: open_transport(plan.target)
+
+
+# Requests that change nothing on the server, so sending them again to time them is harmless.
+_READ_ONLY_METHODS = frozenset({"tools/list", "resources/read", "resources/list", "prompts/list", "ping"})
+
+
+def read_only_tools(interactions: Iterable[Interaction]) -> frozenset[str]:
+    """Names of the tools a recorded ``tools/list`` annotates ``readOnlyHint: true``."""
+    names: set[str] = set()
+    for inter in interactions:
+        if inter.kind != "request" or inter.method != "tools/list" or not isinstance(inter.response, dict):
+            continue
+        result = inter.response.get("result")
+        for tool in (result.get("tools") if isinstance(result, dict) else None) or ():
+            if isinstance(tool, dict) and isinstance(tool.get("annotations"), dict):
+                if tool["annotations"].get("readOnlyHint") is True and isinstance(tool.get("name"), str):
+                    names.add(tool["name"])
+    return frozenset(names)
+
+
+def side_effect_free(message: dict[str, Any], read_only: frozenset[str]) -> bool:
+    """Whether sending ``message`` again changes nothing: a listing, a read, or a call of a tool
+    annotated read-only."""
+    method = message.get("method")
+    if method in _READ_ONLY_METHODS:
+        return True
+    params = message.get("params")
+    return method == "tools/call" and isinstance(params, dict) and params.get("name") in read_only
 
 
 # A slower answer is only flagged above this many milliseconds: a 1 ms call that takes 3 ms is
