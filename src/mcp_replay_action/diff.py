@@ -6,23 +6,19 @@ recordings of the same session made against two builds can be compared offline.
 
 from __future__ import annotations
 
-import json
-
 from mcp_replay_action.assemble import build_report
 from mcp_replay_action.cassette import Cassette, Interaction
 from mcp_replay_action.compare import CompareOptions, compare
 from mcp_replay_action.gate import GatePolicy
 from mcp_replay_action.grade import score
+from mcp_replay_action.matchers import request_key
 from mcp_replay_action.protocol import detect_era
 from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
 from mcp_replay_action.verdict import judge
 
 
-def _key(inter: Interaction) -> str:
-    params = inter.message.get("params")
-    if isinstance(params, dict):
-        params = {k: v for k, v in params.items() if k != "_meta"}
-    return json.dumps([inter.method, params], sort_keys=True)
+def _key(inter: Interaction) -> tuple[str, str]:
+    return request_key(inter.message)
 
 
 def _same_place(
@@ -37,7 +33,7 @@ def diff_cassettes(
     before: Cassette, after: Cassette, options: CompareOptions, *, policy: GatePolicy | None = None
 ) -> Report:
     """A report whose findings are the differences from ``before`` (the baseline) to ``after``."""
-    pool: dict[str, list[Interaction]] = {}
+    pool: dict[tuple[str, str], list[Interaction]] = {}
     for inter in after.requests:
         pool.setdefault(_key(inter), []).append(inter)
     results: list[InteractionResult] = []

@@ -32,6 +32,7 @@ from mcp_replay_action.errors import (
     TransportTimeout,
 )
 from mcp_replay_action.grade import score
+from mcp_replay_action.matchers import same_request
 from mcp_replay_action.plan import Plan
 from mcp_replay_action.protocol import Era, detect_era
 from mcp_replay_action.redact import Redactor, redactor_for
@@ -233,12 +234,11 @@ class _Session:
 
     def _match_server_request(self, msg: dict[str, Any]) -> Interaction | None:
         method = msg.get("method")
-        params = _without_meta(msg.get("params"))
         fallback: Interaction | None = None
         for inter in self.server_requests:
             if inter.method != method:
                 continue
-            if inter.seq not in self.answered and _without_meta(inter.message.get("params")) == params:
+            if inter.seq not in self.answered and same_request(inter.message, msg):
                 self.answered.add(inter.seq)
                 return inter
             if fallback is None or (fallback.seq in self.answered and inter.seq not in self.answered):
@@ -586,9 +586,3 @@ def _keep_in(into: dict[int, dict[str, Any]]) -> OnLive:
         into[inter.seq] = live
 
     return on_live
-
-
-def _without_meta(params: Any) -> Any:
-    if isinstance(params, dict) and "_meta" in params:
-        return {k: v for k, v in params.items() if k != "_meta"}
-    return params

@@ -33,6 +33,7 @@ from typing import IO, Any, Literal
 from mcp_replay_action.cassette import Cassette, Interaction
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.httpd import IDLE_TIMEOUT, BodyError, Handler, StoppableServer, log, sse_event, wait_for_stop
+from mcp_replay_action.matchers import canonical, request_key, without_meta, without_progress_token
 
 Match = Literal["method_params", "sequential", "strict"]
 MATCHERS: tuple[str, ...] = ("method_params", "sequential", "strict")
@@ -73,32 +74,15 @@ class ServeStats:
     unmatched_requests: list[str] = field(default_factory=list)
 
 
-def _without_meta(params: Any) -> Any:
-    if isinstance(params, dict) and "_meta" in params:
-        return {k: v for k, v in params.items() if k != "_meta"}
-    return params
-
-
-def _without_progress_token(params: Any) -> Any:
-    if isinstance(params, dict) and isinstance(params.get("_meta"), dict) and "progressToken" in params["_meta"]:
-        meta = {k: v for k, v in params["_meta"].items() if k != "progressToken"}
-        return {**params, "_meta": meta}
-    return params
-
-
-def _canon(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
 def _key(message: dict[str, Any]) -> tuple[str, str]:
     method = str(message.get("method", ""))
     if method in HANDSHAKE_METHODS:
-        return method, ""
-    return method, _canon(_without_meta(message.get("params")))
+        return method, ""  # any handshake gets the recorded one, whatever the client sent
+    return request_key(message)
 
 
 def _short(value: Any, limit: int = 120) -> str:
-    text = _canon(value) if value is not None else ""
+    text = canonical(value) if value is not None else ""
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -189,8 +173,8 @@ class Responder:
         expected = self._requests[self._next]
         if expected.method != message.get("method"):
             return None, expected
-        if self.match == "strict" and _canon(_without_progress_token(expected.message.get("params"))) != _canon(
-            _without_progress_token(message.get("params"))
+        if self.match == "strict" and canonical(without_progress_token(expected.message.get("params"))) != canonical(
+            without_progress_token(message.get("params"))
         ):
             return None, expected
         self._next += 1
@@ -198,11 +182,11 @@ class Responder:
 
     def _closest(self, message: dict[str, Any]) -> Interaction | None:
         method = str(message.get("method", ""))
-        wanted = _canon(_without_meta(message.get("params")))
+        wanted = canonical(without_meta(message.get("params")))
         best: tuple[float, int] | None = None
         found: Interaction | None = None
         for inter in self._requests:
-            score = difflib.SequenceMatcher(None, wanted, _canon(_without_meta(inter.message.get("params")))).ratio()
+            score = difflib.SequenceMatcher(None, wanted, canonical(without_meta(inter.message.get("params")))).ratio()
             score += 2.0 if inter.method == method else difflib.SequenceMatcher(None, method, inter.method).ratio()
             if best is None or score > best[0]:
                 best, found = (score, inter.seq), inter
@@ -210,19 +194,19 @@ class Responder:
 
     def _unmatched(self, message: dict[str, Any], closest: Interaction | None) -> Answer:
         method = str(message.get("method", ""))
-        asked = f"{method} {_short(_without_meta(message.get('params')))}".strip()
+        asked = f"{method} {_short(without_meta(message.get('params')))}".strip()
         text = f"mcp-replay serve: no recorded answer for {asked} (matching: {self.match})"
         data: dict[str, Any] = {"match": self.match}
         if closest is not None:
             text += (
                 f"; closest recorded request: line {closest.line or '?'} "
-                f"{closest.method} {_short(_without_meta(closest.message.get('params')))}"
+                f"{closest.method} {_short(without_meta(closest.message.get('params')))}"
             ).rstrip()
             data["closest"] = {
                 "line": closest.line,
                 "seq": closest.seq,
                 "method": closest.method,
-                "params": _without_meta(closest.message.get("params")),
+                "params": without_meta(closest.message.get("params")),
             }
         self.stats.unmatched += 1
         self.stats.unmatched_requests.append(asked)

@@ -1,0 +1,44 @@
+"""Request matchers, in VCR.py's sense: small pure functions that say whether a live request is
+the one a cassette recorded. ``serve`` (answering a client from a cassette), ``diff`` (pairing the
+requests of two cassettes) and ``replay`` (answering a server's own requests from the cassette)
+all match through here, so "the same request" means the same thing everywhere.
+
+The rule: the same ``method`` and the same ``params``, ``_meta`` aside (it carries per-call
+bookkeeping such as progress tokens and, in the stateless era, the protocol version); key order
+never matters.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def without_meta(params: Any) -> Any:
+    """``params`` without its ``_meta`` entry (unchanged when it has none)."""
+    if isinstance(params, dict) and "_meta" in params:
+        return {k: v for k, v in params.items() if k != "_meta"}
+    return params
+
+
+def without_progress_token(params: Any) -> Any:
+    """``params`` with ``_meta.progressToken`` dropped (a client picks a fresh one per call)."""
+    if isinstance(params, dict) and isinstance(params.get("_meta"), dict) and "progressToken" in params["_meta"]:
+        meta = {k: v for k, v in params["_meta"].items() if k != "progressToken"}
+        return {**params, "_meta": meta}
+    return params
+
+
+def canonical(value: Any) -> str:
+    """``value`` as canonical JSON text: sorted keys, no spaces, so equal values give equal text."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def request_key(message: dict[str, Any]) -> tuple[str, str]:
+    """What identifies a request: its method and its canonical params, ``_meta`` aside."""
+    return str(message.get("method", "")), canonical(without_meta(message.get("params")))
+
+
+def same_request(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """True when ``a`` and ``b`` ask the same thing (method and params, ``_meta`` aside)."""
+    return a.get("method") == b.get("method") and without_meta(a.get("params")) == without_meta(b.get("params"))
