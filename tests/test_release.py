@@ -42,9 +42,7 @@ def registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real registry on 127.0.0.1 (plain HTTP, no auth), ended by PID."""
     if os.geteuid() != 0:
         pytest.skip("installs docker-registry from Debian and builds with buildah: needs root")
-    if not shutil.which("docker-registry"):
-        subprocess.run(["apt-get", "install", "-y", "-qq", "docker-registry"], check=True, timeout=600,
-                       capture_output=True, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})  # fmt: skip
+    subprocess.run(["bash", str(SCRIPTS / "install-tools.sh")], check=True, timeout=900)  # docker-registry too
     root = tmp_path_factory.mktemp("registry")
     port = free_port()
     config = root / "config.yml"

@@ -10,7 +10,8 @@ if [[ "$MCP_REPLAY_ENGINE" == docker ]]; then
     exit 0
 fi
 needed=()
-for tool in podman buildah runc debootstrap; do
+# docker-registry: the local registry tests/test_release.py pushes a release to.
+for tool in podman buildah runc debootstrap docker-registry; do
     command -v "$tool" >/dev/null 2>&1 || needed+=("$tool")
 done
 if ((${#needed[@]})); then
@@ -19,5 +20,5 @@ if ((${#needed[@]})); then
         exit 0
     fi
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman buildah runc debootstrap fuse-overlayfs
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman buildah runc debootstrap fuse-overlayfs docker-registry
 fi
