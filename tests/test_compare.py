@@ -701,3 +701,11 @@ def test_tool_and_parameter_description_changes_are_additive() -> None:
     live[0]["inputSchema"]["properties"]["a"]["description"] = "the left operand"
     findings = compare(tools_result(TOOLS), tools_result(live), NO_OPTIONS)
     assert findings and {f.cls for f in findings} == {"additive"}, findings
+
+
+def test_a_long_line_shows_a_window_around_the_first_difference_on_both_sides() -> None:
+    before = "The build ran " + "step by step, " * 8 + "and finished with 3 warnings."
+    after = before.replace("3 warnings", "4 warnings")
+    finding = one(compare(text_result(before), text_result(after), NO_OPTIONS))
+    assert "3 warnings" in finding.message and "4 warnings" in finding.message, finding.message
+    assert finding.diff.endswith("finished with [-3-]{+4+} warnings."), finding.diff

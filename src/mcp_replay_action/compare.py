@@ -439,6 +439,25 @@ def _text_diff(before: str, after: str) -> str:
     return "\n".join(out)
 
 
+_WORDS = re.compile(r"\s+|\w+|[^\w\s]")
+
+
+def _word_diff(before: str, after: str) -> str:
+    """A word-level diff of one line of prose: ``[-removed-]{+added+}`` around the words that
+    changed, the rest as it is (git's ``--word-diff=plain``)."""
+    a, b = _WORDS.findall(before), _WORDS.findall(after)
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out.append("".join(a[i1:i2]))
+            continue
+        if i2 > i1:
+            out.append("[-" + "".join(a[i1:i2]) + "-]")
+        if j2 > j1:
+            out.append("{+" + "".join(b[j1:j2]) + "+}")
+    return _cap("".join(out), DIFF_MAX_BYTES)
+
+
 def _window(text: str, at: int, limit: int = RENDER_CAP) -> str:
     """Up to ``limit`` characters of ``text`` around position ``at``, with ellipses where cut."""
     if len(text) <= limit:
@@ -735,7 +754,7 @@ class _Differ:
         if (
             isinstance(t1, str)
             and isinstance(t2, str)
-            and (len(t1) > RENDER_CAP or len(t2) > RENDER_CAP or "\n" in t1 or "\n" in t2)
+            and (len(t1) > BRIEF_CAP or len(t2) > BRIEF_CAP or "\n" in t1 or "\n" in t2)
         ):
             at = _first_difference(t1, t2)
             if "\n" in t1 or "\n" in t2:
@@ -743,8 +762,11 @@ class _Differ:
                 lines = t1.count("\n") + 1, t2.count("\n") + 1
                 message = f"text changed ({lines[0]} -> {lines[1]} lines, first difference at character {at})"
             else:
-                diff = _text_diff(_window(t1, at), _window(t2, at))
-                message = f"text changed ({len(t1)} -> {len(t2)} characters, first difference at character {at})"
+                # One long line: a window around the first difference on both sides (never the
+                # same cut prefix twice), and for prose a word-level diff of those windows.
+                diff = _word_diff(_window(t1, at), _window(t2, at)) if " " in t1 + t2 else ""
+                shown = BRIEF_CAP - 8
+                message = f"value changed at character {at}: {_brief(_window(t1, at, shown))} -> {_brief(_window(t2, at, shown))}"
             return Finding("value-change", cls, path, message, before=_window(t1, at), after=_window(t2, at), diff=diff)
         return Finding("value-change", cls, path, message, before=_render(t1), after=_render(t2))
 
