@@ -20,10 +20,8 @@ false->true and ``openWorldHint`` false->true widen what a tool may do and are b
 hints read as their spec defaults); the reverse flips are additive. Only ``status_for`` decides
 pass/fail from these: cosmetic findings never fail.
 
-Path notation (also accepted by ``--ignore-path``): JSONPath-like from the message root,
-``$.result.content[0].text``; ``['odd key']`` for keys that are not plain words; a named item
-as ``$.result.tools[name=add]`` (``[uri=...]``, ``[uriTemplate=...]``); into JSON held in a
-string as ``$.result.content[0].text{json}.field``; into base64 text as ``...blob{base64}``.
+Finding paths use the notation ``paths.py`` documents (the one ``--ignore-path`` accepts):
+``$.result.tools[name=add].inputSchema.required``.
 The envelope's ``jsonrpc`` and ``id`` are never compared; ``id`` keys anywhere else are.
 """
 
@@ -32,7 +30,6 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import json
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -46,6 +43,7 @@ from mcp_replay_action.normalize import (
     normalize,
     parse_path,
 )
+from mcp_replay_action.paths import box_segment, ident_segment, index_segment, key_segment
 from mcp_replay_action.results import CLASS_ORDER, KIND_ORDER, Finding, FindingClass, Status
 
 RENDER_CAP = 200  # before/after renderings
@@ -56,7 +54,6 @@ DIFF_LINE_CAP = 240
 MAX_FINDINGS = 50  # per interaction; the rest are summed up in one last finding
 _DIFFLIB_MAX_LINES = 2000  # beyond this, the unified diff starts at the first changed line
 
-_PLAIN_KEY = re.compile(r"[A-Za-z_$@][\w$@-]*")
 _ENVELOPE = ("jsonrpc", "id")
 # Keys whose contents are what a tool, resource or prompt returned: a "title" in there is data.
 _PAYLOAD_KEYS = frozenset({"content", "structuredContent", "contents", "messages", "error"})
@@ -360,30 +357,16 @@ def _json_type(value: Any) -> str:
     return "string" if isinstance(value, str) else type(value).__name__
 
 
-def _key_segment(key: Any) -> str:
-    text = str(key)
-    if _PLAIN_KEY.fullmatch(text):
-        return "." + _cap(text, 100)
-    return "[" + json.dumps(_cap(text, 100), ensure_ascii=False).replace("'", "\\'")[1:-1].join("''") + "]"
-
-
-def _ident_segment(field: str, value: Any) -> str:
-    text = _cap(str(value), 100)
-    if re.search(r"[\[\]'\"\s=]", text):
-        text = "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-    return f"[{field}={text}]"
-
-
 def _segment(container: Any, param: Any) -> str:
     if isinstance(container, Keyed):
-        return _ident_segment(container.key, param)
+        return ident_segment(container.key, param)
     if isinstance(container, _Aligned):
-        return f"[{container.index.get(param, param)}]"
+        return index_segment(container.index.get(param, param))
     if isinstance(container, BOX_TYPES):
-        return "{" + container.tag + "}"
+        return box_segment(container.tag)
     if isinstance(container, list):
-        return f"[{param}]"
-    return _key_segment(param)
+        return index_segment(param)
+    return key_segment(param)
 
 
 @dataclass(frozen=True)
@@ -570,7 +553,7 @@ class _Differ:
         na, nb = Keyed(a.key), Keyed(b.key)
         for k, value in a.items():
             if k in b:
-                where = path + _ident_segment(a.key, k)
+                where = path + ident_segment(a.key, k)
                 if self.same(value, b[k]):
                     continue
                 na[k], nb[k] = self.align(value, b[k], where, None)
@@ -861,7 +844,7 @@ def _drop_echoes(findings: list[Finding]) -> list[Finding]:
         if not f.message.endswith(" became required") or ".required[" not in f.path:
             return False
         schema = f.path[: f.path.rindex(".required[")]
-        return f"{schema}.properties{_key_segment(f.after)}" in new_args
+        return f"{schema}.properties{key_segment(f.after)}" in new_args
 
     return [f for f in findings if not echo(f)]
 

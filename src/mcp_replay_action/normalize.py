@@ -42,8 +42,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Protocol
 
-from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.minted import MINTED_KEYS, is_minted_key, looks_minted
+from mcp_replay_action.paths import Token, parse_path
 
 # -- placeholders -----------------------------------------------------------------------------
 
@@ -226,62 +226,7 @@ class NormalizeRules(Protocol):
     def moments(self) -> Sequence[float]: ...
 
 
-# -- ignore-path patterns ---------------------------------------------------------------------
-
-# ("key", name) | ("anykey",) | ("index", n) | ("any",) | ("ident", field, value) | ("box", tag)
-Token = tuple[Any, ...]
-
-_PATH_TOKEN = re.compile(
-    r"""
-    \.?(?P<box>\{(?:json|base64)\})
-  | \[\s*(?P<any>\*?)\s*\]
-  | \[\s*(?P<index>-?\d+)\s*\]
-  | \[\s*(?P<quoted>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*\]
-  | \[\s*(?P<field>[A-Za-z_][\w]*)\s*=\s*(?P<value>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\]]*)\s*\]
-  | \.?(?P<key>\*|[^.\[\]{}]+)
-    """,
-    re.VERBOSE,
-)
-
-
-def _unquote(text: str) -> str:
-    text = text.strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        return re.sub(r"\\(.)", r"\1", text[1:-1])
-    return text
-
-
-@lru_cache(maxsize=256)
-def parse_path(pattern: str) -> tuple[Token, ...]:
-    """Parse one ignore-path pattern into tokens, or raise ConfigError saying what is wrong."""
-    text = pattern.strip()
-    if text.startswith("$"):
-        text = text[1:]
-    if text.startswith("."):
-        text = text[1:]
-    if not text:
-        raise ConfigError(f"invalid ignore path {pattern!r}: it names no key")
-    tokens: list[Token] = []
-    pos = 0
-    while pos < len(text):
-        match = _PATH_TOKEN.match(text, pos)
-        if match is None or match.end() == pos:
-            raise ConfigError(f"invalid ignore path {pattern!r}: cannot read {text[pos : pos + 20]!r}")
-        if match.group("box"):
-            tokens.append(("box", match.group("box").strip(".{}")))
-        elif match.group("index") is not None:
-            tokens.append(("index", int(match.group("index"))))
-        elif match.group("quoted") is not None:
-            tokens.append(("key", _unquote(match.group("quoted"))))
-        elif match.group("field") is not None:
-            tokens.append(("ident", match.group("field"), _unquote(match.group("value"))))
-        elif match.group("key") is not None:
-            key = match.group("key").strip()
-            tokens.append(("anykey",) if key == "*" else ("key", key))
-        else:
-            tokens.append(("any",))
-        pos = match.end()
-    return tuple(tokens)
+# The ignore-path notation lives in paths.py (parse and render, documented once).
 
 
 # -- masks ------------------------------------------------------------------------------------
