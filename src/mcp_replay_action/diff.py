@@ -2,9 +2,16 @@
 
 Requests pair up by method and params (``_meta`` aside), in recorded order for repeats, so two
 recordings of the same session made against two builds can be compared offline.
+
+The two sessions may come from two different clients: what a client says about itself is not
+compared or matched on (``clientInfo``, the capabilities it asked for, ``params: {}`` against no
+params at all), and a request only one of the two sessions made is skipped, not reported as a
+missing response (the server was never asked).
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from mcp_replay_action.assemble import build_report
 from mcp_replay_action.cassette import Cassette, Interaction
@@ -13,12 +20,20 @@ from mcp_replay_action.gate import GatePolicy
 from mcp_replay_action.grade import score
 from mcp_replay_action.matchers import request_key
 from mcp_replay_action.protocol import detect_era
-from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
+from mcp_replay_action.results import CassetteResult, InteractionResult, Report
 from mcp_replay_action.verdict import judge
+
+# What a client says about itself in a request: never what the server is judged on.
+_CLIENT_KEYS = ("clientInfo", "capabilities")
 
 
 def _key(inter: Interaction) -> tuple[str, str]:
-    return request_key(inter.message)
+    message = inter.message
+    params = message.get("params")
+    if isinstance(params, dict):
+        params = {k: v for k, v in params.items() if k not in _CLIENT_KEYS}
+        message = {**message, "params": params or None}
+    return request_key(message)
 
 
 def _same_place(
@@ -46,12 +61,11 @@ def diff_cassettes(
         if twin is not None:
             taken.add(twin.seq)
         if twin is None:
-            findings: tuple[Finding, ...] = (
-                Finding(kind="missing-response", cls="breaking", path="$", message=f"{after.path}: no such request"),
-            )
-        else:
-            findings = compare(inter.response, twin.response, options)
-        results.append(judge(inter, findings, None if twin is None else twin.response))
+            # The other session never asked: nothing the server did can be judged here.
+            results.append(replace(judge(inter, (), None), status="skipped"))
+            continue
+        findings = compare(inter.response, twin.response, options)
+        results.append(judge(inter, findings, twin.response))
     era = detect_era(before.interactions, before.meta)
     result = CassetteResult(
         path=before.path,
