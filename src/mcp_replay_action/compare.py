@@ -30,6 +30,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
