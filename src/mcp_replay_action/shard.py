@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from mcp_replay_action.assemble import build_report
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.gate import GatePolicy
 from mcp_replay_action.results import Report
 
 MAX_SHARDS = 256
@@ -46,21 +47,22 @@ def share(paths: Sequence[str], index: int, count: int) -> tuple[str, ...]:
     return tuple(p for p, s in zip(paths, shards, strict=True) if s == index - 1)
 
 
-def merge(reports: Sequence[Report], names: Sequence[str]) -> Report:
+def merge(reports: Sequence[Report], names: Sequence[str], policy: GatePolicy | None = None) -> Report:
     """One report from the shards' reports (``names`` say where each came from, for errors):
-    cassettes in path order, scored and gated over all of them with the shards' gate policy."""
+    cassettes in path order, scored and gated over all of them with ``policy``, else with the
+    shards' own gate policy (which must then be the same in every shard)."""
     if not reports:
         raise ConfigError("merge: no report given")
-    policy = reports[0].gate.policy
+    common = reports[0].gate.policy
     seen: dict[str, str] = {}
     for report, name in zip(reports, names, strict=True):
-        if report.gate.policy != policy:
+        if policy is None and report.gate.policy != common:
             raise ConfigError(
-                f"{name}: gated with {report.gate.policy.describe()}, but {names[0]} with {policy.describe()}"
+                f"{name}: gated with {report.gate.policy.describe()}, but {names[0]} with {common.describe()}"
             )
         for cassette in report.cassettes:
             if cassette.path in seen:
                 raise ConfigError(f"{name}: {cassette.path} is also in {seen[cassette.path]} (one shard each)")
             seen[cassette.path] = name
     results = sorted((c for r in reports for c in r.cassettes), key=lambda c: c.path)
-    return build_report(results, target=reports[0].target, policy=policy)
+    return build_report(results, target=reports[0].target, policy=policy or common)

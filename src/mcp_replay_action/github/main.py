@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TextIO
 
 from mcp_replay_action.assemble import build_report
-from mcp_replay_action.errors import EXIT_INFRA, EXIT_OK, ConfigError, ReplayError, ServerError
+from mcp_replay_action.errors import EXIT_GATE, EXIT_INFRA, EXIT_OK, ConfigError, ReplayError, ServerError
 from mcp_replay_action.files import hand_to_owner_of
 from mcp_replay_action.github import comment as sticky
 from mcp_replay_action.github import gitdata, refresh
@@ -68,6 +68,8 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
             return post_saved_comment(settings, context, event, out)
         if settings.mode == "refresh":
             return refresh_and_propose(settings, context, event, out)
+        if settings.mode == "merge":
+            return merge_and_report(settings, context, event, out)
         return replay_and_report(settings, context, event, out)
     except ReplayError as exc:
         if isinstance(exc, ServerError) and exc.stderr_tail:
@@ -92,8 +94,34 @@ def replay_and_report(settings: Settings, context: RunContext, event: Event, out
     plan = settings.plan()
     out.info(f"Replaying {len(plan.paths)} cassette(s) against {public_target(plan.target.describe())}")
     outcome = run(plan)
-    report = outcome.report
+    return report_everywhere(settings, context, event, outcome.report, out, outcome.exit_code)
 
+
+def merge_and_report(settings: Settings, context: RunContext, event: Event, out: Commands) -> int:
+    """``mode: merge``: the shards' JSON reports (``shard: i/n`` jobs) combined into one report,
+    then reported and gated (by this step's ``fail-on``/``min-grade``) exactly as one replay of
+    every cassette would be."""
+    from mcp_replay_action.discovery import find_cassettes
+    from mcp_replay_action.gate import GatePolicy
+    from mcp_replay_action.github.event import read_json_object
+    from mcp_replay_action.shard import merge
+
+    paths = find_cassettes(settings.reports, settings.workspace, confine=True, what="input reports")
+    out.info(f"Merging {len(paths)} shard report(s)")
+    names = [settings.relative(p) for p in paths]
+    shards = [
+        report_json.from_dict(read_json_object(p, "report", 256 * 1024 * 1024), where=name)
+        for p, name in zip(paths, names, strict=True)
+    ]
+    # The merge job's own gate inputs decide: the shards only report (their fail-on: none).
+    report = merge(shards, names, GatePolicy(fail_on=settings.fail_on, min_grade=settings.min_grade))
+    return report_everywhere(settings, context, event, report, out, EXIT_OK if report.gate.passed else EXIT_GATE)
+
+
+def report_everywhere(
+    settings: Settings, context: RunContext, event: Event, report: Report, out: Commands, exit_code: int
+) -> int:
+    """Every sink of a finished report: files, log, annotations, summary, comment, outputs."""
     written = [settings.report_file, settings.markdown_file, settings.junit_file, settings.badge_file]
     write_files(
         report,
@@ -138,7 +166,7 @@ def replay_and_report(settings: Settings, context: RunContext, event: Event, out
             "drift-issue-url": drift_url,
         },
     )
-    return outcome.exit_code
+    return exit_code
 
 
 def watch_drift(settings: Settings, context: RunContext, event: Event, report: Report, out: Commands) -> str:

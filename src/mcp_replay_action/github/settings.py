@@ -36,6 +36,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "setup": "",
     "jobs": "1",
     "shard": "",
+    "reports": "",
     "max-slowdown": "",
     "working-directory": ".",
     "env": "",
@@ -67,7 +68,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "scenarios": "",
 }
 
-MODES = ("replay", "post-comment", "refresh")
+MODES = ("replay", "post-comment", "refresh", "merge")
 COMMENT_MODES = ("auto", "always", "on-failure", "off")
 GRADES = ("A", "B", "C", "D", "F")
 _TRUE = ("true", "yes", "on", "1")
@@ -84,7 +85,7 @@ class Settings:
     """Everything the inputs say, cleaned. Paths are absolute and inside the workspace."""
 
     workspace: Path
-    mode: Literal["replay", "post-comment", "refresh"] = "replay"
+    mode: Literal["replay", "post-comment", "refresh", "merge"] = "replay"
     server: tuple[str, ...] = ()  # the command, split like a shell would (stdio, or HTTP with url)
     url: str = ""  # an HTTP server (started by ``server`` when both are given)
     headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
@@ -93,6 +94,7 @@ class Settings:
     setup: tuple[str, ...] = ()  # run before each server start, split like ``server``
     jobs: int = 1  # cassettes replayed at once, each with its own server
     shard: tuple[int, int] | None = None  # (i, n): replay only shard i of n
+    reports: tuple[str, ...] = ()  # mode merge: globs of the shards' JSON reports
     max_slowdown: float | None = None  # flag answers this many times slower than recorded
     working_directory: Path = Path(".")
     env: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # values may be secrets
@@ -141,6 +143,7 @@ class Settings:
             setup=clean_setup(raw("setup")),
             jobs=clean_jobs(raw("jobs")),
             shard=clean_shard(raw("shard")),
+            reports=clean_reports(raw("reports")),
             max_slowdown=clean_max_slowdown(raw("max-slowdown")),
             working_directory=clean_working_directory(raw("working-directory"), workspace),
             env=clean_env(raw("env")),
@@ -173,6 +176,8 @@ class Settings:
         )
         if settings.mode in ("replay", "refresh"):
             check_target(settings.server, settings.url)
+        if settings.mode == "merge" and not settings.reports:
+            raise ConfigError("input reports: mode merge needs the shards' JSON report files (a glob)")
         return settings
 
     def plan(self, mode: Mode = "check") -> Plan:
@@ -234,7 +239,7 @@ def clean_workspace(value: str) -> Path:
     return path
 
 
-def clean_mode(value: str) -> Literal["replay", "post-comment", "refresh"]:
+def clean_mode(value: str) -> Literal["replay", "post-comment", "refresh", "merge"]:
     mode = value.lower()
     for known in MODES:
         if mode == known:
@@ -303,6 +308,11 @@ def clean_max_slowdown(value: str) -> float | None:
     if not 1 < factor <= 1e6:
         raise _bad("max-slowdown", value, "a factor above 1, such as 3")
     return factor
+
+
+def clean_reports(value: str) -> tuple[str, ...]:
+    """``reports``: glob patterns one a line (empty: none; only ``mode: merge`` reads them)."""
+    return clean_cassettes(value) if value.strip() else ()
 
 
 def clean_shard(value: str) -> tuple[int, int] | None:
