@@ -132,3 +132,16 @@ def test_calibrate_stores_rules_that_inspect_shows_and_replay_applies(noisy_cass
     assert removed.code == 0 and "noise" not in json.loads(cassette.read_text("utf-8").splitlines()[0])["meta"]
     noisy = replay(NOISY, cassette, "--no-confirm", report=cassette.with_suffix(".json"), gate=False)
     assert noisy.code == 1 and noisy.findings(), noisy.describe()
+
+
+def test_noise_survives_the_json_report_round_trip() -> None:
+    from mcp_replay_action.report import json as report_json
+    from mcp_replay_action.results import CassetteResult, InteractionResult, Report, Score
+
+    noise = learn([answer("pid 1 up"), answer("pid 2 up")])
+    [found] = split(compare(answer("pid 3 up"), answer("pid 1 up")), noise, answer("pid 3 up"))[1]
+    result = InteractionResult(seq=1, line=2, method="tools/call", name="x", status="pass", noise=(found,))
+    score = Score(100.0, "A", 1.0, 1.0, 1.0, 1.0)
+    report = Report(cassettes=(CassetteResult(path="c.jsonl", results=(result,), score=score),), score=score)
+    again = report_json.from_dict(json.loads(report_json.dumps(report)))
+    assert again.cassettes[0].results[0].noise == (found,)

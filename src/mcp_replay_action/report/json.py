@@ -214,22 +214,24 @@ def _interaction_from(data: dict[str, Any]) -> InteractionResult:
         method=str(data["method"]),
         name=None if data.get("name") is None else str(data["name"]),
         status=data["status"],
-        findings=tuple(
-            Finding(
-                kind=f["kind"],
-                cls=f["class"],
-                path=str(f.get("path") or ""),
-                message=str(f.get("message") or ""),
-                before=f.get("before"),
-                after=f.get("after"),
-                diff=str(f.get("diff") or ""),
-            )
-            for f in data.get("findings") or ()
-        ),
+        findings=tuple(_finding_from(f) for f in data.get("findings") or ()),
+        noise=tuple(_finding_from(f) for f in data.get("noise") or ()),
         latency_ms=None if latency is None else float(latency),
         recorded_error=bool(data.get("recorded_error", False)),
         live_error=None if live_error is None else bool(live_error),
         substitutions=tuple(
             Substitution(str(s.get("recorded", "")), str(s.get("live", ""))) for s in data.get("substitutions") or ()
         ),
+    )
+
+
+def _finding_from(f: dict[str, Any]) -> Finding:
+    return Finding(
+        kind=f["kind"],
+        cls=f["class"],
+        path=str(f.get("path") or ""),
+        message=str(f.get("message") or ""),
+        before=f.get("before"),
+        after=f.get("after"),
+        diff=str(f.get("diff") or ""),
     )
