@@ -47,7 +47,7 @@ class UpdateSummary:
 def changed_seqs(result: CassetteResult) -> tuple[int, ...]:
     """The interactions an update rewrites: every one with a finding (cosmetic ones too, so the
     next replay is clean) whose live response arrived."""
-    return tuple(r.seq for r in result.results if r.findings and r.status != "missing")
+    return tuple(r.seq for r in result.results if r.findings and r.status not in ("missing", "skipped"))
 
 
 def update_cassette(
@@ -129,7 +129,7 @@ def rewrite(
     summary = UpdateSummary(
         path=result.path,
         updated=len(rewritten),
-        kept=sum(1 for r in result.results if r.status == "missing"),
+        kept=sum(1 for r in result.results if r.status in ("missing", "skipped")),
         changes=tuple(r for r in result.results if r.seq in rewritten),
     )
     return new, summary
