@@ -145,3 +145,20 @@ def test_noise_survives_the_json_report_round_trip() -> None:
     report = Report(cassettes=(CassetteResult(path="c.jsonl", results=(result,), score=score),), score=score)
     again = report_json.from_dict(json.loads(report_json.dumps(report)))
     assert again.cassettes[0].results[0].noise == (found,)
+
+
+def test_the_action_calibrate_mode_stores_the_rules(noisy_cassette: Path, tmp_path: Path) -> None:
+    from github_action_run import make_workspace, run_action
+    from github_events import workflow_dispatch
+
+    ws = make_workspace(tmp_path, {"cassettes/noisy.jsonl": noisy_cassette})
+    run = run_action(
+        ws,
+        event_name="workflow_dispatch",
+        event=workflow_dispatch(),
+        inputs={"server": NOISY, "mode": "calibrate", "github-token": "t"},
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    header = json.loads((ws / "cassettes/noisy.jsonl").read_text("utf-8").splitlines()[0])
+    assert any(r["path"].endswith(".summary") for r in header["meta"]["noise"]), header
+    assert "noise rule(s) from 3 runs" in run.stdout

@@ -52,6 +52,26 @@ from mcp_replay_action.scenarios import load_scenarios
 PROJECT_URL = "https://github.com/mcp-replay/mcp-replay-action"
 
 
+def calibrate_cassettes(settings: Settings, out: Commands) -> int:
+    """``mode: calibrate``: learn each cassette's noise from three fresh runs of the server and
+    store the rules in its header (a later step commits them, or a refresh proposes them)."""
+    from mcp_replay_action.calibrate import calibrate
+    from mcp_replay_action.transport import open_transport
+
+    plan = settings.plan()
+    for path in plan.paths:
+        result = calibrate(
+            path,
+            lambda: open_transport(plan.target),
+            compare=plan.compare,
+            env=dict(plan.target.env),
+            timeout=plan.timeout,
+            startup_timeout=plan.target.startup_timeout,
+        )
+        out.log(f"{plan.shown(path)}: {len(result.rules)} noise rule(s) from {result.runs} runs")
+    return EXIT_OK
+
+
 def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None = None) -> int:
     """Run the action with ``environ`` (the process environment by default); return the exit code."""
     environ = os.environ if environ is None else environ
@@ -70,6 +90,8 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
             return refresh_and_propose(settings, context, event, out)
         if settings.mode == "merge":
             return merge_and_report(settings, context, event, out)
+        if settings.mode == "calibrate":
+            return calibrate_cassettes(settings, out)
         return replay_and_report(settings, context, event, out)
     except ReplayError as exc:
         if isinstance(exc, ServerError) and exc.stderr_tail:

@@ -68,7 +68,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "scenarios": "",
 }
 
-MODES = ("replay", "post-comment", "refresh", "merge")
+MODES = ("replay", "post-comment", "refresh", "merge", "calibrate")
 COMMENT_MODES = ("auto", "always", "on-failure", "off")
 GRADES = ("A", "B", "C", "D", "F")
 _TRUE = ("true", "yes", "on", "1")
@@ -85,7 +85,7 @@ class Settings:
     """Everything the inputs say, cleaned. Paths are absolute and inside the workspace."""
 
     workspace: Path
-    mode: Literal["replay", "post-comment", "refresh", "merge"] = "replay"
+    mode: Literal["replay", "post-comment", "refresh", "merge", "calibrate"] = "replay"
     server: tuple[str, ...] = ()  # the command, split like a shell would (stdio, or HTTP with url)
     url: str = ""  # an HTTP server (started by ``server`` when both are given)
     headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
@@ -174,7 +174,7 @@ class Settings:
             drift_labels=clean_list(raw("drift-labels")),
             scenarios=clean_scenarios(raw("scenarios"), workspace),
         )
-        if settings.mode in ("replay", "refresh"):
+        if settings.mode in ("replay", "refresh", "calibrate"):
             check_target(settings.server, settings.url)
         if settings.mode == "merge" and not settings.reports:
             raise ConfigError("input reports: mode merge needs the shards' JSON report files (a glob)")
@@ -239,7 +239,7 @@ def clean_workspace(value: str) -> Path:
     return path
 
 
-def clean_mode(value: str) -> Literal["replay", "post-comment", "refresh", "merge"]:
+def clean_mode(value: str) -> Literal["replay", "post-comment", "refresh", "merge", "calibrate"]:
     mode = value.lower()
     for known in MODES:
         if mode == known:
