@@ -157,6 +157,9 @@ def test_redact_env_scrubs_the_recorded_url_path_and_log_lines(tmp_path: Path) -
                 except httpx.TransportError:
                     time.sleep(0.1)
             assert reply.status_code == 200
+            # record_http traps SIGINT only once it waits (after the proxy already serves): give
+            # it that moment, or the interrupt lands before the trap and nothing is saved.
+            time.sleep(1.0)
         finally:
             proc.send_signal(signal.SIGINT)
             _, said = proc.communicate(timeout=30)
