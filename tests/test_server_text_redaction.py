@@ -99,3 +99,18 @@ def test_action_never_publishes_what_the_server_leaked(tmp_path: Path, fake: Fak
         assert posted and "token &#91;REDACTED]" in posted[0], posted[0]  # shown, redacted, escaped
         assert "[REDACTED]" in (ws / "out" / "report.md").read_text()
     assert "fatal: auth failed using token [REDACTED]" in run.stdout
+
+
+def test_record_never_prints_what_a_crashing_server_leaked(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mcp_replay_action", "record", "--server", SERVER + " --at-start",
+         "--cassette", str(tmp_path / "c.jsonl")],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 3, done.stdout + done.stderr
+    _assert_clean("stdout", done.stdout)
+    # The recording proxy passes the server's own stderr through to the terminal that started it
+    # (as running the server directly would); what mcp-replay itself says is redacted.
+    ours = [line for line in done.stderr.splitlines() if line.startswith("mcp-replay")]
+    assert ours and "fatal: auth failed using token [REDACTED]" in ours[0]
+    _assert_clean("mcp-replay's own error", "\n".join(ours))

@@ -257,7 +257,9 @@ def record(
         status = summary.server_exit_status
         raise ServerStartError(
             f"the server exited (status {status}) before anything was recorded"
-            + (f"; stderr: {tail[-1][:200]}" if tail else "")
+            # The server's own words pass the recording's redactor, like everything it recorded.
+            + (f"; stderr: {redactor.apply(tail[-1][:200])}" if tail else ""),
+            stderr_tail=str(redactor.apply(summary.stderr_tail)),
         )
 
 
