@@ -49,3 +49,17 @@ def test_a_background_process_holding_the_pipe_does_not_hold_the_run(tmp_path: P
     shown = buf.getvalue().splitlines()
     assert "started" in shown and "late" not in shown
     assert not (tmp_path / "done").exists()
+
+
+def test_a_shell_that_closes_its_output_is_still_waited_for(tmp_path: Path) -> None:
+    buf = io.StringIO()
+    run_install("echo before; exec >/dev/null 2>&1; sleep 1; touch done", cwd=tmp_path, env={}, out=Commands(buf))
+    assert "before" in buf.getvalue().splitlines()
+    assert (tmp_path / "done").exists()
+
+
+def test_everything_printed_before_the_exit_is_shown(tmp_path: Path) -> None:
+    buf = io.StringIO()
+    run_install("seq 1 20000", cwd=tmp_path, env={}, out=Commands(buf))
+    shown = buf.getvalue().splitlines()
+    assert [line for line in shown if line.isdigit()] == [str(n) for n in range(1, 20001)]

@@ -8,24 +8,43 @@ process group is ended when the time is up.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
 import shutil
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Literal
 
 from mcp_replay_action.errors import EXIT_INFRA, ReplayError
 from mcp_replay_action.github.commands import Commands
 
 INSTALL_TIMEOUT = 30 * 60.0
+_POLL = 0.1  # how often the shell's exit and the deadline are checked while it prints nothing
+_DRAIN_PAUSE = 0.5  # after the shell exits, a pause this long in its output ends the log
+_DRAIN_CAP = 2.0  # and a process left behind that keeps printing is cut off after this long
 
 
 class InstallError(ReplayError):
     """The install command failed or ran out of time."""
 
     exit_code = EXIT_INFRA
+
+
+def _print_next(lines: queue.Queue[str | None], out: Commands, wait: float) -> Literal["line", "end", "quiet"]:
+    """Print the next line if one comes within ``wait`` seconds, and say what came."""
+    try:
+        line = lines.get(timeout=wait)
+    except queue.Empty:
+        return "quiet"
+    if line is None:
+        return "end"
+    out.log(line)
+    return "line"
 
 
 def shell_argv(command: str) -> list[str]:
@@ -64,7 +83,7 @@ def run_install(
             )
         except OSError as exc:
             raise InstallError(f"install: cannot start a shell ({exc.strerror})") from None
-        timed_out = threading.Event()
+        lines: queue.Queue[str | None] = queue.Queue()
 
         def kill_group() -> None:
             try:
@@ -78,24 +97,39 @@ def run_install(
         def pump() -> None:
             assert proc.stdout is not None
             for line in proc.stdout:
-                out.log(line.rstrip("\r\n"))
+                lines.put(line.rstrip("\r\n"))
+            lines.put(None)
 
-        # Read on a thread: a daemon the command leaves behind may keep the pipe open after the
-        # shell has exited, and that must not hold the run.
+        # Read on a thread and print from this one: a daemon the command leaves behind may keep the
+        # pipe open after the shell has exited, and that must not hold the run. Once the shell is
+        # gone we print what is already in the pipe, stop at the first pause or at the cap, and
+        # never write to the log after returning.
         reader = threading.Thread(target=pump, name="mcp-replay-install-log", daemon=True)
         reader.start()
+        deadline = time.monotonic() + timeout
+        timed_out = False
+        got = "line"
         try:
-            status = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out.set()
-            kill_group()
-            status = proc.wait()
+            while proc.poll() is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    timed_out = True
+                    break
+                if got == "end":  # the output is closed but the shell still runs
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        proc.wait(timeout=min(_POLL, left))
+                else:
+                    got = _print_next(lines, out, min(_POLL, left))
         finally:
-            if proc.poll() is None:  # interrupted: leave nothing running
+            if proc.poll() is None:  # timed out or interrupted: leave nothing running
                 kill_group()
-                proc.wait()
-        reader.join(5.0)
-    if timed_out.is_set():
+            status = proc.wait()
+        drain_until = time.monotonic() + _DRAIN_CAP
+        while got != "end" and time.monotonic() < drain_until:
+            got = _print_next(lines, out, _DRAIN_PAUSE)
+            if got == "quiet":
+                break
+    if timed_out:
         raise InstallError(f"install: still running after {timeout:g} s, stopped (see the Install log group)")
     if status != 0:
         raise InstallError(f"install: the command exited with status {status} (see the Install log group)")
