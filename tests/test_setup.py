@@ -72,3 +72,29 @@ def test_action_input_setup_is_split_like_server_and_reaches_the_target(tmp_path
     (tmp_path / "cassettes").mkdir()
     (tmp_path / "cassettes" / "c.jsonl").write_text("{}\n")
     assert settings.plan().target.setup == ("cp", "a", "b")
+
+
+@needs_node
+def test_calibrate_runs_setup_before_each_fresh_start(tmp_path: Path) -> None:
+    # calibrate compares fresh runs of one build; a stateful server must start each of them from
+    # the recorded state, or what the store accumulated between runs would be learned as noise.
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "recorded.jsonl").write_text(RECORDED_STATE)
+    shutil.copy(state / "recorded.jsonl", state / "memory.jsonl")
+    store = ("--cwd", str(state), "--env", f"MEMORY_FILE_PATH={state / 'memory.jsonl'}")
+    cassette = tmp_path / "memory.jsonl"
+    record_through_proxy(command(MEMORY), cassette, memory_session, proxy_args=list(store))
+
+    setup = command("sh", "-c", f"{SETUP} && echo start >> starts.log")
+    done = run_cli("calibrate", "--server", command(MEMORY), "--cassette", cassette, *store, "--setup", setup)
+    assert done.code == 0, done.describe()
+    assert (state / "starts.log").read_text().splitlines() == ["start"] * 3  # one reset per run
+    assert "0 noise rule(s) from 3 runs" in done.stdout, done.describe()
+    # The calibrated cassette still replays clean from the recorded state.
+    assert_clean(replay(command(MEMORY), cassette, *store, "--setup", SETUP, report=tmp_path / "after.json"))
+
+    failing = run_cli(
+        "calibrate", "--server", command(MEMORY), "--cassette", cassette, *store, "--setup", "cp no-such.jsonl x"
+    )
+    assert failing.code == 3 and "--setup cp failed with status 1" in failing.stderr, failing.describe()

@@ -612,6 +612,7 @@ def serve(cassette: str, listen: str | None, match: str) -> None:
 @cwd_option
 @env_option
 @isolate_option
+@setup_option
 @click.option("--runs", type=int, default=3, show_default=True, help="Fresh server starts to compare (2-20).")
 @click.option("--clear", is_flag=True, help="Remove the stored noise rules instead (no server is started).")
 @click.option(
@@ -625,6 +626,7 @@ def calibrate(
     cwd: str | None,
     env_pairs: tuple[str, ...],
     isolate: bool,
+    setup: str | None,
     runs: int,
     clear: bool,
     timeout: float,
@@ -642,7 +644,9 @@ def calibrate(
         click.echo(f"removed the noise rules of {cassette}")
         return
     env = parse_env(env_pairs)
-    target = make_target(server, url, {}, cwd, env, isolate, startup_timeout_for(timeout), command="calibrate")
+    target = make_target(
+        server, url, {}, cwd, env, isolate, startup_timeout_for(timeout), setup=setup, command="calibrate"
+    )
     result = calibration.calibrate(
         cassette,
         lambda: open_transport(target),
