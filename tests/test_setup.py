@@ -20,8 +20,9 @@ RECORDED_STATE = '{"type":"entity","name":"Babbage","entityType":"person","obser
 SETUP = "cp recorded.jsonl memory.jsonl"
 
 
-@needs_node
-def test_setup_resets_server_memory_to_the_recorded_state(tmp_path: Path) -> None:
+def recorded_memory(tmp_path: Path) -> tuple[Path, tuple[str, ...], Path]:
+    """A server-memory session recorded from ``RECORDED_STATE``: the state directory (holding
+    ``recorded.jsonl``), the options that point the server at it, and the cassette."""
     state = tmp_path / "state"
     state.mkdir()
     (state / "recorded.jsonl").write_text(RECORDED_STATE)
@@ -29,6 +30,12 @@ def test_setup_resets_server_memory_to_the_recorded_state(tmp_path: Path) -> Non
     store = ("--cwd", str(state), "--env", f"MEMORY_FILE_PATH={state / 'memory.jsonl'}")
     cassette = tmp_path / "memory.jsonl"
     record_through_proxy(command(MEMORY), cassette, memory_session, proxy_args=list(store))
+    return state, store, cassette
+
+
+@needs_node
+def test_setup_resets_server_memory_to_the_recorded_state(tmp_path: Path) -> None:
+    state, store, cassette = recorded_memory(tmp_path)
     assert "Ada" in (state / "memory.jsonl").read_text()  # the session changed the store
 
     # Without --setup the server starts from what the recording left behind: entities that exist
@@ -78,13 +85,7 @@ def test_action_input_setup_is_split_like_server_and_reaches_the_target(tmp_path
 def test_calibrate_runs_setup_before_each_fresh_start(tmp_path: Path) -> None:
     # calibrate compares fresh runs of one build; a stateful server must start each of them from
     # the recorded state, or what the store accumulated between runs would be learned as noise.
-    state = tmp_path / "state"
-    state.mkdir()
-    (state / "recorded.jsonl").write_text(RECORDED_STATE)
-    shutil.copy(state / "recorded.jsonl", state / "memory.jsonl")
-    store = ("--cwd", str(state), "--env", f"MEMORY_FILE_PATH={state / 'memory.jsonl'}")
-    cassette = tmp_path / "memory.jsonl"
-    record_through_proxy(command(MEMORY), cassette, memory_session, proxy_args=list(store))
+    state, store, cassette = recorded_memory(tmp_path)
 
     setup = command("sh", "-c", f"{SETUP} && echo start >> starts.log")
     done = run_cli("calibrate", "--server", command(MEMORY), "--cassette", cassette, *store, "--setup", setup)
