@@ -162,3 +162,33 @@ def test_the_action_calibrate_mode_stores_the_rules(noisy_cassette: Path, tmp_pa
     header = json.loads((ws / "cassettes/noisy.jsonl").read_text("utf-8").splitlines()[0])
     assert any(r["path"].endswith(".summary") for r in header["meta"]["noise"]), header
     assert "noise rule(s) from 3 runs" in run.stdout
+
+
+def test_noise_is_its_own_section_and_count_in_the_markdown_report(noisy_cassette: Path) -> None:
+    markdown = noisy_cassette.with_name("noise.md")
+    run = replay(NOISY, noisy_cassette, "--markdown", markdown, report=noisy_cassette.with_name("md.json"), gate=False)
+    assert run.code == 0 and run.findings() == [], run.describe()
+    text = markdown.read_text("utf-8")
+    n = sum(len(i["noise"]) for i in run.interactions())
+    assert n >= 2 and f"{n} differences learned as noise (not gating)" in text, text
+    assert "<details><summary>🔇" in text and ".summary | 'worker pid" in text and "duration&#95;ms" in text, text
+    # Never a regression: every row passes, no failure details, the gate passed.
+    assert "❌" not in text and "✅ **gate passed" in text, text
+    table = text.split("<details><summary>🔇")[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "tools/call status" in line]
+    assert len(rows) == 2 and all("✅ pass |  |  |" in row for row in rows), rows
+
+
+def test_noise_shows_in_the_job_summary_and_pr_comment(noisy_cassette: Path, tmp_path: Path, fake: Any) -> None:
+    from github_action_run import make_workspace, run_action
+    from github_events import pull_request
+
+    ws = make_workspace(tmp_path, {"cassettes/noisy.jsonl": noisy_cassette})
+    event = pull_request(7, "abc1234" + "0" * 33)
+    inputs = {"server": NOISY, "github-token": "app-token", "comment": "always"}
+    run = run_action(ws, event_name="pull_request", event=event, inputs=inputs, api_url=fake.url)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "learned as noise (not gating)" in run.summary and "<details><summary>🔇" in run.summary, run.summary
+    [comment] = fake.comments[("octo/demo", 7)]
+    assert "learned as noise (not gating)" in comment["body"] and "❌" not in comment["body"], comment["body"]
+    assert not run.annotations("error") and not run.annotations("warning"), run.stdout

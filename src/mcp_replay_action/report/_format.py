@@ -86,14 +86,29 @@ def score_text(score: float) -> str:
     return f"{score:.1f}"
 
 
+def noise_count(report: Report | CassetteResult) -> int:
+    """Differences explained as noise (they also differ between fresh runs of the same build) in a
+    cassette or a whole report: reported apart, never a regression."""
+    cassettes = (report,) if isinstance(report, CassetteResult) else report.cassettes
+    return sum(len(r.noise) for c in cassettes for r in c.results)
+
+
+def noise_text(n: int) -> str:
+    """``2 differences learned as noise (not gating)``: how every report names the noise count."""
+    return f"{_plural(n, 'difference')} learned as noise (not gating)"
+
+
 def totals_line(report: Report) -> str:
-    """``3 passed, 1 failed, 1 missing of 5 interactions in 2 cassettes``."""
+    """``3 passed, 1 failed, 1 missing of 5 interactions in 2 cassettes``, and the noise count
+    when there is noise (``; 2 differences learned as noise (not gating)``)."""
     parts = [f"{report.passed} passed", f"{report.failed} failed", f"{report.missing} missing"]
     n_skipped = skipped(report)
     if n_skipped:
         parts.append(f"{n_skipped} skipped")
     n = len(report.cassettes)
-    return f"{', '.join(parts)} of {report.total} interactions in {n} cassette{'s' if n != 1 else ''}"
+    line = f"{', '.join(parts)} of {report.total} interactions in {n} cassette{'s' if n != 1 else ''}"
+    noise = noise_count(report)
+    return line + (f"; {noise_text(noise)}" if noise else "")
 
 
 def gate_line(gate: Gate) -> str:

@@ -133,7 +133,31 @@ def _cassette_chunks(cassette: CassetteResult, show_passing: bool) -> list[_Chun
     for result in cassette.results:
         if result.status in ("fail", "missing") and result.findings:
             chunks.append(_Chunk(_details(result), detail=True))
+    if _format.noise_count(cassette):
+        chunks.append(_Chunk(_noise(cassette), detail=True))
     return chunks
+
+
+def _noise(cassette: CassetteResult) -> str:
+    """The differences learned as noise, apart from the table: where, and the values seen. They
+    never fail the run, so they are neither a row's kind nor a failure's details."""
+    found = [(r, f) for r in cassette.results for f in r.noise]
+    summary = f"🔇 {_format.noise_text(len(found))}"
+    parts = [
+        f"<details><summary>{summary}</summary>\n\n",
+        "Also different between two fresh runs of this build (or explained by the cassette's calibrated "
+        "rules), so not a regression.\n\n",
+        "| # | interaction | where | values |\n|---:|---|---|---|\n",
+    ]
+    for result, finding in found[:FINDINGS_SHOWN]:
+        values = f"{_format.show_value(finding.before)} -> {_format.show_value(finding.after)}"
+        cells = [str(result.seq), md_cell(result.label, LABEL_LIMIT), md_cell(finding.path, DETAIL_LIMIT)]
+        parts.append("| " + " | ".join([*cells, md_cell(values, DETAIL_LIMIT)]) + " |\n")
+    hidden = len(found) - FINDINGS_SHOWN
+    if hidden > 0:
+        parts.append(f"\n… and {hidden} more; the JSON report lists them all.\n")
+    parts.append("\n</details>\n\n")
+    return "".join(parts)
 
 
 def _row(result: InteractionResult) -> str:
