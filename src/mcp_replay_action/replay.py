@@ -34,7 +34,7 @@ from mcp_replay_action.errors import (
 from mcp_replay_action.grade import score
 from mcp_replay_action.matchers import same_request
 from mcp_replay_action.plan import Plan
-from mcp_replay_action.protocol import Era, detect_era
+from mcp_replay_action.protocol import LIFECYCLE_METHODS, Era, detect_era
 from mcp_replay_action.redact import Redactor, redactor_for
 from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
 from mcp_replay_action.session import ClientSession, diag_kwargs, error_answer
@@ -291,7 +291,7 @@ def replay_cassette(
     results = session.results
     mismatch = era_mismatch(era, results)
     if mismatch:
-        results = _one_era_finding(results, mismatch)
+        results = _one_era_finding(results, era, mismatch)
     elif confirm is not None and options.confirm and any(r.status == "fail" for r in results):
         results = _confirmed(cassette, session, confirm, options)
     result = CassetteResult(
@@ -315,30 +315,45 @@ _OPENERS = {"stateless": "server/discover", "handshake": "initialize"}
 def era_mismatch(era: Era, results: Sequence[InteractionResult]) -> str:
     """One message naming both eras when the server refused the recorded era's opening request
     (a stateless cassette against a handshake-only server, or the reverse), else empty."""
-    opener = _OPENERS.get(era.name)
-    if not results or opener is None or results[0].method != opener:
+    at = _opener_index(era, results)
+    if at is None:
         return ""
-    first = results[0]
-    if first.recorded_error or first.live_error is not True:
+    opener = results[at]
+    if opener.recorded_error or opener.live_error is not True:
         return ""
     other = "handshake" if era.name == "stateless" else "stateless"
     return (
         f"protocol era mismatch: this cassette was recorded in the {era.name} era "
-        f"({era.protocol_version or 'unknown version'}, opened with {opener}), and the server refused "
-        f"{opener}: it speaks only the {other} era ({_OPENERS[other]}). Re-record the cassette against "
+        f"({era.protocol_version or 'unknown version'}, opened with {opener.method}), and the server refused "
+        f"{opener.method}: it speaks only the {other} era ({_OPENERS[other]}). Re-record the cassette against "
         "this server, or replay it against a build that speaks the recorded era."
     )
 
 
-def _one_era_finding(results: Sequence[InteractionResult], message: str) -> list[InteractionResult]:
-    """The era mismatch as one finding on the opening request; the rest, which could only fail the
-    same way, are skipped instead of each reporting the same refusal."""
-    first = replace(
-        results[0],
-        findings=(Finding("error-status-change", "breaking", "$", message),),
-        status="fail",
-    )
-    return [first, *(replace(r, status="skipped", findings=(), noise=()) for r in results[1:])]
+def _opener_index(era: Era, results: Sequence[InteractionResult]) -> int | None:
+    """Where the recorded era's opening request is: the first request, or the first after the
+    lifecycle probes a client sent before it (the official SDKs probe ``server/discover`` and fall
+    back to ``initialize`` when the recording server refused the probe)."""
+    opener = _OPENERS.get(era.name)
+    for i, result in enumerate(results):
+        if result.method == opener:
+            return i
+        if result.method not in LIFECYCLE_METHODS:
+            return None
+    return None
+
+
+def _one_era_finding(results: Sequence[InteractionResult], era: Era, message: str) -> list[InteractionResult]:
+    """The era mismatch as one finding on the opening request; the rest (a probe before it, every
+    request after it), which could only fail the same way, are skipped instead of each reporting
+    the same refusal."""
+    at = _opener_index(era, results)
+    return [
+        replace(r, findings=(Finding("error-status-change", "breaking", "$", message),), status="fail")
+        if i == at
+        else replace(r, status="skipped", findings=(), noise=())
+        for i, r in enumerate(results)
+    ]
 
 
 def _confirmed(
