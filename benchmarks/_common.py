@@ -9,6 +9,7 @@ back, so a noisy neighbour slows both sides of a round alike.
 
 from __future__ import annotations
 
+import compileall
 import json
 import os
 import shutil
@@ -31,6 +32,11 @@ PY = sys.executable
 TOOL = [PY, str(HERE / "_self_rss.py"), "-m", "mcp_replay_action"]
 CALC_SERVER = [PY, "-m", "mcp_replay_action.samples.calc_server"]
 EVERYTHING = ROOT / "tests/servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+
+# An installed package has its bytecode compiled (pip does it; so does the image build). A
+# checkout run with PYTHONDONTWRITEBYTECODE=1 would otherwise compile every changed module from
+# source in every measured process, a cost no user pays.
+compileall.compile_dir(ROOT / "src", quiet=1)
 
 
 @dataclass(frozen=True)

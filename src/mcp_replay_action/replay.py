@@ -36,7 +36,7 @@ from mcp_replay_action.matchers import same_request
 from mcp_replay_action.plan import Plan
 from mcp_replay_action.protocol import LIFECYCLE_METHODS, Era, detect_era
 from mcp_replay_action.redact import Redactor, redactor_for
-from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
+from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report, Substitution
 from mcp_replay_action.session import ClientSession, diag_kwargs, error_answer
 from mcp_replay_action.transport import Transport, open_transport
 from mcp_replay_action.transport.process import last_line
@@ -99,6 +99,11 @@ class _Session:
         self.consecutive_timeouts = 0
         self.deadline = 0.0
         self.client = ClientSession(transport, answer=self._recorded_answer)
+        # The last answer, received but not yet compared. Comparing it while the server works on
+        # the next request overlaps our work with the server's (2 cores, and a lock-step replay
+        # would leave one idle), unless latency is judged: then each answer is timed alone.
+        self.unsettled: _Answer | None = None
+        self.overlap = options.max_slowdown is None and options.repeat <= 1
 
     def run(self) -> None:
         self.deadline = time.monotonic() + self.options.total_timeout
@@ -109,6 +114,7 @@ class _Session:
             elif inter.kind == "request":
                 self._request(inter, first=first_request)
                 first_request = False
+        self._settle()
 
     def _notify(self, inter: Interaction) -> None:
         if self.dead is not None:
@@ -121,8 +127,11 @@ class _Session:
     def _request(self, inter: Interaction, *, first: bool) -> None:
         if self.dead is not None:
             # Never sent: the server was already gone or hung. The finding says why.
+            self._settle()
             self.results.append(replace(judge(inter, (self.dead,), None), status="skipped"))
             return
+        if not self.overlap:
+            self._settle()
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             self.dead = missing_finding(f"the whole-cassette timeout ({self.options.total_timeout:g} s) ran out")
@@ -132,7 +141,9 @@ class _Session:
         message, substitutions = self.carry.rewrite(inter.message)
         started = time.monotonic()
         try:
-            live = self.client.request(message, wait)
+            self.transport.send(message)
+            self._settle()  # the previous answer, compared while the server works on this one
+            live = self.client.await_response(message.get("id"), wait)
         except TransportTimeout:
             if first:
                 raise ServerStartError(
@@ -177,8 +188,6 @@ class _Session:
         latency = (time.monotonic() - started) * 1000.0
         if self.options.repeat > 1 and not first and side_effect_free(message, self.read_only_tools):
             latency = self._median_latency(message, wait, latency)
-        # The first answer's time is mostly the server starting: it says nothing about speed.
-        slow = None if first else slowdown(inter.latency_ms, latency, self.options.max_slowdown)
         self.consecutive_timeouts = 0
         if self.on_live is not None:
             self.on_live(inter, live)
@@ -187,6 +196,19 @@ class _Session:
         # nothing to redact (redaction is idempotent): most answers of a passing replay skip it.
         if not (recorded is not None and loosely_equal(live, recorded)):
             live = self.redactor.apply(live)
+        if recorded is not None and recorded != live:
+            # Before the next request is rewritten: it may quote a value minted in this answer.
+            self.carry.learn(recorded, live)
+        self.unsettled = _Answer(inter, message, substitutions, live, latency, first)
+
+    def _settle(self) -> None:
+        """Compare and judge the answer received last, if any."""
+        answer, self.unsettled = self.unsettled, None
+        if answer is None:
+            return
+        inter, live, recorded = answer.inter, answer.live, answer.inter.response
+        # The first answer's time is mostly the server starting: it says nothing about speed.
+        slow = None if answer.first else slowdown(inter.latency_ms, answer.latency, self.options.max_slowdown)
         findings = compare(recorded, live, self.compare_options)
         if findings or self.keep_every_live:
             self.live[inter.seq] = live
@@ -196,16 +218,14 @@ class _Session:
             findings, ignored = noise.split(findings, rules, recorded, self.compare_options, live)
         if slow is not None:
             findings = (*findings, slow)
-        if recorded is not None and recorded != live:
-            self.carry.learn(recorded, live)
         self.results.append(
             judge(
                 inter,
                 findings,
                 live,
-                latency_ms=round(latency, 3),
-                sent=message,
-                substitutions=substitutions,
+                latency_ms=round(answer.latency, 3),
+                sent=answer.sent,
+                substitutions=answer.substitutions,
                 noise=ignored,
             )
         )
@@ -248,7 +268,20 @@ class _Session:
         return fallback
 
     def _missing(self, inter: Interaction, finding: Finding) -> None:
+        self._settle()  # results stay in recorded order
         self.results.append(judge(inter, (finding,), None))
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """A live answer received and not yet compared (see ``_Session.unsettled``)."""
+
+    inter: Interaction
+    sent: dict[str, Any]  # the request as really sent
+    substitutions: tuple[Substitution, ...]
+    live: dict[str, Any]  # redacted
+    latency: float  # milliseconds
+    first: bool
 
 
 def replay_cassette(
