@@ -4,6 +4,9 @@ reach the cassette, server-initiated traffic is teed in order, and the legacy SS
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -173,6 +176,52 @@ def test_record_http_runs_until_stopped_and_writes_the_cassette(tmp_path: Path) 
         cassette = record_http(fake.url, "127.0.0.1", 0, str(path), Redactor(), until=done.is_set, on_ready=on_ready)
     assert [i.method for i in cassette.interactions] == ["initialize"]
     assert load(path).interactions[0].response["result"]["serverInfo"]["name"] == "fake-http"  # type: ignore[index]
+
+
+# Runs in its own process: the stop signal is sent to that process between the proxy starting to
+# serve and record_http waiting for a stop (the window on_ready runs in).
+_SIGNAL_IN_THE_WINDOW = """
+import os, signal, sys
+from fakes.http_fake_server import FakeHttpServer
+from mcp_replay_action.record_http import record_http
+from mcp_replay_action.transport.http import HttpTransport
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}}
+
+def on_ready(url):
+    client = HttpTransport(url)
+    client.start()
+    client.send(INIT)
+    client.receive(5)
+    client.close()
+    os.kill(os.getpid(), getattr(signal, sys.argv[2]))
+
+with FakeHttpServer("json") as fake:
+    cassette = record_http(fake.url, "127.0.0.1", 0, sys.argv[1], on_ready=on_ready)
+print(len(cassette.interactions))
+"""
+
+
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_a_stop_signal_as_soon_as_the_proxy_serves_still_saves_the_recording(tmp_path: Path, signame: str) -> None:
+    """The signals used to be trapped only once record_http waited: a SIGTERM that landed after the
+    proxy began serving killed the process with no final save (exit -15), a SIGINT escaped as
+    a KeyboardInterrupt past it (exit -2)."""
+    path = tmp_path / "c.jsonl"
+    tests = Path(__file__).parent
+    done = subprocess.run(
+        [sys.executable, "-c", _SIGNAL_IN_THE_WINDOW, str(path), signame],
+        cwd=tests,
+        env={**os.environ, "PYTHONPATH": str(tests)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
+    assert done.stdout.strip() == "1" and "record: wrote 1 interactions" in done.stderr, done.stderr
+    assert [i.method for i in load(path).interactions] == ["initialize"]
 
 
 def test_redaction_hits_are_counted_once_however_often_the_cassette_is_saved(tmp_path: Path) -> None:

@@ -20,7 +20,8 @@ import json
 import socket
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -274,17 +275,31 @@ def log(text: str) -> None:
         pass
 
 
-def wait_for_stop(until: Callable[[], bool] | None = None) -> None:
-    """Block until SIGINT, SIGTERM or SIGHUP (or until ``until()`` turns true, polled 10 times a second)."""
+@contextmanager
+def stop_requested() -> Iterator[threading.Event]:
+    """An event that SIGINT, SIGTERM or SIGHUP sets while the block runs (the previous handlers
+    are put back after). Enter it before a listener starts serving, so a stop that lands while it
+    starts is seen by ``wait_for_stop`` rather than lost or fatal."""
     from mcp_replay_action.transport.process import trap_stop_signals
 
     stop = threading.Event()
     restore = trap_stop_signals(stop.set)
+    try:
+        yield stop
+    finally:
+        restore()
+
+
+def wait_for_stop(until: Callable[[], bool] | None = None, stop: threading.Event | None = None) -> None:
+    """Block until ``stop`` is set (from ``stop_requested``; without it, until SIGINT, SIGTERM or
+    SIGHUP) or until ``until()`` turns true, polled 10 times a second."""
+    if stop is None:
+        with stop_requested() as trapped:
+            wait_for_stop(until, trapped)
+        return
     try:
         while not stop.wait(0.1):
             if until is not None and until():
                 break
     except KeyboardInterrupt:
         pass
-    finally:
-        restore()

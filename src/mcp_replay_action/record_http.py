@@ -25,8 +25,8 @@ from httpx_sse import EventSource
 
 from mcp_replay_action.cassette import Cassette, save
 from mcp_replay_action.cassette.header import CassetteHeader, header_url, utc_now
-from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.httpd import BodyError, Handler, StoppableServer, log, wait_for_stop
+from mcp_replay_action.errors import ConfigError, ServerStartError
+from mcp_replay_action.httpd import BodyError, Handler, StoppableServer, log, stop_requested, wait_for_stop
 from mcp_replay_action.tape import Tape, TapeEntry
 from mcp_replay_action.transport.http import break_stream, content_type_of, display_url, wait_for_port
 
@@ -341,32 +341,51 @@ def record_http(
     ``upstream_url`` accepts connections; the server is stopped at the end. ``on_ready`` gets the
     proxy's URL once it listens. Returns the cassette as written.
     """
-    process = None
-    if server:
-        from mcp_replay_action.transport.process import spawn_server
+    redactor = redactor if redactor is not None else _default_redactor()
+    # The stop signals are trapped before anything starts: a Ctrl-C or SIGTERM that lands while the
+    # server starts or the proxy begins to serve still stops the server and saves what was
+    # recorded, instead of a KeyboardInterrupt past the save or a kill with no cleanup.
+    with stop_requested() as stop:
+        process = None
+        if server:
+            from mcp_replay_action.transport.process import spawn_server
 
-        process = spawn_server(server, cwd=cwd, env=env, isolate=isolate, stdout=None, stderr=None)
-    try:
-        if process is not None:
-            wait_for_port(upstream_url, startup_timeout, alive=lambda: process.popen.poll() is None)
-        proxy = RecordingProxy(upstream_url, listen_host, listen_port, redactor=redactor, cassette_path=cassette_path)
-        proxy.start()
-        # A --redact-env value may sit in the path, which the proxy's own URL repeats.
-        log(
-            redactor.apply(
-                f"record: proxy for {display_url(upstream_url)} at {proxy.url}; point your client there, Ctrl-C stops"
-            )
-        )
-        if on_ready is not None:
-            on_ready(proxy.url)
+            process = spawn_server(server, cwd=cwd, env=env, isolate=isolate, stdout=None, stderr=None)
         try:
-            wait_for_stop(until)
+            if process is not None:
+                _wait_for_upstream(upstream_url, startup_timeout, process, stop)
+            proxy = RecordingProxy(
+                upstream_url, listen_host, listen_port, redactor=redactor, cassette_path=cassette_path
+            )
+            proxy.start()
+            # A --redact-env value may sit in the path, which the proxy's own URL repeats.
+            log(
+                redactor.apply(
+                    f"record: proxy for {display_url(upstream_url)} at {proxy.url}; point your client there, "
+                    "Ctrl-C stops"
+                )
+            )
+            try:
+                if on_ready is not None:
+                    on_ready(proxy.url)
+                wait_for_stop(until, stop)
+            finally:
+                proxy.stop()
+            cassette = proxy.save(force=True)
+            assert cassette is not None
+            log(f"record: wrote {len(cassette.interactions)} interactions to {cassette_path}")
+            return cassette
         finally:
-            proxy.stop()
-        cassette = proxy.save(force=True)
-        assert cassette is not None
-        log(f"record: wrote {len(cassette.interactions)} interactions to {cassette_path}")
-        return cassette
-    finally:
-        if process is not None:
-            process.stop()
+            if process is not None:
+                process.stop()
+
+
+def _wait_for_upstream(url: str, timeout: float, process: Any, stop: threading.Event) -> None:
+    """Wait for the started server to listen; a stop signal meanwhile ends the wait at once (the
+    recording is interrupted before anything could be recorded)."""
+    try:
+        wait_for_port(url, timeout, alive=lambda: process.popen.poll() is None and not stop.is_set())
+    except ServerStartError:
+        if stop.is_set():
+            raise KeyboardInterrupt from None
+        raise

@@ -32,7 +32,16 @@ from typing import IO, Any, Literal
 
 from mcp_replay_action.cassette import Cassette, Interaction
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.httpd import IDLE_TIMEOUT, BodyError, Handler, StoppableServer, log, sse_event, wait_for_stop
+from mcp_replay_action.httpd import (
+    IDLE_TIMEOUT,
+    BodyError,
+    Handler,
+    StoppableServer,
+    log,
+    sse_event,
+    stop_requested,
+    wait_for_stop,
+)
 from mcp_replay_action.matchers import canonical, request_key, without_meta, without_progress_token
 
 Match = Literal["method_params", "sequential", "strict"]
@@ -425,10 +434,11 @@ def serve_http(
     until: Callable[[], bool] | None = None,
 ) -> ServeStats:
     """Serve the cassette over Streamable HTTP until SIGINT/SIGTERM (or ``until()`` is true)."""
-    mock = MockHttpServer(cassette, host, port, match=match).start()
-    log(f"serve: answering from {cassette.path or 'the cassette'} at {mock.url} (matching: {match}); Ctrl-C stops")
-    try:
-        wait_for_stop(until)
-    finally:
-        mock.stop()
+    with stop_requested() as stop:  # trapped before serving starts, as the recording proxy does
+        mock = MockHttpServer(cassette, host, port, match=match).start()
+        log(f"serve: answering from {cassette.path or 'the cassette'} at {mock.url} (matching: {match}); Ctrl-C stops")
+        try:
+            wait_for_stop(until, stop)
+        finally:
+            mock.stop()
     return mock.stats
