@@ -10,6 +10,7 @@ import random
 import secrets
 import string
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -333,3 +334,58 @@ def test_env_values_are_replaced_anywhere_and_only_named_in_the_rules():
     assert rules["env"] == ["DB_TOKEN", "SHORT"] and rules["hits"]["env"] == 2
     assert "s3cr3t-value" not in json.dumps(rules)
     assert Redactor(keys=["k"]).with_env_values({"A": "xyzw"}).keys == ("k",)
+
+
+def _leaves(value, path=()):
+    """(path, leaf) for every string and number in a JSON value."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _leaves(v, (*path, i))
+    elif isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        yield path, value
+
+
+def _set(doc, path, new):
+    for step in path[:-1]:
+        doc = doc[step]
+    doc[path[-1]] = new
+
+
+def test_apply_beside_a_clean_twin_redacts_exactly_what_apply_does():
+    """A live answer redacted beside its (redacted) recording: only the changed parts are walked,
+    and the result is the plain redaction's, whatever the server changed: a secret under a secret
+    key, a token in text or in JSON text, an added key or list item, a media payload."""
+    from mcp_replay_action.cassette import load
+
+    rng = random.Random(11)
+    secrets_ = [
+        GHP,
+        JWT,
+        "Bearer abcdef1234567890",
+        "sk-proj-Ab3dEf5gHi7jKl9mNo1pQr3sTu5vWx7yZ",
+        "token=hunter2hunter2",
+    ]
+    r = Redactor(keys=["session"]).with_env_values({"DB_TOKEN": "s3cr3t-value"})
+    answers = [
+        {"jsonrpc": "2.0", "id": 1, "result": {"session": "abc", "content": [{"type": "text", "text": "hi"}]}},
+        {"result": {"items": [{"password": "x", "n": 3}, {"uri": "u", "text": '{"api_key": "k1", "x": 1}'}]}},
+        {"result": {"content": [{"type": "image", "data": "AAAA", "mimeType": "image/png"}], "blob": "b"}},
+    ]
+    for path in sorted((Path(__file__).parent.parent / "cassettes/calc").glob("*.jsonl")):
+        answers += [i.response for i in load(path).interactions if isinstance(i.response, dict)]
+    for answer in answers:
+        clean = r.apply(answer)
+        assert r.apply_beside(answer, clean) == clean  # nothing changed: nothing to do
+        for _ in range(20):
+            live = copy.deepcopy(answer)
+            leaves = list(_leaves(live))
+            where, _old = rng.choice(leaves)
+            _set(live, where, rng.choice([*secrets_, "plain text", "dsn=s3cr3t-value@h", 42]))
+            if rng.random() < 0.3 and isinstance(live, dict):
+                live["token"] = rng.choice(secrets_)  # a key the recording never had
+            if rng.random() < 0.3:
+                live.setdefault("extra", []).append({"api_key": rng.choice(secrets_)})
+            assert r.apply_beside(live, clean) == r.apply(live), (where, live)

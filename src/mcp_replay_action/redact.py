@@ -168,6 +168,9 @@ _OPAQUE_KEYS = MINTED_KEYS | frozenset(
 # Content, not secrets: copied untouched wherever they appear.
 _CONTENT_KEYS = frozenset({"inputSchema", "outputSchema", "blob"})
 _MEDIA_TYPES = frozenset({"image", "audio"})
+# No redacted twin to skip against (``Redactor.apply_beside``).
+_NO_TWIN: Any = object()
+_NO_TWINS: dict[str, Any] = {}
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
@@ -375,6 +378,16 @@ class Redactor:
         """A redacted deep copy of ``obj`` (any JSON value); ``obj`` itself is never changed."""
         return self._walk(obj, None, False)
 
+    def apply_beside(self, obj: Any, clean: Any) -> Any:
+        """``apply(obj)``, where ``clean`` is an already redacted twin of ``obj`` (a live answer
+        and its recording): every part of ``obj`` equal to the part of ``clean`` at the same place
+        is kept as it is, without a walk, since redaction is idempotent and depends only on the
+        place (the keys above) and the value. Only what the live server changed is redacted. The
+        result shares those unchanged parts with ``obj`` (neither is changed). Equal is ``==``, as
+        everywhere a live answer is matched to its recording: a 1 where the recording has true
+        (under a secret key, the one place they redact differently) is kept."""
+        return self._walk(obj, None, False, clean)
+
     def apply_argv(self, argv: Sequence[str]) -> list[str]:
         """A server command line with secrets hidden: values of ``--token X``, ``--api-key=X``,
         ``--db-pass X``, ``-p X`` and ``API_KEY=X`` (an env assignment), the same inside a
@@ -460,22 +473,36 @@ class Redactor:
         self.hits[rule] += 1
         return PLACEHOLDER
 
-    def _walk(self, value: Any, key: str | None, secret: bool) -> Any:
+    def _walk(self, value: Any, key: str | None, secret: bool, clean: Any = _NO_TWIN) -> Any:
+        """``value`` redacted; ``clean``: its already redacted twin at the same place, if any."""
         kind = type(value)
+        if clean is not _NO_TWIN and kind is type(clean):
+            try:
+                if value == clean:
+                    return value
+            except RecursionError:  # hostile nesting: the plain walk decides
+                clean = _NO_TWIN
         if kind is str:
             if secret:
                 return self._hit("secret-keys") if value else value
             return self._text(value, key)
         if kind is dict:
+            twins = clean if type(clean) is dict else _NO_TWINS
             media = value.get("type") in _MEDIA_TYPES
             out: dict[str, Any] = {}
             for k, v in value.items():
                 if k in _CONTENT_KEYS or (media and k == "data"):
                     out[k] = _copy(v)
                 else:
-                    out[k] = self._walk(v, k, secret or self._secret_key(k))
+                    out[k] = self._walk(v, k, secret or self._secret_key(k), twins.get(k, _NO_TWIN))
             return out
         if kind is list:
+            if type(clean) is list and clean:
+                twin_list = clean
+                return [
+                    self._walk(v, key, secret, twin_list[i] if i < len(twin_list) else _NO_TWIN)
+                    for i, v in enumerate(value)
+                ]
             return [self._walk(v, key, secret) for v in value]
         if secret and (kind is int or kind is float):
             return self._hit("secret-keys")

@@ -20,7 +20,7 @@ from mcp_replay_action import noise
 from mcp_replay_action.assemble import build_report
 from mcp_replay_action.carry import Carry
 from mcp_replay_action.cassette import Cassette, Interaction, load
-from mcp_replay_action.compare import CompareOptions, compare, loosely_equal, status_for
+from mcp_replay_action.compare import CompareOptions, compare, status_for
 from mcp_replay_action.errors import (
     EXIT_GATE,
     EXIT_OK,
@@ -192,10 +192,9 @@ class _Session:
         if self.on_live is not None:
             self.on_live(inter, live)
         recorded = inter.response
-        # The recording was redacted before it reached disk, so a live answer equal to it holds
-        # nothing to redact (redaction is idempotent): most answers of a passing replay skip it.
-        if not (recorded is not None and loosely_equal(live, recorded)):
-            live = self.redactor.apply(live)
+        # The recording was redacted before it reached disk, so the parts of a live answer equal
+        # to it hold nothing to redact: only what changed is walked.
+        live = self.redactor.apply(live) if recorded is None else self.redactor.apply_beside(live, recorded)
         if recorded is not None and recorded != live:
             # Before the next request is rewritten: it may quote a value minted in this answer.
             self.carry.learn(recorded, live)
