@@ -1,5 +1,10 @@
 """The floor for a short replay: start the server, initialize, exit.
 
+Initialize as every client must: the ``initialize`` request, then the ``notifications/initialized``
+notification. A server may start work on the second (server-everything arms a 350 ms timer to ask
+for roots, and its process does not exit before that timer fires), and a floor that skips it
+measures a session no client could have.
+
 python benchmarks/_init_floor.py SERVER ARGV...
 """
 
@@ -15,6 +20,7 @@ INIT = {
     "method": "initialize",
     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
 }
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
 def main() -> None:
@@ -24,6 +30,8 @@ def main() -> None:
     proc.stdin.flush()
     while "result" not in json.loads(proc.stdout.readline()):
         pass
+    proc.stdin.write(json.dumps(INITIALIZED).encode() + b"\n")
+    proc.stdin.flush()
     proc.stdin.close()
     proc.wait(timeout=30)
 

@@ -203,3 +203,24 @@ def test_stopping_a_server_ends_what_a_nested_supervisor_started_for_it(tmp_path
     finally:
         if alive(inner_pid):
             os.kill(inner_pid, signal.SIGKILL)
+
+
+def test_wait_leader_sees_an_exit_during_the_wait_and_leaves_a_live_child_alone() -> None:
+    """The leader's exit is seen when it happens (a pidfd on Linux) and the child is reaped; a
+    child still running when the wait ends is neither reaped nor signalled."""
+    from mcp_replay_action.transport.process import wait_leader
+
+    exits = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    stays = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert exits.stdin is not None
+        exits.stdin.close()  # it exits once it reads EOF, while we wait
+        wait_leader(exits, 30.0)
+        assert exits.returncode == 0
+        wait_leader(stays, 0.05)
+        assert stays.returncode is None and stays.poll() is None
+    finally:
+        stays.kill()
+        stays.wait(timeout=10)
+        exits.kill()
+        exits.wait(timeout=10)
