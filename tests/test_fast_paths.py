@@ -64,28 +64,70 @@ def test_first_difference_of_long_text() -> None:
     assert _first_difference("", "a") == 0
 
 
-def test_an_all_pass_stdio_replay_imports_no_deepdiff_jsonschema_or_httpx() -> None:
+# Modules the CLI must not load unless the run uses them: the diff engine, the schema validator,
+# the HTTP client, YAML (scenarios), the report writers and GitHub code, and standard-library
+# modules that cost start-up (statistics: only --repeat; importlib.resources; ctypes).
+NEVER_FOR_HELP = (
+    "deepdiff",
+    "jsonschema",
+    "httpx",
+    "yaml",
+    "mcp_replay_action.replay",
+    "mcp_replay_action.compare",
+    "mcp_replay_action.normalize",
+    "mcp_replay_action.transport",
+    "mcp_replay_action.redact",
+    "mcp_replay_action.cassette",
+    "mcp_replay_action.github",
+    "statistics",
+    "importlib.resources",
+    "ctypes",
+)
+NEVER_FOR_A_PASSING_STDIO_REPLAY = (
+    "deepdiff",
+    "jsonschema",
+    "httpx",
+    "yaml",
+    "mcp_replay_action.transport.http",
+    "mcp_replay_action.github",
+    "mcp_replay_action.scenarios",
+    "mcp_replay_action.report.markdown",
+    "mcp_replay_action.report.junit",
+    "statistics",
+    "importlib.resources",
+)
+
+
+def loaded_after_cli(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """Run the CLI in a fresh interpreter; its output and every module it had loaded at the end."""
     code = (
-        "import sys\n"
+        "import json, sys\n"
         "from mcp_replay_action.cli import main\n"
         "try:\n"
         "    main()\n"
         "except SystemExit as exc:\n"
         "    assert exc.code in (0, None), exc.code\n"
-        "heavy = sorted(m for m in ('deepdiff', 'jsonschema', 'httpx') if m in sys.modules)\n"
-        "print('HEAVY', heavy, file=sys.stderr)\n"
+        "print('MODULES', json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
     )
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120, check=False)
+    line = next((x for x in done.stderr.splitlines() if x.startswith("MODULES ")), None)
+    assert line is not None, done.stdout + done.stderr
+    return done, set(json.loads(line.split(" ", 1)[1]))
+
+
+def test_help_loads_none_of_the_replay_machinery() -> None:
+    done, modules = loaded_after_cli("--help")
+    assert "replay" in done.stdout
+    assert sorted(m for m in NEVER_FOR_HELP if m in modules) == []
+
+
+def test_an_all_pass_stdio_replay_loads_only_what_it_uses() -> None:
     server = f"{sys.executable} -m mcp_replay_action.samples.calc_server"
     cassettes = str(ROOT / "cassettes/calc/*.jsonl")
-    done = subprocess.run(
-        [sys.executable, "-c", code, "replay", "--cassette", cassettes, "--server", server],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done, modules = loaded_after_cli("replay", "--cassette", cassettes, "--server", server)
     assert "GRADE A" in done.stdout, done.stdout + done.stderr
-    assert "HEAVY []" in done.stderr, done.stderr
+    assert "mcp_replay_action.replay" in modules  # it did replay
+    assert sorted(m for m in NEVER_FOR_A_PASSING_STDIO_REPLAY if m in modules) == []
 
 
 def test_a_server_that_exits_before_it_says_anything_is_a_start_up_failure(tmp_path: Path) -> None:

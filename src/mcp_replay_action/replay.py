@@ -10,7 +10,6 @@ with the id the live server used.
 from __future__ import annotations
 
 import copy
-import statistics
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -240,6 +239,8 @@ class _Session:
             except (TransportTimeout, ServerExited):
                 break
             times.append((time.monotonic() - started) * 1000.0)
+        import statistics  # only with --repeat: it costs every replay's start-up otherwise
+
         return statistics.median(times)
 
     def _recorded_answer(self, msg: dict[str, Any]) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from mcp_replay_action.cassette.model import KINDS, Interaction
@@ -14,7 +14,9 @@ from mcp_replay_action.errors import CassetteError
 
 @lru_cache(maxsize=1)
 def _schema() -> dict[str, Any]:
-    text = resources.files("mcp_replay_action").joinpath("schemas/cassette-1.schema.json").read_text()
+    # A path beside the package, not importlib.resources: that module costs every replay's start-up
+    # more than reading the file does (the package is always installed as files).
+    text = (Path(__file__).parent.parent / "schemas/cassette-1.schema.json").read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
 
