@@ -9,6 +9,7 @@ from pathlib import Path
 from e2e_helpers import python_server, run_cli
 from http_helpers import FAKES
 from mcp_replay_action.replay import LATENCY_FLOOR_MS, slowdown
+from mcp_replay_action.report.json import from_dict, to_dict
 
 
 def cassette(path: Path) -> Path:
@@ -59,14 +60,36 @@ def latency_findings(report: dict) -> dict[int, str]:
 def test_an_answer_far_slower_than_recorded_is_a_latency_finding(tmp_path: Path) -> None:
     path = cassette(tmp_path / "slow.jsonl")
     server = python_server(FAKES / "echo_server.py", "--delay", "0.3")
+    markdown = tmp_path / "r.md"
     flagged = run_cli(
-        "replay", "--server", server, "--cassette", path, "--max-slowdown", "3", report=tmp_path / "r.json"
+        "replay",
+        "--server",
+        server,
+        "--cassette",
+        path,
+        "--max-slowdown",
+        "3",
+        "--markdown",
+        markdown,
+        report=tmp_path / "r.json",
     )
     assert flagged.report is not None, flagged.describe()
     found = latency_findings(flagged.report)
     # seq 2 was recorded at 1 ms and now takes >= 300 ms; seq 3 was recorded at 5 s.
     assert list(found) == [2], flagged.describe()
-    assert "x slower than recorded (1 ms -> " in found[2] and "limit 3x" in found[2]
+    assert "x slower than recorded: live " in found[2] and "recorded 1 ms (limit 3x)" in found[2]
+    # Every interaction carries its recorded latency beside the live one.
+    (interactions,) = [c["interactions"] for c in flagged.report["cassettes"]]
+    recorded = {i["seq"]: i["recorded_latency_ms"] for i in interactions}
+    assert recorded == {0: 1.0, 2: 1.0, 3: 5000.0}
+    live = {i["seq"]: i["latency_ms"] for i in interactions}
+    finding = next(f for i in interactions for f in i["findings"] if f["kind"] == "latency")
+    assert (finding["before"], finding["after"]) == (1.0, live[2])
+    # A shard's report read back for ``mcp-replay merge`` keeps it.
+    again = to_dict(from_dict(flagged.report))
+    assert [i["recorded_latency_ms"] for c in again["cassettes"] for i in c["interactions"]] == [1.0, 1.0, 5000.0]
+    text = markdown.read_text("utf-8")
+    assert "**latency** (breaking)" in text and "recorded 1 ms (limit 3x)" in text and "live " in text
     assert flagged.code == 1  # a latency finding is breaking: the default gate fails
     unflagged = run_cli("replay", "--server", server, "--cassette", path, report=tmp_path / "r2.json")
     assert unflagged.report is not None and latency_findings(unflagged.report) == {}

@@ -609,7 +609,10 @@ def slowdown(recorded_ms: float | None, live_ms: float, max_slowdown: float | No
     factor = live_ms / recorded_ms
     if factor <= max_slowdown:
         return None
-    message = f"{factor:.1f}x slower than recorded ({recorded_ms:.0f} ms -> {live_ms:.0f} ms; limit {max_slowdown:g}x)"
+    message = (
+        f"{factor:.1f}x slower than recorded: live {live_ms:.0f} ms, recorded {recorded_ms:.0f} ms"
+        f" (limit {max_slowdown:g}x)"
+    )
     return Finding("latency", "breaking", "$", message, before=round(recorded_ms, 3), after=round(live_ms, 3))
 
 

@@ -78,7 +78,8 @@ class InteractionResult:
     name: str | None
     status: Status
     findings: tuple[Finding, ...] = ()
-    latency_ms: float | None = None
+    latency_ms: float | None = None  # the live answer's
+    recorded_latency_ms: float | None = None  # the cassette's, when it kept one
     recorded_error: bool = False
     live_error: bool | None = None  # None when no live response arrived
     substitutions: tuple[Substitution, ...] = ()  # what was sent in place of recorded values

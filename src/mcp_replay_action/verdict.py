@@ -35,6 +35,7 @@ def judge(
         status=status_for(findings),
         findings=findings,
         latency_ms=latency_ms,
+        recorded_latency_ms=inter.latency_ms,
         recorded_error=is_failure(inter.response),
         live_error=None if live is None else is_failure(live),
         substitutions=substitutions,

@@ -109,6 +109,7 @@ def _interaction(result: InteractionResult) -> dict[str, Any]:
         "kind": result.kind,
         "class": result.cls,
         "latency_ms": _number(result.latency_ms),
+        "recorded_latency_ms": _number(result.recorded_latency_ms),
         "recorded_error": result.recorded_error,
         "live_error": result.live_error,
         "findings": [_finding(f) for f in result.findings],
@@ -207,6 +208,7 @@ def _cassette_from(data: dict[str, Any]) -> CassetteResult:
 
 def _interaction_from(data: dict[str, Any]) -> InteractionResult:
     latency = data.get("latency_ms")
+    recorded_latency = data.get("recorded_latency_ms")
     live_error = data.get("live_error")
     return InteractionResult(
         seq=int(data["seq"]),
@@ -217,6 +219,7 @@ def _interaction_from(data: dict[str, Any]) -> InteractionResult:
         findings=tuple(_finding_from(f) for f in data.get("findings") or ()),
         noise=tuple(_finding_from(f) for f in data.get("noise") or ()),
         latency_ms=None if latency is None else float(latency),
+        recorded_latency_ms=None if recorded_latency is None else float(recorded_latency),
         recorded_error=bool(data.get("recorded_error", False)),
         live_error=None if live_error is None else bool(live_error),
         substitutions=tuple(
