@@ -114,3 +114,52 @@ def test_record_never_prints_what_a_crashing_server_leaked(tmp_path: Path) -> No
     ours = [line for line in done.stderr.splitlines() if line.startswith("mcp-replay")]
     assert ours and "fatal: auth failed using token [REDACTED]" in ours[0]
     _assert_clean("mcp-replay's own error", "\n".join(ours))
+
+
+def test_record_scenarios_never_prints_what_a_failing_server_leaked(tmp_path: Path) -> None:
+    """The error record-scenarios stops with quotes the server (its last stderr line, its stderr
+    tail): both pass the scenario's redaction first, named variables' values included. A value of
+    no built-in shape leaked into the one-line message before."""
+    secret = "Zq9" * 6  # no built-in shape: only the scenario's env rule knows it is a secret
+    leak = 'echo starting >&2; echo "auth with $SERVICE_TOKEN failed" >&2; exit 1'
+    scenarios = tmp_path / "scenarios.yml"
+    scenarios.write_text(
+        f"target:\n  command: {json.dumps(f'sh -c {json.dumps(leak)}')}\n"
+        f"  env:\n    SERVICE_TOKEN: {json.dumps(secret)}\n"
+        "scenarios:\n  one:\n    - call_tool: {name: show, arguments: {}}\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "mcp_replay_action", "record-scenarios", str(scenarios)],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert secret not in done.stdout + done.stderr, done.stderr
+    assert "auth with [REDACTED] failed" in done.stderr.splitlines()[0], done.stderr
+    assert "server stderr (last lines):" in done.stderr and "starting" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fatal: auth failed using token " + TOKEN,
+        "connecting to postgres://admin:pw@db:5432/app as Bearer " + "x" * 32,
+        '{"password": "hunter2-hunter2", "api_key": "sk-live-' + "Q7w" * 8 + '"}',
+        "Node.js v20.11.1\n    at Object.<anonymous> (/srv/app/index.js:12:5)",
+        "uuid 123e4567-e89b-12d3-a456-426614174000 sha " + "ab01" * 10,
+    ],
+)
+def test_the_clis_safety_net_never_changes_or_recounts_redacted_text(text: str) -> None:
+    """The CLI passes a server error through the built-in rules once more (a safety net behind the
+    cassette's or scenario's redaction): over text a redactor already scrubbed it is a fixed
+    point and counts nothing, so it can neither mangle the message nor double a hit."""
+    from mcp_replay_action.cli import shown_server_error
+    from mcp_replay_action.errors import ServerStartError
+    from mcp_replay_action.redact import Redactor
+
+    cassette_rules = Redactor(keys=("db",), patterns=(r"hunter2-\w+",))
+    scrubbed = str(cassette_rules.apply(text))
+    net = Redactor()
+    assert net.apply(scrubbed) == scrubbed and not net.hits, (scrubbed, net.hits)
+    shown = shown_server_error(ServerStartError(scrubbed, stderr_tail=scrubbed))
+    assert str(shown) == scrubbed and shown.stderr_tail == scrubbed
+    assert isinstance(shown, ServerStartError)

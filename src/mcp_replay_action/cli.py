@@ -41,15 +41,27 @@ STDERR_LINES = 20
 
 
 def stderr_detail(exc: ServerError) -> list[str]:
-    """The server's last stderr lines (redacted) under the one-line error: a start-up failure's
-    last line is often only the runtime's banner (``Node.js v20...``), its cause a few lines up."""
-    from mcp_replay_action.redact import Redactor
-
+    """The server's last stderr lines under the one-line error: a start-up failure's last line is
+    often only the runtime's banner (``Node.js v20...``), its cause a few lines up."""
     lines = [line.rstrip() for line in exc.stderr_tail.splitlines() if line.strip()][-STDERR_LINES:]
     if len(lines) < 2:
         return []  # the message already ends with it
+    return ["server stderr (last lines):", *("  " + line for line in lines)]
+
+
+def shown_server_error(exc: ServerError) -> ServerError:
+    """``exc`` as the CLI prints it: message and stderr tail through the built-in redaction rules.
+
+    Each command already redacts its server's words with the rules of the cassette or scenario
+    they belong to (replay and calibrate in ``replay_cassette``, record, record-scenarios); this
+    is only a safety net for a path that did not. It cannot count a hit twice (this redactor's
+    counts go nowhere; a header's were counted when its cassette was redacted) and it does not
+    change text a redactor already scrubbed: a placeholder is never redacted again
+    (``tests/test_server_text_redaction.py``)."""
+    from mcp_replay_action.redact import Redactor
+
     redactor = Redactor()
-    return ["server stderr (last lines):", *("  " + str(redactor.apply(line)) for line in lines)]
+    return exc.redacted(lambda text: str(redactor.apply(text)))
 
 
 def handle_errors(func: F) -> F:
@@ -60,7 +72,8 @@ def handle_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except ServerError as exc:
-            _fail(exc.one_line(), exc.exit_code, stderr_detail(exc))
+            shown = shown_server_error(exc)
+            _fail(shown.one_line(), shown.exit_code, stderr_detail(shown))
         except ReplayError as exc:
             _fail(exc.one_line(), exc.exit_code)
         except KeyboardInterrupt:

@@ -3,6 +3,9 @@ exit code in exactly one place: the CLI (``cli.py``) or the action entrypoint.""
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable
+
 # Exit codes shared by the CLI and the action.
 EXIT_OK = 0
 EXIT_GATE = 1  # a regression with --fail-on-regression, or a grade below --min-grade
@@ -44,6 +47,14 @@ class ServerError(ReplayError):
         self.stderr_tail = stderr_tail
         self.exit_status = exit_status
         super().__init__(message)
+
+    def redacted(self, scrub: Callable[[str], str]) -> ServerError:
+        """A copy of the same type whose message and stderr tail (the server's own words) have
+        passed ``scrub``: the redaction of the cassette or scenario the error belongs to."""
+        clean = copy.copy(self)
+        clean.args = tuple(scrub(a) if isinstance(a, str) else a for a in self.args)
+        clean.stderr_tail = scrub(self.stderr_tail)
+        return clean
 
 
 class ServerStartError(ServerError):

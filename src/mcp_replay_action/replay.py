@@ -9,7 +9,6 @@ with the id the live server used.
 
 from __future__ import annotations
 
-import copy
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -317,7 +316,7 @@ def replay_cassette(
         transport.start()
         session.run()
     except ServerError as exc:
-        raise _redacted_error(exc, session.redactor) from None
+        raise exc.redacted(lambda text: str(session.redactor.apply(text))) from None
     finally:
         transport.close()
     diag = transport.diagnostics()
@@ -447,14 +446,6 @@ def _redacted_finding(finding: Finding, redactor: Redactor) -> Finding:
         after=redactor.apply(finding.after),
         diff=redactor.apply(finding.diff),
     )
-
-
-def _redacted_error(exc: ServerError, redactor: Redactor) -> ServerError:
-    """A copy of ``exc`` whose message and stderr tail have passed ``redactor``."""
-    clean = copy.copy(exc)
-    clean.args = tuple(redactor.apply(a) if isinstance(a, str) else a for a in exc.args)
-    clean.stderr_tail = redactor.apply(exc.stderr_tail)
-    return clean
 
 
 @dataclass(frozen=True)

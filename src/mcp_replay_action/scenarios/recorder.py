@@ -77,6 +77,10 @@ def record_scenario(
     try:
         transport.start()
         session.run()
+    except ServerError as exc:
+        # The server's own words (its error text, its stderr) pass the scenario's redaction, as
+        # its traffic does, before the CLI prints them.
+        raise exc.redacted(_Scrubber(scenarios).words) from None
     finally:
         transport.close()
     return session.cassette()
@@ -319,6 +323,11 @@ class _Scrubber:
         if self.env_hits:
             out["hits"] = dict(sorted({**(out.get("hits") or {}), "env": self.env_hits}.items()))
         return out
+
+    def words(self, text: str) -> str:
+        """Free text (an error message, a stderr tail) through every rule: the redactor's, then
+        the named variables' values."""
+        return self.text(str(self.redactor.apply(text)))
 
     def text(self, text: str) -> str:
         for value in self.secrets:
