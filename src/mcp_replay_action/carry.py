@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from mcp_replay_action.minted import MIN_LENGTH, TOKEN_IN_TEXT, is_minted_key, looks_minted
-from mcp_replay_action.normalize import IDENTITY_KEYS
+from mcp_replay_action.normalize import IDENTITY_KEYS, loosely_equal
 from mcp_replay_action.results import Substitution
 
 # How list items are paired: the identity keys comparison uses, then a plain ``id``.
@@ -115,6 +115,10 @@ class Carry:
 
 def _pairs(recorded: Any, live: Any, key: str | None) -> Iterator[tuple[str, str]]:
     """Every (recorded, live) pair of differing minted strings at the same place in two answers."""
+    if loosely_equal(recorded, live):
+        # Equal subtrees hold equal strings at every place (lists pair by identity, which in
+        # equal lists is by place): nothing to learn, and a big answer is not walked.
+        return
     if isinstance(recorded, dict) and isinstance(live, dict):
         for k, value in recorded.items():
             if k in live:

@@ -40,8 +40,12 @@ from mcp_replay_action.normalize import (
     Base64Text,
     JsonText,
     Keyed,
+    Same,
     canonical,
+    loosely_equal,
+    materialize,
     normalize,
+    normalize_pair,
     parse_path,
 )
 from mcp_replay_action.paths import box_segment, ident_segment, index_segment, key_segment
@@ -148,8 +152,13 @@ def compare(
         dumped = _dumps(raw_before)
         if dumped is not None and dumped == _dumps(raw_after):
             return ()
-    before = normalize(raw_before, options)
-    after = normalize(raw_after, options)
+    # Both sides at once: what they share is left out as one ``Same`` object on each side.
+    return compare_normal(*normalize_pair(raw_before, raw_after, options), options)
+
+
+def compare_normal(before: Any, after: Any, options: CompareOptions) -> tuple[Finding, ...]:
+    """The differences between two normalised bodies (``normalize`` each, or ``normalize_pair``
+    both); ``before`` and ``after`` may be changed in place."""
     _drop_false_is_error(before)
     _drop_false_is_error(after)
     if canonical(before) == canonical(after):
@@ -234,14 +243,6 @@ def _tool_error_flip(before: Any, after: Any) -> Finding | None:
     )
 
 
-def loosely_equal(a: Any, b: Any) -> bool:
-    """``a == b`` (so True == 1), and False rather than a RecursionError on hostile nesting."""
-    try:
-        return bool(a == b)
-    except RecursionError:  # hostile nesting: let the depth-limited normaliser decide
-        return False
-
-
 def _dumps(value: Any) -> str | None:
     try:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=repr)
@@ -281,6 +282,8 @@ def _unbox(value: Any, depth: int = 0) -> Any:
     """Plain JSON for display: boxes opened, named and aligned lists turned back into lists."""
     if depth > 64:
         return "…"
+    if type(value) is Same:
+        return _unbox(value.value(), depth)
     if isinstance(value, BOX_TYPES):
         return _unbox(next(iter(value.values()), None), depth + 1)
     if isinstance(value, (Keyed, _Aligned)):
@@ -500,7 +503,7 @@ class _Differ:
             # Something ``==`` forgave (True == 1, the order of named items) was left out: look
             # again with nothing left out.
             again = _Differ(self.options, drop_equal=False)
-            return again.run(before, after)
+            return again.run(materialize(before), materialize(after))
         return _finish(_drop_echoes(self.findings))
 
     def same(self, a: Any, b: Any) -> bool:
@@ -513,6 +516,10 @@ class _Differ:
     # Lists are lined up before DeepDiff sees them: DeepDiff pairs lists of objects by
     # position, so one removed item would read as every later item changed.
     def align(self, a: Any, b: Any, path: str, key: str | None) -> tuple[Any, Any]:
+        if type(a) is Same or type(b) is Same:
+            # A shared subtree meets itself (and is dropped before this) unless lined up with
+            # something else: then it is compared in full.
+            a, b = materialize(a), materialize(b)
         if isinstance(a, Keyed) and isinstance(b, Keyed) and a.key == b.key:
             return self.align_keyed(a, b, path)
         if isinstance(a, Keyed) and isinstance(b, (list, Keyed)):
@@ -566,6 +573,9 @@ class _Differ:
         return na, nb
 
     def align_list(self, a: list[Any], b: list[Any], path: str, key: str | None) -> tuple[Any, Any]:
+        if len(a) == 1 and len(b) == 1:
+            # One item against one pair up whatever they hold (equal ones leave nothing behind).
+            return self.align_pair(a, b, path)
         ca = [canonical(x) for x in a]
         cb = [canonical(x) for x in b]
         if ca == cb:
@@ -585,10 +595,7 @@ class _Differ:
             return a, a  # reported once here; nothing more for DeepDiff to find
         pairs, removed, added = self.match_unordered(ca, cb) if self.allow_reorder else self.match_ordered(ca, cb)
         if not removed and not added and all(i == j for i, j in pairs):
-            na, nb = list(a), list(b)
-            for i, _ in pairs:
-                na[i], nb[i] = self.align(a[i], b[i], f"{path}[{i}]", None)
-            return na, nb
+            return self.align_pair(a, b, path)
         slots_a, slots_b = _Aligned(), _Aligned()
         slot = 0
         for i, j in pairs:
@@ -602,6 +609,13 @@ class _Differ:
             slots_b[slot], slots_b.index[slot] = b[j], j
             slot += 1
         return slots_a, slots_b
+
+    def align_pair(self, a: list[Any], b: list[Any], path: str) -> tuple[list[Any], list[Any]]:
+        """Two lists of one length lined up item by item."""
+        na, nb = list(a), list(b)
+        for i in range(len(a)):
+            na[i], nb[i] = self.align(a[i], b[i], f"{path}[{i}]", None)
+        return na, nb
 
     @staticmethod
     def match_ordered(ca: list[str], cb: list[str]) -> tuple[list[tuple[int, int]], list[int], list[int]]:

@@ -47,6 +47,10 @@ _HEX = re.compile(r"[0-9A-Fa-f]{16,}")
 _RANDOM_CHARS = re.compile(r"[A-Za-z0-9_\-+/=.~]{20,4096}")
 _SEGMENT_SPLIT = re.compile(r"[_\-]")
 _CLASS_RUN = re.compile(r"[A-Z]+|[a-z]+|[0-9]+|[^A-Za-z0-9]+")
+_IDENTIFIER = re.compile(r"[A-Za-z0-9_\-]+")
+# Every token shape below holds 8 letters or digits in a row, or is 20 characters long: a value
+# with neither ("item-2184", "v1.2.3") is settled without trying each shape.
+_ALNUM_RUN = re.compile(r"[A-Za-z0-9]{8}")
 _DIGIT = re.compile(r"\d")
 _LETTER = re.compile(r"[A-Za-z]")
 
@@ -72,6 +76,8 @@ def looks_minted(value: str) -> bool:
     """Whether a whole value is token-shaped (see the module docstring)."""
     if len(value) < MIN_LENGTH or len(value) > 4096:
         return False
+    if len(value) < 20 and _ALNUM_RUN.search(value) is None:
+        return False
     if _UUID.fullmatch(value):
         return True
     if _HEX.fullmatch(value):
@@ -80,7 +86,7 @@ def looks_minted(value: str) -> bool:
         # Random base64: upper, lower and digits, changing class every ~1.6 characters.
         if _DIGIT.search(value) and _mixed_runs(value) <= 2.0:
             return True
-    if not re.fullmatch(r"[A-Za-z0-9_\-]+", value):
+    if not _IDENTIFIER.fullmatch(value):
         return False  # a URI, a path, a file name, a version, prose
     # An identifier with a random body: the longest _/- separated part mixes letters and digits.
     body = max(_SEGMENT_SPLIT.split(value), key=len)

@@ -37,6 +37,7 @@ import binascii
 import datetime as dt
 import hashlib
 import json
+import marshal
 import re
 from collections.abc import Sequence
 from functools import lru_cache
@@ -371,6 +372,11 @@ def _decode_base64_text(value: str) -> str | None:
     return text
 
 
+def _json_text_of(value: str) -> Any:
+    """The object or array a string holds, or None (cheaply, for text that cannot be JSON)."""
+    return _parse_json_text(value) if value and value[0] in "{[ \t\r\n" else None
+
+
 def _parse_json_text(value: str) -> Any:
     """The object or array a string holds, or None."""
     stripped = value.strip()
@@ -556,13 +562,18 @@ class _Normalizer:
         return self.keyed(items) or items
 
     def keyed(self, items: list[Any]) -> Keyed | None:
-        if not items or type(items[0]) is not dict:
+        if not items:
             return None
+        plain = True
         for item in items:
             if type(item) is not dict:
-                return None
+                if type(item) is not Same or not item.is_dict:
+                    return None
+                plain = False
         for field in IDENTITY_KEYS:
-            names = [item.get(field) for item in items]
+            if type(_identity(items[0], field)) is not str:
+                continue  # settled by the first item, without a pass over every item
+            names = [item.get(field) for item in items] if plain else [_identity(item, field) for item in items]
             if all(type(n) is str for n in names) and len(set(names)) == len(names):
                 pairs = zip(names, items, strict=True)
                 return Keyed(field, sorted(pairs, key=lambda p: p[0]) if self.allow_reorder else pairs)
@@ -577,10 +588,9 @@ class _Normalizer:
         return value  # a binary payload: compared byte for byte, never masked
 
     def string(self, value: str, states: State, depth: int) -> Any:
-        if value and value[0] in "{[ \t\r\n":
-            parsed = _parse_json_text(value)
-            if parsed is not None:
-                return self.box(JsonText, parsed, states, depth)
+        parsed = _json_text_of(value)
+        if parsed is not None:
+            return self.box(JsonText, parsed, states, depth)
         return _plain_string(value, self.days)
 
     def box(self, cls: type[JsonText] | type[Base64Text], inner: Any, states: State, depth: int) -> Any:
@@ -591,6 +601,220 @@ class _Normalizer:
             return _digest(inner)
         normalized = self.value(inner, inner_states, None, depth + 1)
         return cls({"{" + cls.tag + "}": normalized})
+
+    def identity(self, raw: dict[str, Any], field: str, states: State, depth: int) -> Any:
+        """What ``mapping(raw, states, depth)`` would hold under ``field``, normalising only that."""
+        if field not in raw or (self.ignore_keys and field in self.ignore_keys):
+            return None
+        child = self._step_key(states, field) if states else states
+        if child is None:
+            return None
+        value = self.value(raw[field], child, field, depth + 1)
+        return None if value is _DROP else value
+
+
+def _identity(item: Any, field: str) -> Any:
+    return item.identity(field) if type(item) is Same else item.get(field)
+
+
+# -- both sides at once -----------------------------------------------------------------------
+#
+# ``normalize_pair`` normalises a recorded and a live answer together and leaves out what they
+# share: normalising is a function of a node, its path (the ignore rules still alive there), its
+# key and its depth, so two strictly equal subtrees at the same place normalise alike, and one
+# ``Same`` object stands for both. ``compare`` drops a ``Same`` as soon as it meets it on both
+# sides; anything that needs its content (a rendering, a plain list lined up item by item)
+# asks for it, and only then is it normalised. A 50 MiB answer with one changed leaf costs the
+# walk down to that leaf, not two walks of 50 MiB.
+
+
+class Same:
+    """A subtree equal on both sides of a comparison, normalised only when asked (``value()``)."""
+
+    __slots__ = ("_normalizer", "raw", "states", "key", "depth", "_value", "_ids")
+
+    def __init__(self, normalizer: _Normalizer, raw: Any, states: State, key: str | None, depth: int) -> None:
+        self._normalizer = normalizer
+        self.raw = raw
+        self.states = states
+        self.key = key
+        self.depth = depth
+        self._value: Any = _DROP
+        self._ids: dict[str, Any] = {}
+
+    def value(self) -> Any:
+        """The normalised subtree (computed once)."""
+        if self._value is _DROP:
+            self._value = self._normalizer.value(self.raw, self.states, self.key, self.depth)
+        return self._value
+
+    @property
+    def is_dict(self) -> bool:
+        """Whether the normalised subtree is a plain object (what a named list's items must be)."""
+        return type(self.raw) is dict and self.depth <= MAX_DEPTH
+
+    def identity(self, field: str) -> Any:
+        """The normalised value under ``field`` (an identity key), without normalising the rest."""
+        if self._value is not _DROP:
+            return self._value.get(field)
+        if field not in self._ids:
+            self._ids[field] = self._normalizer.identity(self.raw, field, self.states, self.depth)
+        return self._ids[field]
+
+    def __repr__(self) -> str:
+        # What canonical() writes for it: the same object sits at the same place on both sides.
+        return "<same>"
+
+
+class _Pairer:
+    """One ``normalize_pair`` call: the walk, and every pair of subtrees it took as equal."""
+
+    def __init__(self, normalizer: _Normalizer) -> None:
+        self.n = normalizer
+        self.equal: list[tuple[Any, Any]] = []
+
+    def pair(self, a: Any, b: Any, states: State, key: str | None, depth: int) -> tuple[Any, Any]:
+        n = self.n
+        kind = type(a)
+        if kind is type(b) and depth <= MAX_DEPTH:
+            if kind is dict or kind is list:
+                # "required" is read whole when an added property is classified: never left out.
+                if key != "required" and loosely_equal(a, b):
+                    self.equal.append((a, b))
+                    same = Same(n, a, states, key, depth)
+                    return same, same
+                if kind is dict:
+                    return self.mapping(a, b, states, depth)
+                return self.sequence(a, b, states, key, depth)
+            if kind is str and (key is None or not (_opaque_key(key) or key in BASE64_KEYS)):
+                if a == b:
+                    if _json_text_of(a) is None:
+                        value = n.value(a, states, key, depth)
+                        return value, value
+                    same = Same(n, a, states, key, depth)
+                    return same, same
+                parsed_a, parsed_b = _json_text_of(a), _json_text_of(b)
+                if parsed_a is not None and parsed_b is not None:
+                    inner = n._step_box(states, JsonText.tag) if states else states
+                    if inner is None:
+                        return _DROP, _DROP
+                    in_a, in_b = self.pair(parsed_a, parsed_b, inner, None, depth + 1)
+                    return JsonText({"{json}": in_a}), JsonText({"{json}": in_b})
+        return n.value(a, states, key, depth), n.value(b, states, key, depth)
+
+    def mapping(self, a: dict[str, Any], b: dict[str, Any], states: State, depth: int) -> tuple[Any, Any]:
+        n = self.n
+        paired: dict[str, tuple[Any, Any]] = {}
+        for k in a:
+            if k in b:
+                if n.ignore_keys and k in n.ignore_keys:
+                    continue
+                child = n._step_key(states, k) if states else states
+                if child is not None:
+                    paired[k] = self.pair(a[k], b[k], child, k, depth + 1)
+        return self.side(a, paired, 0, states, depth), self.side(b, paired, 1, states, depth)
+
+    def side(
+        self, value: dict[str, Any], paired: dict[str, tuple[Any, Any]], which: int, states: State, depth: int
+    ) -> dict[str, Any]:
+        """One side's normalised object: the paired members, the rest normalised alone."""
+        n = self.n
+        out: dict[str, Any] = {}
+        try:
+            keys = sorted(value)
+        except TypeError:
+            keys = sorted(value, key=str)
+        for k in keys:
+            if k in paired:
+                child = paired[k][which]
+            elif n.ignore_keys and k in n.ignore_keys:
+                _MATCHED.add(("--ignore-key", k))
+                continue
+            else:
+                child_states = n._step_key(states, k) if states else states
+                if child_states is None:
+                    continue
+                child = n.value(value[k], child_states, k, depth + 1)
+            if child is not _DROP:
+                out[k] = child
+        return out
+
+    def sequence(self, a: list[Any], b: list[Any], states: State, key: str | None, depth: int) -> tuple[Any, Any]:
+        n = self.n
+        items_a: list[Any] = []
+        items_b: list[Any] = []
+        paired: list[tuple[int, int]] = []  # positions in items_a, items_b walked as a pair
+        for index in range(max(len(a), len(b))):
+            x = a[index] if index < len(a) else _DROP
+            y = b[index] if index < len(b) else _DROP
+            sx: State | None = states
+            sy: State | None = states
+            if states:
+                sx = n._step_item(states, index, x) if x is not _DROP else None
+                sy = n._step_item(states, index, y) if y is not _DROP else None
+            if x is not _DROP and y is not _DROP and sx is not None and sx == sy:
+                nx, ny = self.pair(x, y, sx, None, depth + 1)
+                if nx is not _DROP and ny is not _DROP:
+                    paired.append((len(items_a), len(items_b)))
+            else:
+                nx = n.value(x, sx, None, depth + 1) if x is not _DROP and sx is not None else _DROP
+                ny = n.value(y, sy, None, depth + 1) if y is not _DROP and sy is not None else _DROP
+            if nx is not _DROP:
+                items_a.append(nx)
+            if ny is not _DROP:
+                items_b.append(ny)
+        keyed_a, keyed_b = n.keyed(items_a), n.keyed(items_b)
+        if keyed_a is not None and keyed_b is not None and keyed_a.key == keyed_b.key:
+            # Lined up by identity, as compare lines them up. Items walked as a pair under two
+            # identities meet other partners there: they must not share anything with each other.
+            field = keyed_a.key
+            apart = [(i, j) for i, j in paired if _identity(items_a[i], field) != _identity(items_b[j], field)]
+            if not apart:
+                return keyed_a, keyed_b
+            for i, j in apart:
+                items_a[i], items_b[j] = materialize(items_a[i]), materialize(items_b[j])
+            return n.keyed(items_a) or items_a, n.keyed(items_b) or items_b
+        if len(items_a) == 1 and len(items_b) == 1:
+            # One item against one: lined up with each other, whatever they hold.
+            return keyed_a or items_a, keyed_b or items_b
+        # Lined up by content, any item against any: every item is needed whole.
+        items_a = [materialize(x) for x in items_a]
+        items_b = [materialize(y) for y in items_b]
+        return n.keyed(items_a) or items_a, n.keyed(items_b) or items_b
+
+    def strict(self) -> bool:
+        """Whether every pair taken as equal is equal beyond ``==`` (which says True == 1 and
+        1 == 1.0, where normalising tells them apart); key order aside, since it never matters."""
+        if not self.equal:
+            return True
+        try:
+            # marshal writes every type and every float bit: equal bytes are strictly equal values.
+            return marshal.dumps([x for x, _ in self.equal], 2) == marshal.dumps([y for _, y in self.equal], 2)
+        except (ValueError, TypeError):
+            return False
+
+
+def materialize(value: Any, depth: int = 0) -> Any:
+    """``value`` with every ``Same`` in it normalised, as ``normalize`` would have made it."""
+    if type(value) is Same:
+        return value.value()
+    if depth > MAX_DEPTH + 8:
+        return value
+    if isinstance(value, Keyed):
+        return Keyed(value.key, ((k, materialize(v, depth + 1)) for k, v in value.items()))
+    if isinstance(value, dict):
+        return type(value)((k, materialize(v, depth + 1)) for k, v in value.items())
+    if isinstance(value, list):
+        return [materialize(v, depth + 1) for v in value]
+    return value
+
+
+def loosely_equal(a: Any, b: Any) -> bool:
+    """``a == b`` (so True == 1), and False rather than a RecursionError on hostile nesting."""
+    try:
+        return bool(a == b)
+    except RecursionError:  # hostile nesting: let the depth-limited normaliser decide
+        return False
 
 
 @lru_cache(maxsize=64)
@@ -623,21 +847,38 @@ def reference_days(moments: Sequence[float] = ()) -> tuple[int, ...]:
     return tuple(sorted(days))
 
 
+def _normalizer_for(options: NormalizeRules | None) -> _Normalizer:
+    if options is None:
+        return _normalizer((), (), False, reference_days())
+    return _normalizer(
+        tuple(options.ignore_paths),
+        tuple(options.ignore_keys),
+        bool(options.allow_reorder),
+        reference_days(tuple(getattr(options, "moments", ()))),
+    )
+
+
+def normalize_pair(a: Any, b: Any, options: NormalizeRules | None = None) -> tuple[Any, Any]:
+    """``normalize(a, options), normalize(b, options)``, with every subtree the two share at the
+    same place left as one ``Same`` object on both sides (see above). Comparing the pair finds
+    exactly the differences comparing the two full normal forms finds; ``materialize`` turns it
+    into those forms."""
+    normalizer = _normalizer_for(options)
+    pairer = _Pairer(normalizer)
+    na, nb = pairer.pair(a, b, normalizer.start, None, 0)
+    if not pairer.strict():
+        # Something ``==`` forgave was taken as shared: normalise both sides in full.
+        return normalize(a, options), normalize(b, options)
+    return (None if na is _DROP else na), (None if nb is _DROP else nb)
+
+
 def normalize(obj: Any, options: NormalizeRules | None = None) -> Any:
     """The canonical form of a JSON value: masked, boxed, keyed, with ignored nodes removed.
 
     Pure: ``obj`` is not modified. The result is still plain JSON (boxes are dicts), so
     ``json.dumps`` of two normalised values is equal exactly when they compare equal.
     """
-    if options is None:
-        normalizer = _normalizer((), (), False, reference_days())
-    else:
-        normalizer = _normalizer(
-            tuple(options.ignore_paths),
-            tuple(options.ignore_keys),
-            bool(options.allow_reorder),
-            reference_days(tuple(getattr(options, "moments", ()))),
-        )
+    normalizer = _normalizer_for(options)
     result = normalizer.value(obj, normalizer.start, None, 0)
     return None if result is _DROP else result
 

@@ -84,10 +84,12 @@ class _Session:
         self.redactor = redactor_for(cassette.meta, options.redactor, options.env)
         self.compare_options = options.compare.at(cassette.meta.get("recorded_at"))
         self.noise_rules = noise.rules_by_seq(cassette.meta)
-        # Redacted live answers by seq, for confirmation: only those that differ (all in the
-        # confirming run), so a long passing replay does not hold every answer in memory.
+        # Redacted live answers by seq, for confirmation: only those that differ, so a long
+        # passing replay does not hold every answer in memory.
         self.live: dict[int, dict[str, Any]] = {}
-        self.keep_every_live = False
+        # Set on a confirming run: it compares nothing and keeps only the answers to these seqs
+        # (the ones the first run failed on), which is all the confirmation reads.
+        self.gather: frozenset[int] | None = None
         self.carry = Carry(i.message for i in cassette.interactions if i.kind in ("request", "notification"))
         self.results: list[InteractionResult] = []
         self.server_requests = [i for i in cassette.interactions if i.kind == "server-request"]
@@ -196,6 +198,10 @@ class _Session:
         if recorded is not None and recorded != live:
             # Before the next request is rewritten: it may quote a value minted in this answer.
             self.carry.learn(recorded, live)
+        if self.gather is not None:
+            if inter.seq in self.gather:
+                self.live[inter.seq] = live
+            return
         self.unsettled = _Answer(inter, message, substitutions, live, latency, first)
 
     def _settle(self) -> None:
@@ -207,7 +213,7 @@ class _Session:
         # The first answer's time is mostly the server starting: it says nothing about speed.
         slow = None if answer.first else slowdown(inter.latency_ms, answer.latency, self.options.max_slowdown)
         findings = compare(recorded, live, self.compare_options)
-        if findings or self.keep_every_live:
+        if findings:
             self.live[inter.seq] = live
         ignored: tuple[Finding, ...] = ()
         if findings and inter.seq in self.noise_rules:
@@ -395,7 +401,7 @@ def _confirmed(
     same build moved to ``noise``. A second run that cannot start leaves the results as they are."""
     transport = confirm()
     second = _Session(cassette, transport, options)
-    second.keep_every_live = True
+    second.gather = frozenset(r.seq for r in first.results if r.status == "fail")
     try:
         transport.start()
         second.run()

@@ -1,0 +1,225 @@
+"""Both answers normalised at once (``normalize_pair``): what the two share is left out as one
+``Same`` object, and comparing the pair must find exactly what comparing the two full normal
+forms finds, path for path and word for word."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcp_replay_action import noise
+from mcp_replay_action.compare import (
+    CompareOptions,
+    compare,
+    compare_normal,
+)
+from mcp_replay_action.normalize import Same, canonical, materialize, normalize, normalize_pair
+from mcp_replay_action.results import Finding
+
+
+def assert_pair_is_exact(a: Any, b: Any, options: CompareOptions | None = None) -> tuple[Finding, ...]:
+    """The pair walk against the full walk: same normal forms, same findings."""
+    options = options or CompareOptions()
+    na, nb = normalize_pair(copy.deepcopy(a), copy.deepcopy(b), options)
+    full_a, full_b = normalize(a, options), normalize(b, options)
+    assert canonical(materialize(na)) == canonical(full_a)
+    assert canonical(materialize(nb)) == canonical(full_b)
+    paired = compare_normal(na, nb, options)
+    assert paired == compare_normal(full_a, full_b, options)
+    return paired
+
+
+def records(n: int, **change: Any) -> list[dict[str, Any]]:
+    out = [
+        {"id": i, "name": f"item-{i}", "score": i % 7, "tags": ["a", "b"], "owner": {"team": f"t{i % 3}"}}
+        for i in range(n)
+    ]
+    for index, fields in change.items():
+        out[int(index.lstrip("_"))].update(fields)
+    return out
+
+
+def answer(doc: Any) -> dict[str, Any]:
+    """A tool answer holding ``doc`` as JSON text, as a big answer arrives."""
+    return {"result": {"content": [{"type": "text", "text": json.dumps(doc, separators=(",", ":"))}]}}
+
+
+def test_changed_leaf_deep_in_a_named_list_leaves_every_equal_record_out() -> None:
+    before, after = answer({"records": records(300)}), answer({"records": records(300, _150={"score": -1})})
+    na, nb = normalize_pair(before, after)
+    keyed_a = na["result"]["content"][0]["text"]["{json}"]["records"]
+    keyed_b = nb["result"]["content"][0]["text"]["{json}"]["records"]
+    shared = [k for k in keyed_a if type(keyed_a[k]) is Same and keyed_a[k] is keyed_b[k]]
+    assert len(shared) == 299  # all but the changed record, never normalised
+    (finding,) = assert_pair_is_exact(before, after)
+    assert finding.path == "$.result.content[0].text{json}.records[name=item-150].score"
+    assert finding.message == "value changed: 3 -> -1"
+    assert compare(before, after) == (finding,)
+
+
+def test_key_order_float_spelling_and_unicode_escapes_are_no_difference() -> None:
+    doc = {"records": records(50), "ratio": 1.0, "word": "café"}
+    same = json.loads(json.dumps(doc))
+    same["records"][10] = dict(reversed(list(same["records"][10].items())))  # keys in another order
+    text = json.dumps(same, ensure_ascii=True)  # é as \\u00e9
+    before = answer(doc)
+    after = {"result": {"content": [{"type": "text", "text": text.replace("1.0", "1")}]}}
+    assert "\\u00e9" in after["result"]["content"][0]["text"]
+    assert assert_pair_is_exact(before, after) == ()
+    assert compare(before, after) == ()
+
+
+def test_boolean_for_number_inside_an_equal_looking_record_is_found() -> None:
+    # True == 1 to Python, so the walk first takes these records as shared: the strict check
+    # must catch it and fall back to the full walk.
+    before = answer({"records": records(20, _5={"score": 1})})
+    after = answer({"records": records(20, _5={"score": True})})
+    (finding,) = assert_pair_is_exact(before, after)
+    assert finding.path.endswith("records[name=item-5].score") and "type changed" in finding.message
+
+
+def test_int_against_float_under_a_minted_key_keeps_its_meaning() -> None:
+    # An integer under a minted key is masked, a float is not: 1 == 1.0 must not share them.
+    before = {"result": {"items": [{"name": "a", "taskId": 1000000000}, {"name": "b", "x": 1}]}}
+    after = {"result": {"items": [{"name": "a", "taskId": 1000000000.0}, {"name": "b", "x": 1}]}}
+    assert_pair_is_exact(before, after)
+
+
+def test_ignored_path_inside_a_big_answer() -> None:
+    options = CompareOptions(ignore_paths=("result.content[].text.records[].score",))
+    before = answer({"records": records(200)})
+    after = answer({"records": records(200, _7={"score": 99}, _150={"owner": {"team": "other"}})})
+    (finding,) = assert_pair_is_exact(before, after, options)
+    assert finding.path == "$.result.content[0].text{json}.records[name=item-150].owner.team"
+    only_ignored = answer({"records": records(200, _7={"score": 99})})
+    assert assert_pair_is_exact(before, only_ignored, options) == ()
+    assert compare(before, only_ignored, options) == ()
+
+
+def test_ignored_index_and_identity_paths_inside_a_named_list() -> None:
+    for path in ("result.content[0].text.records[3]", "result.content[].text.records[name=item-3]"):
+        options = CompareOptions(ignore_paths=(path,))
+        before = answer({"records": records(30)})
+        after = answer({"records": records(30, _3={"score": 50})})
+        assert assert_pair_is_exact(before, after, options) == ()
+
+
+def test_items_renamed_in_place_are_compared_with_their_namesakes() -> None:
+    # Index 1 and 2 swap names: walked as pairs by place, lined up by name. Their shared parts
+    # must not meet strangers as "the same".
+    before = answer({"records": records(6)})
+    swapped = records(6)
+    swapped[1], swapped[2] = swapped[2], swapped[1]
+    after = answer({"records": swapped})
+    findings = assert_pair_is_exact(before, after)
+    assert [f.kind for f in findings] == ["ordering-change"]
+    renamed = records(6, _2={"name": "item-new", "owner": {"team": "t1"}})
+    findings = assert_pair_is_exact(before, answer({"records": renamed}))
+    assert {f.message for f in findings} == {"item 'item-2' removed", "item 'item-new' added"}
+
+
+def test_plain_lists_line_up_by_content_as_before() -> None:
+    a_item, b_item = {"k": [1, 2], "v": "x"}, {"k": [3], "v": "y"}
+    before = {"result": {"rows": [a_item, b_item]}}
+    after = {"result": {"rows": [b_item, b_item]}}  # not the same as "row 0 changed"
+    assert_pair_is_exact(before, after)
+    before = {"result": {"rows": [{"id": i, "v": [i, i]} for i in range(40)]}}
+    after = {"result": {"rows": [{"id": i, "v": [i, i]} for i in range(40) if i != 5]}}
+    findings = assert_pair_is_exact(before, after)
+    assert [f.message for f in findings] == ["list item removed"]
+
+
+def test_required_stays_whole_when_a_required_argument_is_added() -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "b"]}
+    tool = {"name": "t", "inputSchema": schema}
+    grown = copy.deepcopy(tool)
+    grown["inputSchema"]["properties"]["b"] = {"type": "string"}
+    findings = assert_pair_is_exact({"result": {"tools": [tool]}}, {"result": {"tools": [grown]}})
+    assert [f.message for f in findings] == ["required argument 'b' added"]
+
+
+def test_tool_error_flip_renders_shared_content() -> None:
+    content = [{"type": "text", "text": json.dumps({"records": records(10)})}]
+    before = {"result": {"content": content}}
+    after = {"result": {"content": content, "isError": True}}
+    (finding,) = assert_pair_is_exact(before, after)
+    assert finding.kind == "error-status-change" and "item-0" in str(finding.before)
+
+
+def test_masked_values_in_shared_and_changed_records() -> None:
+    before = answer({"records": [{"name": f"r{i}", "at": "2026-11-30T10:00:00Z"} for i in range(30)]})
+    after = answer(
+        {
+            "records": [
+                {"name": f"r{i}", "at": "2026-11-30T11:00:00Z" if i == 4 else "2026-11-30T10:00:00Z"} for i in range(30)
+            ]
+        }
+    )
+    assert assert_pair_is_exact(before, after) == ()
+
+
+def test_noise_rules_still_explain_a_change_in_a_big_answer() -> None:
+    before = answer({"records": records(100, _40={"owner": {"team": "run 1"}})})
+    live_a = answer({"records": records(100, _40={"owner": {"team": "run 2"}})})
+    live_b = answer({"records": records(100, _40={"owner": {"team": "run 3"}})})
+    findings = compare(before, live_a)
+    rules = noise.learn([live_a, live_b])
+    kept, ignored = noise.split(findings, rules, before)
+    assert kept == () and [f.path for f in ignored] == [
+        "$.result.content[0].text{json}.records[name=item-40].owner.team"
+    ]
+
+
+_LEAVES = st.one_of(
+    st.sampled_from([0, 1, 1.0, True, False, None, "", "a", "item-1", "2026-11-30T10:00:00Z", '{"x": 1}', "[1, 2]"]),
+    st.integers(-3, 3),
+)
+_KEYS = st.sampled_from(["name", "uri", "id", "x", "y", "required", "taskId", "content", "text"])
+_TREES = st.recursive(
+    _LEAVES,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_KEYS, inner, max_size=4)),
+    max_leaves=25,
+)
+
+
+def _mutate(value: Any, data: st.DataObject) -> Any:
+    """``value`` with a few random changes deep inside (most of it left as it was)."""
+    if data.draw(st.integers(0, 9)) == 0:
+        return data.draw(_TREES)
+    if isinstance(value, dict):
+        out = {k: _mutate(v, data) for k, v in value.items()}
+        if out and data.draw(st.integers(0, 6)) == 0:
+            out.pop(data.draw(st.sampled_from(sorted(out))))
+        return out
+    if isinstance(value, list):
+        out_list = [_mutate(v, data) for v in value]
+        if len(out_list) > 1 and data.draw(st.integers(0, 5)) == 0:
+            out_list.reverse()
+        return out_list
+    return value
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data(), _TREES, st.booleans())
+def test_pair_walk_finds_what_the_full_walk_finds(data: st.DataObject, tree: Any, reorder: bool) -> None:
+    other = _mutate(tree, data)
+    wrapped = data.draw(st.booleans())
+    a, b = ({"result": tree}, {"result": other}) if not wrapped else (answer(tree), answer(other))
+    options = CompareOptions(allow_reorder=reorder)
+    assert_pair_is_exact(a, b, options)
+    named = {"result": {"tools": [{"name": f"t{i}", "v": tree} for i in range(3)]}}
+    renamed = {"result": {"tools": [{"name": f"t{i}", "v": other if i == 1 else tree} for i in range(3)]}}
+    assert_pair_is_exact(named, renamed, options)
+
+
+def test_items_renamed_in_place_keep_their_own_contents_under_allow_reorder() -> None:
+    # Walked by place, lined up by name: record 0's and record 1's shared tags must not stand
+    # in for each other, or the two sides would read as equal once sorted by name.
+    before = {"result": {"items": [{"name": "n1", "tags": [1], "v": 1}, {"name": "n2", "tags": [2], "v": 2}]}}
+    after = {"result": {"items": [{"name": "n2", "tags": [1], "v": 2}, {"name": "n1", "tags": [2], "v": 1}]}}
+    findings = assert_pair_is_exact(before, after, CompareOptions(allow_reorder=True))
+    assert {f.path for f in findings} == {"$.result.items[name=n1].tags[0]", "$.result.items[name=n2].tags[0]"}
