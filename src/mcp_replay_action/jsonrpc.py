@@ -52,9 +52,14 @@ def is_message(value: Any) -> bool:
     )
 
 
+# Built once: ``json.dumps`` with any option builds a new encoder on every call, and a replay
+# encodes every request it sends.
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def encode(msg: dict[str, Any]) -> bytes:
     """One message as a compact JSON line (UTF-8, ending in ``\\n``) for a stdio pipe."""
-    return json.dumps(msg, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    return (_COMPACT.encode(msg) + "\n").encode("utf-8")
 
 
 def decode(line: bytes | str) -> dict[str, Any] | None:
