@@ -210,6 +210,29 @@ def test_not_executable(tmp_path, transports):
         t.start()
 
 
+def test_a_bare_name_on_path_that_is_not_executable_is_named_with_its_directory(tmp_path, transports):
+    (tmp_path / "my-mcp-server").write_text("#!/bin/sh\n")  # mode 644
+    t = transports("my-mcp-server --stdio", env={"PATH": f"{tmp_path}:/usr/bin:/bin"})
+    with pytest.raises(ServerStartError) as info:
+        t.start()
+    assert str(info.value) == f"server command is not executable: {tmp_path / 'my-mcp-server'}"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root searches any directory; the act CI job runs this as a user")
+def test_a_missing_name_is_not_found_even_when_a_path_directory_cannot_be_searched(tmp_path, transports):
+    # A runner user whose PATH keeps root's directories (/root/.pyenv/shims) gets EACCES from exec
+    # for a name that exists nowhere: still "not found", never "not executable".
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0)
+    try:
+        t = transports("no-such-mcp-server-binary", env={"PATH": f"{locked}:/usr/bin:/bin"})
+        with pytest.raises(ServerStartError) as info:
+            t.start()
+    finally:
+        locked.chmod(0o755)
+    assert str(info.value) == "server command not found: no-such-mcp-server-binary"
+
+
 def test_exit_at_start_is_a_start_error_with_stderr_tail(transports):
     t = transports(fake("crash_server", "--at-start"), exit_check=5.0)
     with pytest.raises(ServerStartError) as info:

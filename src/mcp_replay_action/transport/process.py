@@ -209,12 +209,25 @@ def spawn_server(
         raise ServerStartError(f"server command not found: {argv[0]}") from None
     except PermissionError:
         _cleanup_scratch(scratch)
-        raise ServerStartError(f"server command is not executable: {argv[0]}") from None
+        raise ServerStartError(_permission_denied(argv[0], full_env.get("PATH", os.defpath))) from None
     except OSError as exc:
         _cleanup_scratch(scratch)
         raise ServerStartError(f"cannot start server command {argv[0]}: {exc.strerror or exc}") from None
     _remember(popen, marker)
     return ServerProcess(argv=argv, popen=popen, scratch=scratch, marker=marker)
+
+
+def _permission_denied(command: str, search_path: str) -> str:
+    """What an EACCES from exec means: a command that exists and is not executable, or (for a
+    bare name) one that is nowhere, where some PATH directory could not be searched (a runner user
+    with root's directories on PATH gets EACCES, not ENOENT, for a name that does not exist)."""
+    if os.sep in command:
+        return f"server command is not executable: {command}"
+    for directory in search_path.split(os.pathsep):
+        candidate = os.path.join(directory or ".", command)
+        if os.path.exists(candidate):
+            return f"server command is not executable: {candidate}"
+    return f"server command not found: {command}"
 
 
 def _cleanup_scratch(scratch: str | None) -> None:
