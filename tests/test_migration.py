@@ -13,15 +13,20 @@ server nobody here wrote (npm ``@modelcontextprotocol/server-everything``):
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
+import re
 import shutil
 import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from e2e_helpers import MCP_REPLAY, SERVERS, VENV_BIN
+from http_helpers import free_port, running
 
 EVERYTHING = SERVERS / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 RECORDER = VENV_BIN / "mcp-recorder"
@@ -249,8 +254,81 @@ def test_mcp_recorders_demo_scenarios_file_loads_unchanged(tmp_path: Path) -> No
     path.write_text(RECORDER_DEMO, encoding="utf-8")
     loaded = load_scenarios(path)
     assert loaded.names == ("demo_walkthrough",)
-    assert loaded.target.url == "https://mcp.devhelm.io"
+    # What mcp-recorder means by it: its HTTP client posts to the URL + /mcp.
+    assert loaded.target.url == "https://mcp.devhelm.io/mcp"
     assert loaded.redact.server_url is False
+
+
+# ---- mcp-recorder's own scenarios files, recorded and verified against a local stand-in ---------
+# Its demo's target is a public server; tests/servers/recorder_demo_server.py answers the same tools
+# on 127.0.0.1. The one change to each file: the target URL's scheme and host (the path stays, so
+# both tools add /mcp to it as mcp-recorder does).
+
+
+@pytest.fixture(scope="module")
+def demo_server() -> Iterator[str]:
+    """The stand-in, as the scenarios file names it: scheme and host, no path."""
+    if not RECORDER.exists():
+        pytest.skip("mcp-recorder is not installed: pip install -e '.[test]'")
+    port = free_port()
+    argv = [sys.executable, str(SERVERS / "recorder_demo_server.py"), str(port)]
+    with running(argv, f"http://127.0.0.1:{port}/mcp"):
+        yield f"http://127.0.0.1:{port}"
+
+
+def pointed_at(text: str, original: str, url: str) -> str:
+    """``text`` with its target URL ``original`` replaced, and nothing else."""
+    changed = text.replace(original, url)
+    differing = [(a, b) for a, b in zip(text.splitlines(), changed.splitlines(), strict=True) if a != b]
+    assert differing == [(f"target: {original}", f"target: {url}")], differing
+    return changed
+
+
+def record_verify_and_cross_check(work: Path, url: str, expected: dict[str, int]) -> None:
+    """record-scenarios, then per cassette: our verify with mcp-recorder's CI line, convert, and
+    the real mcp-recorder's verify of the converted file, all against ``url``."""
+    recorded = run(MCP_REPLAY, "record-scenarios", "scenarios.yml", cwd=work)
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    assert sorted(p.stem for p in (work / "cassettes").iterdir()) == sorted(expected)
+    for name, requests in expected.items():
+        ours = run(MCP_REPLAY, "verify", "--cassette", f"cassettes/{name}.jsonl", "--target", url, cwd=work)
+        assert ours.returncode == 0, ours.stdout + ours.stderr
+        assert f"{requests} passed, 0 failed, 0 missing" in ours.stdout, ours.stdout
+        assert run(MCP_REPLAY, "convert", f"cassettes/{name}.jsonl", f"{name}.json", cwd=work).returncode == 0
+        theirs = run(RECORDER, "verify", "--cassette", f"{name}.json", "--target", url, cwd=work)
+        assert theirs.returncode == 0, theirs.stdout + theirs.stderr
+        # mcp-recorder also counts the initialized notification.
+        assert f"Result: {requests + 1}/{requests + 1} passed, 0 failed" in theirs.stdout + theirs.stderr
+
+
+def test_mcp_recorders_demo_scenarios_file_records_and_verifies_against_a_stand_in(
+    demo_server: str, tmp_path: Path
+) -> None:
+    (tmp_path / "scenarios.yml").write_text(
+        pointed_at(RECORDER_DEMO, "https://mcp.devhelm.io", demo_server), encoding="utf-8"
+    )
+    record_verify_and_cross_check(tmp_path, demo_server, {"demo_walkthrough": 5})
+    both = run(MCP_REPLAY, "verify", "--cassette", "cassettes/*.jsonl", "--target", demo_server, "--url",
+               f"{demo_server}/mcp", cwd=tmp_path)  # fmt: skip
+    assert both.returncode == 2 and "give --url or --target, not both" in both.stderr
+    cassette = (tmp_path / "cassettes" / "demo_walkthrough.jsonl").read_text(encoding="utf-8")
+    assert "Ahoy, World!" in cassette and "operational" in cassette
+
+
+def test_the_scenarios_example_mcp_recorder_ships_records_and_verifies_against_a_stand_in(
+    demo_server: str, tmp_path: Path
+) -> None:
+    """The Scenarios example of the README in mcp-recorder 0.5.0's package metadata (the
+    package ships no scenarios.yml of its own): env and pattern redaction, an error case."""
+    metadata = importlib.metadata.metadata("mcp-recorder")
+    assert metadata["Version"] == "0.5.0"
+    readme = metadata.get_payload()  # type: ignore[attr-defined]
+    example = re.search(r"```yaml\n(schema_version.*?)```", readme[readme.index("## Scenarios") :], re.S)
+    assert example, "mcp-recorder's README has no Scenarios example"
+    (tmp_path / "scenarios.yml").write_text(
+        pointed_at(example.group(1), "http://localhost:3000", demo_server), encoding="utf-8"
+    )
+    record_verify_and_cross_check(tmp_path, demo_server, {"tools_and_schemas": 3, "error_handling": 2})
 
 
 def test_a_real_projects_scenarios_file_records_from_the_repository_root(tools: None, tmp_path: Path) -> None:

@@ -281,7 +281,13 @@ def record(
 # runs unchanged.
 @main.command()
 @click.option("--server", "--target-stdio", "server", metavar="CMD", help="Command that starts a stdio MCP server.")
-@click.option("--url", "--target", "url", metavar="URL", help="Streamable HTTP endpoint of the MCP server.")
+@click.option("--url", "url", metavar="URL", help="Streamable HTTP endpoint of the MCP server.")
+@click.option(
+    "--target",
+    "recorder_url",
+    metavar="URL",
+    help="mcp-recorder's spelling, with its meaning: URL + /mcp unless it ends in /mcp.",
+)
 @header_option
 @click.option("--cassette", "cassettes", multiple=True, required=True, help="Cassette file or glob (repeatable).")
 @cwd_option
@@ -374,6 +380,7 @@ def replay(
     server: str | None,
     setup: str | None,
     url: str | None,
+    recorder_url: str | None,
     headers: tuple[str, ...],
     cassettes: tuple[str, ...],
     cwd: str | None,
@@ -459,11 +466,17 @@ def replay_plan(params: Mapping[str, Any], root: str | None = None) -> Any:
     from mcp_replay_action.discovery import find_cassettes
     from mcp_replay_action.gate import GatePolicy, fail_on_from_flags
     from mcp_replay_action.plan import Plan, startup_timeout_for
+    from mcp_replay_action.transport import recorder_endpoint
 
     root = root or os.getcwd()
+    url = params.get("url")
+    if params.get("recorder_url"):
+        if url:
+            raise click.UsageError("give --url or --target, not both")
+        url = recorder_endpoint(params["recorder_url"])
     target = make_target(
         params.get("server"),
-        params.get("url"),
+        url,
         parse_headers(params.get("headers") or ()),
         params.get("cwd"),
         parse_env(params.get("env_pairs") or ()),

@@ -52,7 +52,7 @@ from mcp_replay_action.scenarios.model import (
     Scenario,
     Scenarios,
 )
-from mcp_replay_action.transport import Target
+from mcp_replay_action.transport import Target, recorder_endpoint
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _VERSION_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -344,7 +344,9 @@ def _target(doc: _Doc, node: yaml.Node, base: Path) -> Target:
     if isinstance(node, yaml.ScalarNode):
         text = doc.string(node, "target")
         if text.startswith(("http://", "https://")):
-            return Target(url=text)
+            # mcp-recorder's form, with its meaning: https://host is https://host/mcp
+            # (target.url, this format's own, is the endpoint as written).
+            return Target(url=recorder_endpoint(text))
         return Target(command=_split(doc, node, text), cwd=str(base))
     allowed = ("command", "args", "env", "cwd", "url", "headers", "isolate", "setup")
     fields = {}

@@ -14,7 +14,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 
 class Transport(Protocol):
@@ -93,6 +93,16 @@ def url_origin(url: str) -> str:
         host = f"[{host}]"
     port = f":{parts.port}" if parts.port else ""
     return f"{parts.scheme}://{host}{port}"
+
+
+def recorder_endpoint(url: str) -> str:
+    """The MCP endpoint mcp-recorder means by a target URL (``target: URL`` in its scenarios
+    file, ``verify --target URL``): ``/mcp`` appended to the path unless it already ends in
+    ``/mcp`` (a trailing slash dropped first), so ``https://host`` is ``https://host/mcp``. A
+    query string stays a query string (mcp-recorder would append after it)."""
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/")
+    return urlunsplit(parts._replace(path=path if path.endswith("/mcp") else f"{path}/mcp"))
 
 
 def open_transport(target: Target) -> Transport:
