@@ -29,6 +29,8 @@ from typing import Any
 
 import pytest
 
+from container_opt_in import CONTAINER_TESTS
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "tests" / "container"
 REPO = "octo/demo"
@@ -37,14 +39,7 @@ PR = 7
 HEAD_SHA = "0123456789abcdef0123456789abcdef01234567"
 EVERYTHING = "@modelcontextprotocol/server-everything"
 
-pytestmark = [
-    pytest.mark.container,
-    pytest.mark.skipif(
-        os.environ.get("MCP_REPLAY_CONTAINER_TESTS") != "1",
-        reason="container test is opt-in: MCP_REPLAY_CONTAINER_TESTS=1 (needs root, apt, minutes)",
-    ),
-    pytest.mark.timeout(2400),
-]
+pytestmark = [*CONTAINER_TESTS, pytest.mark.timeout(2400)]
 
 ENGINE_ENV = {**os.environ, "CONTAINERS_CONF": str(SCRIPTS / "containers.conf"),
               "CONTAINERS_STORAGE_CONF": str(SCRIPTS / "storage.conf")}  # fmt: skip

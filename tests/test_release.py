@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -24,6 +25,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from container_opt_in import container_test
 
 ROOT = Path(__file__).resolve().parent.parent
 RELEASE = ROOT / ".github" / "release"
@@ -73,6 +76,17 @@ def registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             process.wait(timeout=10)
 
 
+def served_digest(registry: str, tag: str) -> str:
+    """The digest of the manifest the registry serves for ``octo/mcp-replay-action:TAG`` (one with
+    layers)."""
+    request = urllib.request.Request(f"http://{registry}/v2/octo/mcp-replay-action/manifests/{tag}", headers={
+        "Accept": "application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json"})  # fmt: skip
+    with urllib.request.urlopen(request, timeout=30) as response:
+        body = response.read()
+    assert json.loads(body)["layers"], tag
+    return "sha256:" + hashlib.sha256(body).hexdigest()
+
+
 def git(repo: Path, *args: str) -> str:
     result = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, timeout=60, check=True)
     return result.stdout.strip()
@@ -98,12 +112,7 @@ def container_env(**extra: str) -> dict[str, str]:
             "CONTAINERS_STORAGE_CONF": str(SCRIPTS / "storage.conf"), **extra}  # fmt: skip
 
 
-@pytest.mark.container
-@pytest.mark.skipif(
-    os.environ.get("MCP_REPLAY_CONTAINER_TESTS") != "1",
-    reason="container test is opt-in: MCP_REPLAY_CONTAINER_TESTS=1 (needs root, apt, minutes)",
-)
-@pytest.mark.timeout(2400)
+@container_test(timeout=2400)
 def test_release_pushes_checks_an_anonymous_pull_and_pins_the_digest(registry: str, tmp_path: Path) -> None:
     subprocess.run(["bash", str(SCRIPTS / "install-tools.sh")], check=True, timeout=900)
     subprocess.run(["bash", str(SCRIPTS / "make-base.sh")], check=True, timeout=900, env=container_env())
@@ -125,12 +134,7 @@ def test_release_pushes_checks_an_anonymous_pull_and_pins_the_digest(registry: s
 
     # The registry serves that digest for every tag the release pushed.
     for tag in (VERSION, "1.2", "1"):
-        request = urllib.request.Request(f"http://{registry}/v2/octo/mcp-replay-action/manifests/{tag}", headers={
-            "Accept": "application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json"})  # fmt: skip
-        with urllib.request.urlopen(request, timeout=30) as response:
-            body = response.read()
-            assert "sha256:" + hashlib.sha256(body).hexdigest() == digest, tag
-            assert json.loads(body)["layers"]
+        assert served_digest(registry, tag) == digest, tag
 
     pulled = subprocess.run([sys.executable, str(RELEASE / "anonymous-pull.py"), ref],
                             capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
@@ -154,6 +158,57 @@ def test_release_pushes_checks_an_anonymous_pull_and_pins_the_digest(registry: s
     assert "image: Dockerfile" not in action
     changed = git(origin, "diff", "--name-only", tagged, release_commit)
     assert changed == "action.yml"
+    assert git(origin, "rev-parse", "main") == tagged, "the release moves tags, never the branch"
+
+
+@container_test(timeout=2400)
+def test_release_workflow_through_act_pushes_and_pins_the_pushed_digest(registry: str, tmp_path: Path) -> None:
+    """The real release.yml, run by act for a pushed tag (tests/act/release-job.sh): every step but
+    QEMU, buildx and the ghcr.io login (skipped under act; they need an engine and ghcr.io), with
+    buildah for one platform in place of `docker buildx` for two and the local registry in place
+    of ghcr.io."""
+    subprocess.run(["bash", str(SCRIPTS / "install-tools.sh")], check=True, timeout=900)
+    subprocess.run(["bash", str(SCRIPTS / "make-base.sh")], check=True, timeout=900, env=container_env())
+    work, origin = tmp_path / "work", tmp_path / "origin.git"
+    subprocess.run(["bash", str(ROOT / "tests" / "act" / "copy-tree.sh"), str(ROOT), str(work)], check=True,
+                   timeout=300)  # fmt: skip
+    git(work, "tag", f"v{VERSION}")
+    subprocess.run(["git", "init", "-q", "--bare", str(origin)], check=True, timeout=60)
+    git(work, "remote", "add", "origin", str(origin))
+    git(work, "push", "-q", "origin", "main", f"refs/tags/v{VERSION}")
+    git(work, "checkout", "-q", "--detach", f"v{VERSION}")
+    tagged = git(work, "rev-parse", "HEAD")
+    act = ROOT / ".venv" / "bin" / "act"
+    env = {**os.environ, "ACT": str(act) if act.exists() else (shutil.which("act") or "act")}
+    result = subprocess.run(["bash", str(work / "tests" / "act" / "release-job.sh"), registry, VERSION], cwd=work,
+                            env=env, capture_output=True, text=True, timeout=2100, check=False,
+                            stdin=subprocess.DEVNULL)  # fmt: skip
+    log = result.stdout + result.stderr
+    assert result.returncode == 0 and "Job succeeded" in log, log[-10000:]
+    # Skipped under act, as the workflow says; the stand-in act was given for them fails if run.
+    assert "ran the never-run stand-in" not in log
+    assert "Main docker/setup-qemu-action" not in log and "Main docker/setup-buildx-action" not in log
+    pushed = re.search(r"::set-output:: ref=(\S+)", log)
+    assert pushed, log[-6000:]
+    ref = pushed.group(1)
+    image = f"{registry}/octo/mcp-replay-action"
+    assert ref.startswith(f"{image}@sha256:"), ref
+    digest = ref.split("@", 1)[1]
+    assert f"anonymous pull of {ref}: ok" in log
+
+    # The digest the release pinned is the one the registry serves for the version's tags.
+    for tag in (VERSION, "1.2", "1"):
+        assert served_digest(registry, tag) == digest, tag
+
+    # The release commit: action.yml alone changed, pinned to that digest; both tags on it.
+    release_commit = git(origin, "rev-parse", f"v{VERSION}^{{commit}}")
+    assert release_commit != tagged
+    assert git(origin, "rev-parse", "v1^{commit}") == release_commit
+    assert git(origin, "rev-parse", f"{release_commit}^") == tagged
+    assert git(origin, "diff", "--name-only", tagged, release_commit) == "action.yml"
+    action = git(origin, "show", f"{release_commit}:action.yml")
+    pinned = re.findall(r"^  image: (\S+)$", action, re.M)
+    assert pinned == [f"docker://{ref}"], pinned
     assert git(origin, "rev-parse", "main") == tagged, "the release moves tags, never the branch"
 
 

