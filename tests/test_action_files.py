@@ -27,6 +27,8 @@ DOCKERFILE = ROOT / "Dockerfile"
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 # The workflows the README tells users to copy are checked like our own.
 EXAMPLES = sorted((ROOT / "docs" / "examples").glob("*.yml"))
+# The stand-ins act is given for remote actions (tests/act/): linted like any action.
+STAND_INS = sorted((ROOT / "tests" / "act").glob("*/action.yml"))
 SETTINGS = ROOT / "src" / "mcp_replay_action" / "github" / "settings.py"
 LINT_BIN = ROOT / "tests" / "lint-tools" / "node_modules" / ".bin"
 
@@ -238,7 +240,7 @@ def test_dockerignore_keeps_the_build_context_small() -> None:
 # ---- linters ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", [ACTION, COMPOSITE], ids=["action", "composite"])
+@pytest.mark.parametrize("path", [ACTION, COMPOSITE, *STAND_INS], ids=lambda p: str(Path(p).relative_to(ROOT)))
 def test_action_metadata_passes_check_jsonschema(path: Path) -> None:
     result = run([tool("check-jsonschema"), "--builtin-schema", "vendor.github-actions", str(path)])
     assert result.returncode == 0, result.stdout + result.stderr
@@ -259,7 +261,7 @@ def test_check_jsonschema_rejects_a_broken_action(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", [ACTION, COMPOSITE, *WORKFLOWS, *EXAMPLES], ids=lambda p: str(Path(p).relative_to(ROOT))
+    "path", [ACTION, COMPOSITE, *STAND_INS, *WORKFLOWS, *EXAMPLES], ids=lambda p: str(Path(p).relative_to(ROOT))
 )
 def test_action_validator_accepts(path: Path) -> None:
     result = run([npm_tool("action-validator"), str(path)])
@@ -382,7 +384,7 @@ def zizmor(*paths: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_zizmor_finds_nothing_above_low_in_any_workflow_or_example() -> None:
-    paths = [str(p.relative_to(ROOT)) for p in [*WORKFLOWS, *EXAMPLES, ACTION, COMPOSITE]]
+    paths = [str(p.relative_to(ROOT)) for p in [*WORKFLOWS, *EXAMPLES, ACTION, COMPOSITE, *STAND_INS]]
     result = zizmor(*paths)
     assert result.returncode == 0, result.stdout + result.stderr
 

