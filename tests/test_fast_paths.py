@@ -66,7 +66,7 @@ def test_first_difference_of_long_text() -> None:
 
 # Modules the CLI must not load unless the run uses them: the diff engine, the schema validator,
 # the HTTP client, YAML (scenarios), the report writers and GitHub code, and standard-library
-# modules that cost start-up (statistics: only --repeat; importlib.resources; ctypes).
+# modules that cost start-up (statistics: only --repeat; importlib.resources; ctypes; pathlib).
 NEVER_FOR_HELP = (
     "deepdiff",
     "jsonschema",
@@ -82,6 +82,7 @@ NEVER_FOR_HELP = (
     "statistics",
     "importlib.resources",
     "ctypes",
+    "pathlib",
 )
 NEVER_FOR_A_PASSING_STDIO_REPLAY = (
     "deepdiff",

@@ -8,7 +8,6 @@ import math
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -765,6 +764,7 @@ def convert(source: str, destination: str, to: str | None) -> None:
 def record_scenarios_cmd(scenarios_file: str, output_dir: str | None, only: tuple[str, ...], setup: str | None) -> None:
     """Record cassettes from a scenarios.yml, with no client code."""
     from dataclasses import replace
+    from pathlib import Path  # here, not at the top: --help never needs it
 
     from mcp_replay_action.scenarios import load_scenarios, record_scenarios
 
