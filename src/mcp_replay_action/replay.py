@@ -316,13 +316,18 @@ def replay_cassette(
     """
     options = options or ReplayOptions()
     era = detect_era(cassette.interactions, cassette.meta)
-    session = _Session(cassette, transport, options, on_live)
     started = time.monotonic()
+    session: _Session | None = None
     try:
         transport.start()
+        # Set up while the server starts (a node server takes a few hundred ms to answer).
+        session = _Session(cassette, transport, options, on_live)
         session.run()
     except ServerError as exc:
-        raise exc.redacted(lambda text: str(session.redactor.apply(text))) from None
+        redactor = (
+            session.redactor if session is not None else redactor_for(cassette.meta, options.redactor, options.env)
+        )
+        raise exc.redacted(lambda text: str(redactor.apply(text))) from None
     finally:
         transport.close()
     diag = transport.diagnostics()
