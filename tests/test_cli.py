@@ -77,8 +77,12 @@ def test_replay_regressed_fails_the_gate_with_exit_1(demo_cassette: Path) -> Non
     assert "1 other change reported, not gating (accept with a refresh)" in default.stdout
     only_report = ("replay", "--server", REGRESSED, "--cassette", str(demo_cassette), "--fail-on", "none")
     assert cli(*only_report).returncode == 0
-    # One breaking change in nine answers costs match rate only: the grade stays A, B fails nothing.
-    assert cli(*only_report, "--min-grade", "A").returncode == 0
+    # One breaking change in nine answers scores 93.9, but an A means nothing breaking: the letter
+    # is capped at B, so --min-grade A fails and B passes.
+    capped = cli(*only_report, "--min-grade", "A")
+    assert capped.returncode == 1 and "grade B is below the minimum A" in capped.stdout, capped.stdout
+    assert "GRADE B  (93.9/100)  capped at B: a breaking change" in capped.stdout, capped.stdout
+    assert cli(*only_report, "--min-grade", "B").returncode == 0
     clash = cli(*only_report, "--fail-on-regression")
     assert clash.returncode == 2 and "contradicts --fail-on none" in clash.stderr
 

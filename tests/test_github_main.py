@@ -83,7 +83,8 @@ def test_pull_request_three_runs_leave_exactly_one_comment(
     assert len(comments(fake)) == 121
     assert len(fake.requests("POST")) == 1
     assert len(fake.requests("PATCH")) == 1  # the third run changed nothing, so no edit
-    assert "grade **A**" in ours[0]["body"] and "❌" in ours[0]["body"]
+    assert "grade **B**" in ours[0]["body"] and "❌" in ours[0]["body"]
+    assert "a breaking change caps the grade at B" in ours[0]["body"]
     assert "https://github.com/octo/demo/actions/runs/4242" in ours[0]["body"]
     assert "PR comment unchanged" in third.stdout
 
@@ -109,10 +110,12 @@ def test_regression_annotations_summary_outputs_and_gate(tmp_path: Path, fake: F
     assert by_title["value-change: tools/call add"] == lines["tools/call add"]
     assert by_title["structure-change: tools/call echo"] == lines["tools/call echo"]
     gate = [c for c in run.annotations("error") if c.properties.get("title") == "mcp-replay gate"]
-    assert len(gate) == 1 and "breaking change(s)" in gate[0].data  # one breaking change in nine answers grades A
+    assert len(gate) == 1 and "breaking change(s)" in gate[0].data
+    assert "grade B is below the minimum A" in gate[0].data  # one breaking change in nine: capped at B
 
     # The job summary: grade, score, a table per cassette, failures in <details>.
-    assert run.summary.startswith("## MCP replay: grade A")
+    assert run.summary.startswith("## MCP replay: grade B (93.9/100)")
+    assert "A breaking change caps the grade at B" in run.summary
     assert "### cassettes/calc.jsonl" in run.summary
     assert "| # | interaction | status | kind | detail |" in run.summary
     assert "<details><summary>#3 tools/call add: value-change" in run.summary
@@ -126,7 +129,7 @@ def test_regression_annotations_summary_outputs_and_gate(tmp_path: Path, fake: F
     assert not (ws / "mcp-replay-comment.json").exists()
     report = json.loads((ws / out["report"]).read_text())
     assert report["schema"] == "mcp-replay/report@1"
-    assert out["grade"] == report["grade"] == "A"
+    assert out["grade"] == report["grade"] == "B" and report["breaking_capped"] is True
     assert (out["passed"], out["failed"], out["missing"]) == tuple(
         str(report[k]) for k in ("passed", "failed", "missing")
     )
@@ -226,7 +229,7 @@ def test_push_and_dispatch_never_comment_unless_always(
     assert fake.log == []
     assert run.outputs["comment-url"] == "" and run.outputs["comment-file"] == ""
     assert run.outputs["comment-written"] == "false"
-    assert run.outputs["grade"] == "A"
+    assert run.outputs["grade"] == "B"  # one breaking change in nine answers: capped at B
 
 
 def test_always_comments_from_a_push_on_the_open_pull_request_of_the_commit(
@@ -314,7 +317,7 @@ def test_rate_limits_and_oversized_body_still_end_in_one_comment(
     )
     assert run.returncode == EXIT_GATE, run.stdout + run.stderr
     [ours] = comments(fake)
-    assert len(ours["body"]) <= 700 and "grade **A**" in ours["body"]
+    assert len(ours["body"]) <= 700 and "grade **B**" in ours["body"]
     # Posted (compact): so nothing is left in the workspace for a post-comment job.
     assert not (ws / "mcp-replay-comment.json").exists() and run.outputs["comment-written"] == "false"
     statuses = [r.status for r in fake.requests("POST")]

@@ -139,3 +139,21 @@ def test_meets() -> None:
         meets("A", "E")
     with pytest.raises(ConfigError):
         meets("", "A")
+
+
+def test_one_breaking_change_in_nine_is_not_an_a() -> None:
+    # The regressed sample twin: 1 breaking and 1 additive finding in 9 answers scores 93.9; the
+    # share alone would say A, but an A means nothing breaking.
+    results = [result(0, VALUE), result(1, STRUCTURE), *(result(i) for i in range(2, 9))]
+    s = score(results)
+    assert (s.score, s.grade, s.breaking_capped, s.capped) == (93.9, "B", True, False), s
+    assert grade_letter(93.9) == "A" and grade_letter(93.9, breaking=True) == "B"
+
+
+def test_the_breaking_cap_only_ever_lowers_and_says_so_only_then() -> None:
+    s = score([result(0), result(1, VALUE)])  # 77.5: C on its own, the cap changes nothing
+    assert (s.grade, s.breaking_capped) == ("C", False), s
+    s = score([result(i) for i in range(9)] + [result(9, MISSING)])  # the missing cap is the lower one
+    assert (s.grade, s.capped, s.breaking_capped) == ("D", True, False), s
+    s = score([result(i, STRUCTURE) for i in range(3)] + [result(3, COSMETIC)])
+    assert (s.grade, s.breaking_capped) == ("A", False), s

@@ -209,7 +209,7 @@ def test_verify_fails_the_regressed_twin_with_a_readable_message(calc: pytest.Py
         'E                $.result.content[0].text: value changed: "5" -> "6"\n',
         "E         [FAIL] #4 tools/call echo  structure-change\n",
         "E                $.result.echoed: key 'echoed' added\n",
-        "E         GRADE A  (93.1/100)\n",
+        "E         GRADE B  (93.1/100)  capped at B: a breaking change\n",
     )
     # The report is the message: no traceback into the plugin's own code.
     assert "pytest_plugin.py" not in result.stdout.str()

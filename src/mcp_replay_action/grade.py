@@ -5,9 +5,15 @@ not count): responsiveness 25% (a response arrived), match rate 45% (a response 
 finding is ``breaking``), error parity 20% (success/error class as recorded) and structural
 stability 10% (no ``structure-change`` finding, additive ones included). So a release that only
 adds fields loses structural stability alone and still grades A; a breaking change costs match
-rate. Letters: A >= 90, B >= 80, C >= 70, D >= 60, else F. Any missing
-response caps the letter at D, because a server that stops answering is not "mostly stable";
-the score itself is left as computed.
+rate. Letters: A >= 90, B >= 80, C >= 70, D >= 60, else F.
+
+Two caps keep the letter honest where the score is a share of interactions. A server that
+answers at all keeps responsiveness and usually error parity (55 of the 100 points), so one wrong
+answer in nine still scores 93.9: the share says little when a single breaking change is what a
+client trips on. So an A means "every request answered, nothing breaking": any breaking finding
+caps the letter at B (below that the score places it), and any missing response caps it at D,
+because a server that stops answering is not "mostly stable". The score itself is left as
+computed; ``Score`` says which cap lowered the letter.
 """
 
 from __future__ import annotations
@@ -21,13 +27,16 @@ GRADES: tuple[str, ...] = ("A", "B", "C", "D", "F")
 WEIGHTS = {"responsiveness": 0.25, "match_rate": 0.45, "error_parity": 0.20, "structural_stability": 0.10}
 _THRESHOLDS = ((90.0, "A"), (80.0, "B"), (70.0, "C"), (60.0, "D"))
 CAP = "D"  # the best letter a run with a missing response can get
+BREAKING_CAP = "B"  # the best letter a run with a breaking finding can get
 
 
-def grade_letter(score: float, capped: bool = False) -> str:
-    """The letter for a 0-100 score; never better than D when ``capped``."""
+def grade_letter(score: float, capped: bool = False, breaking: bool = False) -> str:
+    """The letter for a 0-100 score; never better than D when ``capped`` (a missing response),
+    never better than B when ``breaking`` (a breaking finding)."""
     letter = next((grade for floor, grade in _THRESHOLDS if score >= floor), "F")
-    if capped and GRADES.index(letter) < GRADES.index(CAP):
-        return CAP
+    for cap, applies in ((CAP, capped), (BREAKING_CAP, breaking)):
+        if applies and GRADES.index(letter) < GRADES.index(cap):
+            letter = cap
     return letter
 
 
@@ -56,10 +65,13 @@ def score(results: Sequence[InteractionResult]) -> Score:
     }
     value = round(100.0 * sum(WEIGHTS[name] * fraction for name, fraction in fractions.items()), 1)
     capped = responded < total
+    breaking = matched < responded
+    grade = grade_letter(value, capped, breaking)
     return Score(
         score=value,
-        grade=grade_letter(value, capped),
+        grade=grade,
         capped=capped,
+        breaking_capped=grade != grade_letter(value, capped),
         **{name: round(fraction, 4) for name, fraction in fractions.items()},
     )
 

@@ -115,6 +115,7 @@ class Score:
     error_parity: float
     structural_stability: float
     capped: bool = False  # True when a missing response capped the grade at D
+    breaking_capped: bool = False  # True when a breaking finding lowered the letter to B (``grade.py``)
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,7 @@ class CommentView:
     gate: str
     totals: str
     capped: bool
+    breaking_capped: bool
     rows: tuple[Row, ...]
     hidden_rows: int
     hidden_rows_note: str
@@ -118,6 +119,7 @@ def comment_view(
         gate=md_cell(_format.gate_line(report.gate), DETAIL_LIMIT * 2),
         totals=_format.totals_line(report),  # numbers and our words only
         capped=report.score.capped,
+        breaking_capped=report.score.breaking_capped,
         rows=tuple(_row(c) for c in shown),
         hidden_rows=hidden,
         hidden_rows_note="all passing" if all(_status(c) == "pass" for c in cassettes[len(shown) :]) else "not shown",

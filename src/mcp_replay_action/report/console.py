@@ -114,6 +114,8 @@ def _grade_line(score: Score, paint: _Painter) -> str:
     text = f"GRADE {score.grade}  ({_format.score_text(score.score)}/100)"
     if score.capped:
         text += "  capped at D: a request got no response"
+    elif score.breaking_capped:
+        text += "  capped at B: a breaking change"
     return paint(text, _GRADE_COLOURS.get(score.grade), bold=True)
 
 

@@ -71,6 +71,7 @@ def _score_fields(score: Score) -> dict[str, Any]:
         "grade": score.grade,
         "score": round(score.score, 2),
         "capped": score.capped,
+        "breaking_capped": score.breaking_capped,
         "dimensions": {
             "responsiveness": round(score.responsiveness, 4),
             "match_rate": round(score.match_rate, 4),
@@ -189,6 +190,7 @@ def _score_from(data: dict[str, Any]) -> Score:
         error_parity=float(dims.get("error_parity", 0.0)),
         structural_stability=float(dims.get("structural_stability", 0.0)),
         capped=bool(data.get("capped", False)),
+        breaking_capped=bool(data.get("breaking_capped", False)),
     )
 
 

@@ -94,6 +94,8 @@ def _headline(report: Report, title: str) -> str:
     lines += [summary, ""]
     if report.score.capped:
         lines += ["⚠️ A request got no response, so the grade is capped at D.", ""]
+    elif report.score.breaking_capped:
+        lines += ["⚠️ A breaking change caps the grade at B (an A means nothing breaking).", ""]
     lines += [*_dimension_table(report.score), ""]
     return "\n".join(lines) + "\n"
 
