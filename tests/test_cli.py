@@ -163,3 +163,23 @@ def test_record_against_a_server_that_dies_at_start_exits_3(tmp_path: Path) -> N
     assert done.returncode == 3, done.stderr
     assert "before anything was recorded" in done.stderr and "settings.toml" in done.stderr
     assert not target.exists()
+
+
+def test_verbose_lists_each_threaded_value_recorded_to_live(demo_cassette: Path) -> None:
+    # The demo's job_status quotes the id start_job minted; the live server mints another, and -v
+    # says which recorded value was sent as which live one (issue 9 section 1).
+    entries = [json.loads(line) for line in demo_cassette.read_text("utf-8").splitlines()[1:]]
+    recorded = next(
+        e["response"]["result"]["structuredContent"]["jobId"]
+        for e in entries
+        if (e["message"].get("params") or {}).get("name") == "start_job"
+    )
+    done = cli("replay", "--server", CALC, "--cassette", str(demo_cassette), "-v", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    [sub] = [s for c in report["cassettes"] for i in c["interactions"] for s in i["substitutions"]]
+    assert sub["recorded"] == recorded and sub["live"] != recorded, sub
+    console = cli("replay", "--server", CALC, "--cassette", str(demo_cassette), "-v")
+    lines = console.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if "#7 tools/call job_status" in line)
+    assert lines[at + 1].strip().startswith(f"threaded {recorded!r} -> '"), console.stdout
