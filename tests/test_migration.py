@@ -8,7 +8,12 @@ server nobody here wrote (npm ``@modelcontextprotocol/server-everything``):
   ``mcp-recorder verify`` passes against the same server (before: ``response_status: null``, which
   its model refuses);
 - ``mcp-replay replay --update`` on a file mcp-recorder itself wrote adds no key to it;
-- ``mcp-replay replay`` reads mcp-recorder's JSON cassettes as they are.
+- ``mcp-replay replay`` reads mcp-recorder's JSON cassettes as they are;
+- mcp-recorder's own demo ``scenarios.yml`` and the Scenarios example its 0.5.0 package ships
+  (README), and two real projects' files (tavily-mcp's, unchanged; firecrawl-mcp-server's) record,
+  replay and pass the real ``mcp-recorder verify``, against local stand-ins of their servers
+  (tests/servers/recorder_demo_server.py, tests/servers/tavily_build/): an HTTP file changes only
+  its target's scheme and host.
 """
 
 from __future__ import annotations
@@ -350,6 +355,97 @@ def test_a_real_projects_scenarios_file_records_from_the_repository_root(tools: 
         RECORDER, "verify", "--cassette", "golden.json", "--target-stdio", "node build/index.js", cwd=project
     )
     assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+# Real projects' scenarios files, copied as they are (both MIT):
+# tavily-ai/tavily-mcp integration/scenarios.yml at e59218343f019f6ed7762eb4c0d5a8d8d7b1c5ad, and
+# mendableai/firecrawl-mcp-server integration/scenarios.yml at b310cd9a6b44da5d4a64175585caa0818d61f495.
+TAVILY_SCENARIOS = """\
+schema_version: "1.0"
+
+target:
+  command: "node"
+  args: ["build/index.js"]
+
+redact:
+  server_url: false
+
+scenarios:
+  protocol_and_errors:
+    description: "Protocol handshake, tool schema listing, and error handling"
+    actions:
+      - list_tools
+      - call_tool:
+          name: tavily_search
+          arguments:
+            query: "test query"
+      - call_tool:
+          name: tavily_extract
+          arguments:
+            urls: ["https://example.com"]
+      - call_tool:
+          name: tavily_map
+          arguments:
+            url: "https://example.com"
+      - call_tool:
+          name: tavily_crawl
+          arguments:
+            url: "https://example.com"
+"""
+
+FIRECRAWL_SCENARIOS = """\
+schema_version: "1.0"
+
+target: http://localhost:3000
+
+redact:
+  server_url: false
+
+scenarios:
+  protocol_and_errors:
+    description: "Protocol handshake, tool schema listing, and error handling"
+    actions:
+      - list_tools
+      - call_tool:
+          name: firecrawl_scrape
+          arguments:
+            url: "https://example.com"
+"""
+
+
+def test_tavily_mcps_own_scenarios_file_records_and_replays_unchanged(tools: None, tmp_path: Path) -> None:
+    """Byte for byte as the project ships it, run from its repository root as its CI does; its
+    build/ here is a stand-in answering the same four tools (tests/servers/tavily_build), since
+    the real server needs an API key and the internet."""
+    project = tmp_path / "tavily-mcp"
+    (project / "integration").mkdir(parents=True)
+    (project / "build").symlink_to(SERVERS / "tavily_build", target_is_directory=True)
+    (project / "integration" / "scenarios.yml").write_text(TAVILY_SCENARIOS, encoding="utf-8")
+    recorded = run(MCP_REPLAY, "record-scenarios", "integration/scenarios.yml", cwd=project)
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    cassette = project / "integration" / "cassettes" / "protocol_and_errors.jsonl"
+    lines = map(json.loads, cassette.read_text(encoding="utf-8").splitlines()[1:])
+    tools_called = [
+        line["message"]["params"]["name"] for line in lines if line["message"].get("method") == "tools/call"
+    ]
+    assert tools_called == ["tavily_search", "tavily_extract", "tavily_map", "tavily_crawl"]
+    replayed = run(MCP_REPLAY, "replay", "--server", "node build/index.js", "--cassette", str(cassette), cwd=project)
+    assert replayed.returncode == 0 and "6 passed, 0 failed, 0 missing" in replayed.stdout, replayed.stdout
+    assert run(MCP_REPLAY, "convert", cassette, "golden.json", cwd=project).returncode == 0
+    verified = run(RECORDER, "verify", "--cassette", "golden.json", "--target-stdio", "node build/index.js",
+                   cwd=project)  # fmt: skip
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "Result: 7/7 passed, 0 failed" in verified.stdout + verified.stderr
+
+
+def test_firecrawls_own_scenarios_file_records_and_verifies_against_a_stand_in(
+    demo_server: str, tmp_path: Path
+) -> None:
+    """Its target is the project's own server on localhost:3000; pointed at the stand-in."""
+    (tmp_path / "scenarios.yml").write_text(
+        pointed_at(FIRECRAWL_SCENARIOS, "http://localhost:3000", demo_server), encoding="utf-8"
+    )
+    record_verify_and_cross_check(tmp_path, demo_server, {"protocol_and_errors": 3})
 
 
 def test_a_server_that_cannot_start_shows_the_cause_not_only_the_last_line(tools: None, tmp_path: Path) -> None:

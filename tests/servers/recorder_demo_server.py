@@ -1,7 +1,9 @@
 """A local stand-in for mcp-recorder's public demo server (the ``target`` of its own demo
 ``scenarios.yml``), so that file records and replays here without reaching the internet: the
 tools the demo scenarios and mcp-recorder's README example call (``add``, ``greet``,
-``lookup_status``, ``roll_dice``, ``search``), built on the official SDK and served over
+``lookup_status``, ``roll_dice``, ``search``), and ``firecrawl_scrape`` for the scenarios file
+firecrawl-mcp-server ships (its target is its own server on localhost:3000), built on the
+official SDK and served over
 Streamable HTTP at ``http://127.0.0.1:PORT/mcp``: the demo's ``target: https://mcp.devhelm.io``
 means ``https://mcp.devhelm.io/mcp`` to mcp-recorder, so the file needs only its scheme and host
 changed to point here.
@@ -53,6 +55,12 @@ def roll_dice(sides: int = 6) -> int:
 def search(query: str) -> list[str]:
     """Search the demo catalogue."""
     return [f"result for {query!r}"]
+
+
+@server.tool()
+def firecrawl_scrape(url: str) -> str:
+    """Scrape one page to Markdown."""
+    return f"# Example Domain\n\nThis domain ({url}) is for use in documentation examples."
 
 
 if __name__ == "__main__":
