@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from mcp_replay_action.carry import Carry
 
 REC_ID = "3f2b8c1e-9a7d-4e2b-8f1c-0a9b8c7d6e5f"
@@ -155,3 +158,27 @@ def test_handle_is_minted_everywhere() -> None:
     # The entropy rule must not redact a minted handle that replay has to send back.
     value = "Zq8Xk2Lm9Pw4Rt7Yb1Nc5Vd3Hf6Jg0Ks"
     assert Redactor().apply({"handle": value}) == {"handle": value}
+
+
+async def _read_minted_uri(client: Any) -> dict[str, Any]:
+    created = await client.call_tool("create_task", {"title": "label me"})
+    task_id = created.structured_content["id"]
+    await client.read_resource(f"tasks://{task_id}")
+    return {"task_id": task_id}
+
+
+def test_a_minted_uri_is_sent_live_and_labelled_with_what_was_sent(tmp_path: Path) -> None:
+    """End to end with the SDK server that mints task ids: the recorded resource URI holds the
+    recorded id, replay sends the live one, and the report labels the request with the URI really
+    sent and lists the substitution (issue 9 section 1: the console once showed the recorded one)."""
+    from e2e_helpers import FAST_SERVER, python_server, record_through_proxy, replay
+
+    cassette = tmp_path / "minted-uri.jsonl"
+    seen = record_through_proxy(python_server(FAST_SERVER), cassette, _read_minted_uri)
+    recorded_uri = f"tasks://{seen['task_id']}"
+    run = replay(python_server(FAST_SERVER), cassette, "-v", report=tmp_path / "r.json")
+    assert run.code == 0 and run.findings() == [], run.describe()
+    [read] = [i for i in run.interactions() if i["method"] == "resources/read"]
+    assert read["name"].startswith("tasks://") and read["name"] != recorded_uri, read
+    assert [(s["recorded"], s["live"]) for s in read["substitutions"]] == [(seen["task_id"], read["name"][8:])]
+    assert f"resources/read {read['name']}" in run.stdout and recorded_uri not in run.stdout, run.describe()

@@ -155,6 +155,14 @@ def delete_task(task_id: str, answer: Annotated[Confirmation, Resolve(_ask_to_de
     return f"deleted {task_id}"
 
 
+@server.resource("tasks://{task_id}", mime_type="application/json")
+def task_resource(task_id: str) -> str:
+    """A task read as a resource, at a URI that holds the id the server minted."""
+    if task_id not in tasks:
+        raise ValueError(f"unknown task {task_id}")
+    return json.dumps(tasks[task_id])
+
+
 @server.resource("notes://readme", mime_type="text/plain")
 def readme() -> bytes:
     """A static note, served as a binary blob."""
