@@ -15,7 +15,6 @@ from mcp_replay_action.results import CassetteResult, Report
 def build_report(results: Sequence[CassetteResult], *, target: str = "", policy: GatePolicy | None = None) -> Report:
     """Combine per-cassette results into one report, scored over every interaction, and gate it
     (``policy`` None: the default gate)."""
-    everything = [r for c in results for r in c.results]
-    overall = score(everything)
+    overall = score(r for c in results for r in c.results)
     gate = evaluate_gate(results, overall, policy or GatePolicy())
     return Report(cassettes=tuple(results), score=overall, target=target, tool_version=__version__, gate=gate)

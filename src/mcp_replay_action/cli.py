@@ -566,7 +566,8 @@ def emit_report(
     else:
         from mcp_replay_action.report import console
 
-        click.echo(console.render(report, color=sys.stdout.isatty(), verbose=verbose), nl=False)
+        for block in console.stream(report, color=sys.stdout.isatty(), verbose=verbose):
+            click.echo(block, nl=False)
     write_files(
         report, json_file=report_file, markdown_file=markdown_file, junit_file=junit_file, badge_file=badge_file
     )

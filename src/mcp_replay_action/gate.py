@@ -99,11 +99,15 @@ def evaluate_gate(cassettes: Sequence[CassetteResult], score: Score, policy: Gat
 
     # A skipped request was never sent (the server was already gone): the missing response
     # that stopped the replay is what gates, once.
-    results = [r for c in cassettes for r in c.results if r.status != "skipped"]
-    breaking = sum(1 for r in results if r.cls == "breaking")
-    missing = sum(1 for r in results if r.status == "missing")
-    failed = sum(1 for r in results if r.status == "fail")
-    changed = sum(1 for r in results if r.findings)
+    breaking = missing = failed = changed = 0
+    for c in cassettes:
+        for r in c.results:  # one at a time: a replay's results are held compactly
+            if r.status == "skipped":
+                continue
+            breaking += r.cls == "breaking"
+            missing += r.status == "missing"
+            failed += r.status == "fail"
+            changed += bool(r.findings)
     reasons: list[str] = []
     if policy.fail_on == "breaking" and breaking:
         reasons.append(f"{breaking - missing} breaking change(s) and {missing} missing response(s)")

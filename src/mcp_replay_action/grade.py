@@ -18,7 +18,7 @@ computed; ``Score`` says which cap lowered the letter.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.results import InteractionResult, Score
@@ -40,10 +40,18 @@ def grade_letter(score: float, capped: bool = False, breaking: bool = False) -> 
     return letter
 
 
-def score(results: Sequence[InteractionResult]) -> Score:
+def score(results: Iterable[InteractionResult]) -> Score:
     """Score replayed interactions. No interactions at all scores 100 (A): nothing regressed."""
-    counted = [r for r in results if r.status != "skipped"]
-    total = len(counted)
+    # One pass, no list: a replay's results are read one at a time (``ResultList``).
+    total = responded = matched = parity = stable = 0
+    for r in results:
+        if r.status == "skipped":
+            continue
+        total += 1
+        responded += r.status != "missing"
+        matched += r.status != "missing" and not any(f.cls == "breaking" for f in r.findings)
+        parity += r.live_error is not None and r.live_error == r.recorded_error
+        stable += not any(f.kind == "structure-change" for f in r.findings)
     if total == 0:
         return Score(
             score=100.0,
@@ -53,10 +61,6 @@ def score(results: Sequence[InteractionResult]) -> Score:
             error_parity=1.0,
             structural_stability=1.0,
         )
-    responded = sum(1 for r in counted if r.status != "missing")
-    matched = sum(1 for r in counted if r.status != "missing" and not any(f.cls == "breaking" for f in r.findings))
-    parity = sum(1 for r in counted if r.live_error is not None and r.live_error == r.recorded_error)
-    stable = sum(1 for r in counted if not any(f.kind == "structure-change" for f in r.findings))
     fractions = {
         "responsiveness": responded / total,
         "match_rate": matched / total,

@@ -71,7 +71,7 @@ def _mixed_runs(value: str) -> float:
     return len(value) / len(_CLASS_RUN.findall(value))
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)  # recurring values fit; one-off ones would only grow memory
 def looks_minted(value: str) -> bool:
     """Whether a whole value is token-shaped (see the module docstring)."""
     if len(value) < MIN_LENGTH or len(value) > 4096:

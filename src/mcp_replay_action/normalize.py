@@ -294,7 +294,9 @@ def _volatile_epoch(value: float, days: tuple[int, ...]) -> bool:
     return day is not None and _near(day, days)
 
 
-@lru_cache(maxsize=8192)
+# Caches sized for the values that recur (names, tags, enum words): a bigger one fills with
+# one-off values (every live timestamp) and grows a long replay's memory for nothing.
+@lru_cache(maxsize=2048)
 def mask_text(text: str, days: tuple[int, ...] = ()) -> str:
     """``text`` with volatile times, UUIDs, long hex ids, object addresses and temporary paths
     replaced by placeholders. ``days`` are the reference moments (recording, replay) as day
@@ -335,7 +337,7 @@ def mask_text(text: str, days: tuple[int, ...] = ()) -> str:
 _opaque_key = is_minted_key
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=4096)
 def _plain_string(value: str, days: tuple[int, ...] = ()) -> str:
     """A string that holds no JSON, masked: its masked text, or a token-shaped whole value."""
     masked = mask_text(value, days)

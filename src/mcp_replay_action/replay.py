@@ -34,7 +34,7 @@ from mcp_replay_action.matchers import same_request
 from mcp_replay_action.plan import Plan
 from mcp_replay_action.protocol import LIFECYCLE_METHODS, Era, detect_era
 from mcp_replay_action.redact import Redactor, redactor_for
-from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report, Substitution
+from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report, ResultList, Substitution
 from mcp_replay_action.session import ClientSession, diag_kwargs, error_answer
 from mcp_replay_action.transport import Transport, open_transport
 from mcp_replay_action.transport.process import last_line
@@ -91,7 +91,7 @@ class _Session:
         # (the ones the first run failed on), which is all the confirmation reads.
         self.gather: frozenset[int] | None = None
         self.carry = Carry(i.message for i in cassette.interactions if i.kind in ("request", "notification"))
-        self.results: list[InteractionResult] = []
+        self.results = ResultList()
         self.server_requests = [i for i in cassette.interactions if i.kind == "server-request"]
         self.read_only_tools = read_only_tools(cassette.interactions) if options.repeat > 1 else frozenset()
         self.answered: set[int] = set()
@@ -331,7 +331,7 @@ def replay_cassette(
     finally:
         transport.close()
     diag = transport.diagnostics()
-    results = session.results
+    results: Sequence[InteractionResult] = session.results
     mismatch = era_mismatch(era, results)
     if mismatch:
         results = _one_era_finding(results, era, mismatch)
@@ -339,7 +339,7 @@ def replay_cassette(
         results = _confirmed(cassette, session, confirm, options)
     result = CassetteResult(
         path=cassette.path,
-        results=tuple(results),
+        results=results if isinstance(results, ResultList) else ResultList(results),
         score=score(results),
         era=era.name,
         protocol_version=era.protocol_version,
@@ -401,12 +401,12 @@ def _one_era_finding(results: Sequence[InteractionResult], era: Era, message: st
 
 def _confirmed(
     cassette: Cassette, first: _Session, confirm: Callable[[], Transport], options: ReplayOptions
-) -> list[InteractionResult]:
+) -> Sequence[InteractionResult]:
     """The first run's results with every difference that also differs in a second live run of the
     same build moved to ``noise``. A second run that cannot start leaves the results as they are."""
     transport = confirm()
     second = _Session(cassette, transport, options)
-    second.gather = frozenset(r.seq for r in first.results if r.status == "fail")
+    failed = second.gather = frozenset(r.seq for r in first.results if r.status == "fail")
     try:
         transport.start()
         second.run()
@@ -414,8 +414,8 @@ def _confirmed(
         return first.results
     finally:
         transport.close()
-    by_seq = {i.seq: i for i in cassette.interactions}
-    out = []
+    by_seq = {i.seq: i for i in cassette.interactions if i.seq in failed}
+    out = ResultList()
     for result in first.results:
         live_a, live_b = first.live.get(result.seq), second.live.get(result.seq)
         if result.status != "fail" or live_a is None or live_b is None:
@@ -431,7 +431,7 @@ def _confirmed(
 
 def redacted_result(result: CassetteResult, redactor: Redactor) -> CassetteResult:
     """``result`` with every server-originated text passed through ``redactor``."""
-    results = tuple(
+    results = ResultList(
         replace(
             r,
             findings=tuple(_redacted_finding(f, redactor) for f in r.findings),

@@ -4,8 +4,11 @@ simple derived properties."""
 
 from __future__ import annotations
 
+import math
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from mcp_replay_action.gate import Gate
 
@@ -104,6 +107,95 @@ class InteractionResult:
         return min(classes, key=CLASS_ORDER.index) if classes else None
 
 
+_STATUSES: tuple[Status, ...] = ("pass", "fail", "missing", "skipped")
+_LIVE_ERROR: tuple[bool | None, ...] = (None, False, True)
+
+
+class ResultList(Sequence[InteractionResult]):
+    """One cassette's results in recorded order, held compactly: a result with no findings, noise
+    or substitutions (nearly every one of a passing replay) is a few packed numbers, not an
+    object, so a replay's memory does not grow by an object per interaction. Reading an item
+    gives an ``InteractionResult`` equal to the one appended."""
+
+    def __init__(self, results: Iterable[InteractionResult] = ()) -> None:
+        self._numbers = array("q")  # seq, line per result
+        self._latency = array("d")  # live, recorded per result (NaN: none)
+        self._codes = array("I")  # label index << 6 | live error << 3 | recorded error << 2 | status
+        self._labels: dict[tuple[str, str | None], int] = {}
+        self._label_list: list[tuple[str, str | None]] = []
+        self._whole: dict[int, InteractionResult] = {}  # results with anything more, by position
+        for result in results:
+            self.append(result)
+
+    def append(self, result: InteractionResult) -> None:
+        """Add ``result`` at the end."""
+        index = len(self._codes)
+        if result.findings or result.noise or result.substitutions:
+            self._whole[index] = result
+        label = (result.method, result.name)
+        number = self._labels.get(label)
+        if number is None:
+            number = self._labels[label] = len(self._label_list)
+            self._label_list.append(label)
+        self._numbers.extend((result.seq, result.line))
+        self._latency.extend((_packed(result.latency_ms), _packed(result.recorded_latency_ms)))
+        code = number << 6 | _LIVE_ERROR.index(result.live_error) << 3 | int(result.recorded_error) << 2
+        self._codes.append(code | _STATUSES.index(result.status))
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    @overload
+    def __getitem__(self, index: int) -> InteractionResult: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[InteractionResult]: ...
+    def __getitem__(self, index: int | slice) -> InteractionResult | list[InteractionResult]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("result index out of range")
+        whole = self._whole.get(index)
+        if whole is not None:
+            return whole
+        code = self._codes[index]
+        method, name = self._label_list[code >> 6]
+        return InteractionResult(
+            seq=self._numbers[2 * index],
+            line=self._numbers[2 * index + 1],
+            method=method,
+            name=name,
+            status=_STATUSES[code & 3],
+            latency_ms=_unpacked(self._latency[2 * index]),
+            recorded_latency_ms=_unpacked(self._latency[2 * index + 1]),
+            recorded_error=bool(code >> 2 & 1),
+            live_error=_LIVE_ERROR[code >> 3 & 7],
+        )
+
+    def __iter__(self) -> Iterator[InteractionResult]:
+        return (self[i] for i in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"ResultList({list(self)!r})"
+
+
+def _packed(value: float | None) -> float:
+    return math.nan if value is None else value
+
+
+def _unpacked(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
 @dataclass(frozen=True)
 class Score:
     """The 0-100 score and its four dimensions, each a fraction in [0, 1]."""
@@ -123,7 +215,7 @@ class CassetteResult:
     """Everything one cassette's replay produced."""
 
     path: str
-    results: tuple[InteractionResult, ...]
+    results: Sequence[InteractionResult]  # a tuple, or a ResultList from a replay
     score: Score
     era: str = ""
     protocol_version: str = ""

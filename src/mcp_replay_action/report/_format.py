@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from mcp_replay_action.gate import Gate
@@ -69,7 +70,7 @@ def interaction_title(result: InteractionResult) -> str:
     return f"#{result.seq} {result.label}"
 
 
-def count(results: tuple[InteractionResult, ...], status: str) -> int:
+def count(results: Iterable[InteractionResult], status: str) -> int:
     """How many results have ``status`` (used for ``skipped``, which results.py does not count)."""
     return sum(1 for r in results if r.status == status)
 

@@ -10,6 +10,8 @@ this text lands in the job log.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import click
 
 from mcp_replay_action.report import _format
@@ -35,34 +37,52 @@ def render(report: Report, *, color: bool = False, verbose: bool = False) -> str
 
     ``color`` adds ANSI colours (the caller decides, typically ``stream.isatty()``); ``verbose``
     also lists findings on passing interactions (cosmetic ones), latencies, and longer diffs."""
-    paint = _Painter(color)
-    lines: list[str] = []
+    return "".join(stream(report, color=color, verbose=verbose))
+
+
+def stream(report: Report, *, color: bool = False, verbose: bool = False) -> Iterator[str]:
+    """``render``'s text in blocks of whole lines, so a report of 100,000 interactions is printed
+    without ever being held whole."""
+    block: list[str] = []
+    for line in _lines(report, _Painter(color), verbose):
+        block.append(line)
+        if len(block) >= _BLOCK_LINES:
+            # Cassette paths, stderr and finding text are already neutralised; this is the last word.
+            yield no_workflow_commands("\n".join(block) + "\n")
+            block = []
+    if block:
+        yield no_workflow_commands("\n".join(block) + "\n")
+
+
+_BLOCK_LINES = 1000
+
+
+def _lines(report: Report, paint: _Painter, verbose: bool) -> Iterator[str]:
     for i, cassette in enumerate(report.cassettes):
         if i:
-            lines.append("")
-        lines.extend(_cassette_lines(cassette, paint, verbose))
+            yield ""
+        yield from _cassette_lines(cassette, paint, verbose)
     if len(report.cassettes) > 1:
-        lines.append("")
-        lines.append("OVERALL  " + _grade_line(report.score, paint))
+        yield ""
+        yield "OVERALL  " + _grade_line(report.score, paint)
     if report.cassettes:
-        lines.append(_format.totals_line(report))
+        yield _format.totals_line(report)
     else:
-        lines.append("no cassettes replayed")
-        lines.append(_grade_line(report.score, paint))
+        yield "no cassettes replayed"
+        yield _grade_line(report.score, paint)
     gate = _format.gate_line(report.gate)
-    lines.append(paint(visible(gate, LINE_LIMIT), "green" if report.gate.passed else "red"))
-    # Cassette paths, stderr and finding text are already neutralised; this is the last word.
-    return no_workflow_commands("\n".join(lines)) + "\n"
+    yield paint(visible(gate, LINE_LIMIT), "green" if report.gate.passed else "red")
 
 
-def _cassette_lines(cassette: CassetteResult, paint: _Painter, verbose: bool) -> list[str]:
+def _cassette_lines(cassette: CassetteResult, paint: _Painter, verbose: bool) -> Iterator[str]:
     facts = [f for f in (cassette.era, cassette.protocol_version) if f]
     heading = visible(cassette.path, LINE_LIMIT)
     if facts:
         heading += "  (" + visible(" ".join(facts), 80) + ")"
-    lines = [paint(heading, bold=True)]
+    yield paint(heading, bold=True)
     for result in cassette.results:
-        lines.extend(_interaction_lines(result, paint, verbose))
+        yield from _interaction_lines(result, paint, verbose)
+    lines: list[str] = []
     if not cassette.results:
         lines.append(_ROW + "no interactions replayed")
     if cassette.error:
@@ -74,7 +94,7 @@ def _cassette_lines(cassette: CassetteResult, paint: _Painter, verbose: bool) ->
         lines.append(_ROW + "server stderr (last lines):")
         lines.extend(_ROW + "  | " + visible(line, LINE_LIMIT) for line in tail)
     lines.append(_ROW + _grade_line(cassette.score, paint))
-    return lines
+    yield from lines
 
 
 def _interaction_lines(result: InteractionResult, paint: _Painter, verbose: bool) -> list[str]:

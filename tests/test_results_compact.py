@@ -1,0 +1,86 @@
+"""A replay's results held compactly (``ResultList``) and the console report printed in blocks:
+memory that does not grow by an object (or a line of text) per interaction, with every result
+and every printed byte unchanged."""
+
+from __future__ import annotations
+
+import pickle
+import sys
+from dataclasses import replace
+
+from mcp_replay_action.cassette import Cassette, Interaction, with_lines
+from mcp_replay_action.replay import replay_cassette
+from mcp_replay_action.report import console
+from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, ResultList, Substitution
+from mcp_replay_action.transport.stdio import StdioTransport
+from report_fixtures import healthy_cassette, regressed_cassette, report, score
+
+CALC = [sys.executable, "-m", "mcp_replay_action.samples.calc_server"]
+FINDING = Finding("value-change", "breaking", "$.result.x", "value changed: 1 -> 2", before=1, after=2)
+
+VARIETY = (
+    InteractionResult(0, 2, "initialize", None, "pass", latency_ms=12.345, recorded_latency_ms=10.0),
+    InteractionResult(2, 4, "tools/call", "add", "pass", latency_ms=0.1),
+    InteractionResult(3, 5, "tools/call", "add", "fail", (FINDING,), latency_ms=1.5, live_error=False),
+    InteractionResult(4, 6, "tools/call", "boom", "pass", recorded_error=True, live_error=True),
+    InteractionResult(5, 7, "tools/call", "slow", "missing", (FINDING,), live_error=None),
+    InteractionResult(6, 8, "tools/list", None, "skipped", live_error=None),
+    InteractionResult(7, 9, "tools/call", "job", "pass", substitutions=(Substitution("old", "new"),)),
+    InteractionResult(8, 10, "tools/call", "add", "pass", noise=(FINDING,), live_error=False),
+    InteractionResult(2**40, 2**33, "ping", None, "pass", latency_ms=-0.0, live_error=False),
+)
+
+
+def test_every_result_reads_back_as_it_was_appended() -> None:
+    held = ResultList(VARIETY)
+    assert len(held) == len(VARIETY)
+    assert list(held) == list(VARIETY)
+    assert held == VARIETY and held == list(VARIETY) and held == ResultList(VARIETY)
+    assert held[-1] == VARIETY[-1] and held[1:3] == list(VARIETY[1:3])
+    assert pickle.loads(pickle.dumps(held)) == VARIETY  # --jobs hands results between processes
+    # Only the results that carry more than numbers are kept as objects.
+    assert sorted(held._whole) == [2, 4, 6, 7]
+
+
+def test_a_passing_replay_keeps_no_object_per_interaction() -> None:
+    handshake = [
+        Interaction(0, "request", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}),
+        Interaction(1, "notification", {"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]
+    calls = [
+        Interaction(
+            i + 2,
+            "request",
+            {
+                "jsonrpc": "2.0",
+                "id": i + 1,
+                "method": "tools/call",
+                "params": {"name": "add", "arguments": {"a": i, "b": 1}},
+            },
+            {"jsonrpc": "2.0", "id": i + 1, "result": {"content": [{"type": "text", "text": str(i + 1)}]}},
+        )
+        for i in range(200)
+    ]
+    # Record the real handshake answer first, so the replay passes throughout.
+    probe = replay_cassette(with_lines(Cassette({}, (*handshake, *calls))), StdioTransport(CALC))
+    assert [r.status for r in probe.results[1:]] == ["pass"] * 200
+    assert isinstance(probe.results, ResultList)
+    assert set(probe.results._whole) <= {0}  # at most the handshake, whose answer differs here
+
+
+def test_console_stream_is_the_report_in_blocks_of_whole_lines() -> None:
+    many = replace(
+        healthy_cassette(),
+        results=tuple(InteractionResult(i, i + 2, "tools/call", f"t{i}", "pass") for i in range(2500)),
+    )
+    hostile = replace(regressed_cassette(), path="::error::x", results=(*regressed_cassette().results, VARIETY[2]))
+    whole = report(many, hostile, overall=score(50.0, "F"))
+    blocks = list(console.stream(whole))
+    assert len(blocks) == 3 and all(b.endswith("\n") for b in blocks)
+    assert "".join(blocks) == console.render(whole)
+    assert "\n::" not in "".join(blocks) and not "".join(blocks).startswith("::")
+
+
+def test_cassette_result_built_from_a_tuple_still_compares_equal() -> None:
+    held = CassetteResult("c.jsonl", ResultList(VARIETY), score(100.0, "A"))
+    assert held == CassetteResult("c.jsonl", VARIETY, score(100.0, "A"))
