@@ -4,13 +4,17 @@ and every printed byte unchanged."""
 
 from __future__ import annotations
 
+import json
 import pickle
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 from mcp_replay_action.cassette import Cassette, Interaction, with_lines
 from mcp_replay_action.replay import replay_cassette
 from mcp_replay_action.report import console
+from mcp_replay_action.report import json as report_json
+from mcp_replay_action.report.sinks import write_files
 from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, ResultList, Substitution
 from mcp_replay_action.transport.stdio import StdioTransport
 from report_fixtures import healthy_cassette, regressed_cassette, report, score
@@ -84,3 +88,22 @@ def test_console_stream_is_the_report_in_blocks_of_whole_lines() -> None:
 def test_cassette_result_built_from_a_tuple_still_compares_equal() -> None:
     held = CassetteResult("c.jsonl", ResultList(VARIETY), score(100.0, "A"))
     assert held == CassetteResult("c.jsonl", VARIETY, score(100.0, "A"))
+
+
+def test_json_report_file_is_written_in_pieces_and_reads_as_dumps(tmp_path: Path) -> None:
+    many = replace(
+        healthy_cassette(),
+        results=ResultList(
+            (
+                *VARIETY,
+                *(InteractionResult(i, i + 2, "tools/call", "é\u2028", "pass", latency_ms=i / 3) for i in range(300)),
+            )
+        ),
+    )
+    whole = report(many, regressed_cassette(), replace(healthy_cassette(), results=()), overall=score(50.0, "F"))
+    pieces = list(report_json.stream(whole))
+    assert len(pieces) > 300 and "".join(pieces) == report_json.dumps(whole)
+    target = tmp_path / "out" / "report.json"
+    write_files(whole, json_file=target)
+    assert target.read_text("utf-8") == report_json.dumps(whole)
+    assert json.loads(target.read_text("utf-8"))["cassettes"][0]["total"] == len(VARIETY) + 300

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from mcp_replay_action.errors import ConfigError
@@ -21,8 +22,9 @@ def current_umask() -> int:
     return mask
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` through a temp file and a rename: never a half-written file."""
+def atomic_write_text(path: str | os.PathLike[str], text: str | Iterable[str]) -> None:
+    """Write ``text`` (or its pieces in turn) to ``path`` through a temp file and a rename: never
+    a half-written file."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
@@ -30,7 +32,10 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
         if hasattr(os, "fchmod"):  # not on Windows, where the mode bits mean little
             os.fchmod(fd, 0o666 & ~current_umask())
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+            if isinstance(text, str):
+                fh.write(text)
+            else:
+                fh.writelines(text)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -38,6 +39,33 @@ SCHEMA_FILE = "report-1.schema.json"
 def to_dict(report: Report) -> dict[str, Any]:
     """The report as plain JSON data following ``mcp-replay/report@1``. Every value is
     JSON-serialisable and strictly valid (no NaN, no lone surrogates)."""
+    return _document(report, lazy=False)
+
+
+def stream(report: Report) -> Iterator[str]:
+    """``dumps(report)`` in pieces, each interaction made into JSON only as its turn comes, so a
+    report of 100,000 interactions is written without being held whole."""
+    encoder = json.JSONEncoder(indent=2, ensure_ascii=False, allow_nan=False)
+    # The pure-Python encoder (what dumps uses with an indent) reads a list by iterating it.
+    yield from encoder.iterencode(_document(report, lazy=True))
+    yield "\n"
+
+
+class _Interactions(list):  # type: ignore[type-arg]
+    """The interactions of one cassette as the JSON encoder iterates them: made one at a time."""
+
+    def __init__(self, results: Sequence[InteractionResult]) -> None:
+        super().__init__()
+        self.results = results
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:  # type: ignore[override]
+        return (_interaction(r) for r in self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+
+def _document(report: Report, *, lazy: bool) -> dict[str, Any]:
     return {
         "schema": REPORT_SCHEMA,
         "tool_version": report.tool_version or __version__,
@@ -49,7 +77,7 @@ def to_dict(report: Report) -> dict[str, Any]:
         "skipped": _format.skipped(report),
         "total": report.total,
         "gate": _plain(report.gate.to_json()),
-        "cassettes": [_cassette(c) for c in report.cassettes],
+        "cassettes": [_cassette(c, lazy) for c in report.cassettes],
     }
 
 
@@ -81,7 +109,7 @@ def _score_fields(score: Score) -> dict[str, Any]:
     }
 
 
-def _cassette(cassette: CassetteResult) -> dict[str, Any]:
+def _cassette(cassette: CassetteResult, lazy: bool = False) -> dict[str, Any]:
     return {
         "path": text_of(cassette.path),
         **_score_fields(cassette.score),
@@ -96,7 +124,7 @@ def _cassette(cassette: CassetteResult) -> dict[str, Any]:
         "error": text_of(cassette.error),
         "stderr_tail": text_of(cassette.stderr_tail),
         "non_json_lines": cassette.non_json_lines,
-        "interactions": [_interaction(r) for r in cassette.results],
+        "interactions": _Interactions(cassette.results) if lazy else [_interaction(r) for r in cassette.results],
     }
 
 

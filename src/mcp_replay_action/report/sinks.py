@@ -21,6 +21,10 @@ def write_files(
     badge_file: PathLike | None = None,
 ) -> None:
     """Write ``report`` as JSON, Markdown, JUnit XML and a shields.io badge, each where asked."""
-    for fmt, path in (("json", json_file), ("markdown", markdown_file), ("junit", junit_file), ("badge", badge_file)):
+    if json_file:
+        from mcp_replay_action.report import json as json_report
+
+        atomic_write_text(json_file, json_report.stream(report))  # never held whole
+    for fmt, path in (("markdown", markdown_file), ("junit", junit_file), ("badge", badge_file)):
         if path:
             atomic_write_text(path, render(report, fmt))
