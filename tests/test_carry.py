@@ -182,3 +182,22 @@ def test_a_minted_uri_is_sent_live_and_labelled_with_what_was_sent(tmp_path: Pat
     assert read["name"].startswith("tasks://") and read["name"] != recorded_uri, read
     assert [(s["recorded"], s["live"]) for s in read["substitutions"]] == [(seen["task_id"], read["name"][8:])]
     assert f"resources/read {read['name']}" in run.stdout and recorded_uri not in run.stdout, run.describe()
+
+
+def test_the_outgoing_messages_are_indexed_only_when_a_minted_value_differs() -> None:
+    """A replay whose answers differ by no minted value (equal, or a changed timestamp or count)
+    never walks every message it will send; the first minted difference indexes them all."""
+    walked: list[int] = []
+
+    def outgoing() -> Any:
+        for n, message in enumerate([{"params": {"name": "get"}}, {"params": {"taskId": REC_ID}}]):
+            walked.append(n)
+            yield message
+
+    carry = Carry(outgoing())
+    carry.learn({"result": {"n": 1}}, {"result": {"n": 1}})
+    carry.learn({"result": {"at": "2026-01-01T00:00:00Z", "n": 1}}, {"result": {"at": "2026-12-01T09:30:00Z", "n": 2}})
+    assert walked == [] and not carry
+    carry.learn({"result": {"taskId": REC_ID}}, {"result": {"taskId": LIVE_ID}})
+    assert walked == [0, 1]
+    assert carry.apply({"params": {"taskId": REC_ID}}) == {"params": {"taskId": LIVE_ID}}

@@ -47,23 +47,34 @@ class Carry:
     def __init__(self, outgoing: Iterable[Any] | None = None) -> None:
         self.mapping: dict[str, str] = {}
         self._pattern: re.Pattern[str] | None = None
-        self._quoted: set[str] | None = None
-        if outgoing is not None:
-            self._quoted = set()
-            for message in outgoing:
-                _collect_strings(message, self._quoted)
+        # Indexed when an answer first differs by a minted value: most replays never get there,
+        # and the index walks every message a long cassette sends.
+        self._outgoing = outgoing
+        self._index: set[str] | None = None
 
     def __bool__(self) -> bool:
         return bool(self.mapping)
 
+    def _quoted(self) -> set[str] | None:
+        """Every string the outgoing messages quote; None when any value may be learned."""
+        if self._outgoing is not None:
+            self._index = set()
+            for message in self._outgoing:
+                _collect_strings(message, self._index)
+            self._outgoing = None
+        return self._index
+
     def learn(self, recorded: Any, live: Any) -> None:
         """Remember every minted value that differs between a recorded and a live response and
         that the live response no longer holds anywhere."""
-        if self._quoted is not None and not self._quoted:
-            return  # nothing later quotes anything: there is nothing worth learning
-        candidates = [(r, v) for r, v in _pairs(recorded, live, None) if self._quoted is None or r in self._quoted]
+        candidates = list(_pairs(recorded, live, None))
         if not candidates:
             return
+        quoted = self._quoted()
+        if quoted is not None:
+            candidates = [(r, v) for r, v in candidates if r in quoted]
+            if not candidates:
+                return  # nothing later quotes these values: nothing worth learning
         present: set[str] = set()
         _collect_strings(live, present)
         dumped = json.dumps(live, ensure_ascii=False)
