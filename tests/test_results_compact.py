@@ -4,6 +4,7 @@ and every printed byte unchanged."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pickle
 import sys
@@ -44,6 +45,10 @@ def test_every_result_reads_back_as_it_was_appended() -> None:
     assert pickle.loads(pickle.dumps(held)) == VARIETY  # --jobs hands results between processes
     # Only the results that carry more than numbers are kept as objects.
     assert sorted(held._whole) == [2, 4, 6, 7]
+    # A packed result is rebuilt field by field without __init__: every field, nothing else.
+    fields = [f.name for f in dataclasses.fields(InteractionResult)]
+    assert all(list(vars(held[i])) == fields for i in range(len(held)) if i not in held._whole)
+    assert [hash(r) for r in held] == [hash(r) for r in VARIETY] and repr(list(held)) == repr(list(VARIETY))
 
 
 def test_a_passing_replay_keeps_no_object_per_interaction() -> None:

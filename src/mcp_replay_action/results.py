@@ -109,6 +109,7 @@ class InteractionResult:
 
 _STATUSES: tuple[Status, ...] = ("pass", "fail", "missing", "skipped")
 _LIVE_ERROR: tuple[bool | None, ...] = (None, False, True)
+_new = object.__new__
 
 
 class ResultList(Sequence[InteractionResult]):
@@ -156,25 +157,37 @@ class ResultList(Sequence[InteractionResult]):
             index += len(self)
         if not 0 <= index < len(self):
             raise IndexError("result index out of range")
+        return self._item(index)
+
+    def __iter__(self) -> Iterator[InteractionResult]:
+        return (self._item(i) for i in range(len(self)))
+
+    def _item(self, index: int) -> InteractionResult:
         whole = self._whole.get(index)
         if whole is not None:
             return whole
         code = self._codes[index]
         method, name = self._label_list[code >> 6]
-        return InteractionResult(
+        # Built without the frozen dataclass's __init__ (one object.__setattr__ per field, four
+        # times the cost): a report reads every result several times (score, gate, totals,
+        # console, JSON), which for a 10,000-call replay was a third of its CPU. Every field is
+        # set, so the object equals the one appended.
+        item: InteractionResult = _new(InteractionResult)
+        item.__dict__.update(
             seq=self._numbers[2 * index],
             line=self._numbers[2 * index + 1],
             method=method,
             name=name,
             status=_STATUSES[code & 3],
+            findings=(),
             latency_ms=_unpacked(self._latency[2 * index]),
             recorded_latency_ms=_unpacked(self._latency[2 * index + 1]),
             recorded_error=bool(code >> 2 & 1),
             live_error=_LIVE_ERROR[code >> 3 & 7],
+            substitutions=(),
+            noise=(),
         )
-
-    def __iter__(self) -> Iterator[InteractionResult]:
-        return (self[i] for i in range(len(self)))
+        return item
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str):
