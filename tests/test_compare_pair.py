@@ -223,3 +223,32 @@ def test_items_renamed_in_place_keep_their_own_contents_under_allow_reorder() ->
     after = {"result": {"items": [{"name": "n2", "tags": [1], "v": 2}, {"name": "n1", "tags": [2], "v": 1}]}}
     findings = assert_pair_is_exact(before, after, CompareOptions(allow_reorder=True))
     assert {f.path for f in findings} == {"$.result.items[name=n1].tags[0]", "$.result.items[name=n2].tags[0]"}
+
+
+_SHORT_TEXT = st.text(
+    alphabet=st.sampled_from("0123456789abcdefxyzADFJMNOSTU -_:/.,+()T"),
+    max_size=19,
+) | st.sampled_from(
+    [
+        "Monday",
+        "sunday",
+        "Nov 30",
+        "12:30",
+        "1.2.2026",
+        "2026-11-30",
+        "0x1f2e3d",
+        "/tmp/x1",
+        "a1b2c3d4",
+        "datetime.date(2026, 1, 1)",
+    ]
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_SHORT_TEXT)
+def test_short_text_settled_by_one_search_is_what_masking_makes_of_it(text: str) -> None:
+    from mcp_replay_action.normalize import _masked_string, _plain_string, reference_days
+
+    days = reference_days()
+    assert _plain_string(text, days) == _masked_string.__wrapped__(text, days)
+    assert _plain_string(text) == _masked_string.__wrapped__(text)

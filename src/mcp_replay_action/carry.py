@@ -189,6 +189,8 @@ def _align(recorded: list[Any], live: list[Any]) -> list[tuple[int, int]]:
             continue
         if len(set(rec_ids)) != len(rec_ids) or len(set(live_ids)) != len(live_ids):
             continue
+        if rec_ids == live_ids:
+            return list(zip(range(len(recorded)), range(len(live)), strict=True))  # in place already
         where = {ident: j for j, ident in enumerate(live_ids)}
         pairs = [(i, where[ident]) for i, ident in enumerate(rec_ids) if ident in where]
         taken = {j for _, j in pairs}

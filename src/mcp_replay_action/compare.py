@@ -532,11 +532,10 @@ class _Differ:
             na, nb = type(a)(), type(b)()
             for k, value in a.items():
                 if k in b:
-                    where = path + _segment(a, k)
                     # "required" stays: whether an added property is a required one is read there.
                     if k != "required" and self.same(value, b[k]):
                         continue
-                    na[k], nb[k] = self.align(value, b[k], where, _Step(a, k).key)
+                    na[k], nb[k] = self.align(value, b[k], path + _segment(a, k), _Step(a, k).key)
                 else:
                     na[k] = value
             for k, value in b.items():
@@ -561,10 +560,9 @@ class _Differ:
         na, nb = Keyed(a.key), Keyed(b.key)
         for k, value in a.items():
             if k in b:
-                where = path + ident_segment(a.key, k)
                 if self.same(value, b[k]):
                     continue
-                na[k], nb[k] = self.align(value, b[k], where, None)
+                na[k], nb[k] = self.align(value, b[k], path + ident_segment(a.key, k), None)
             else:
                 na[k] = value
         for k, value in b.items():

@@ -337,9 +337,23 @@ def mask_text(text: str, days: tuple[int, ...] = ()) -> str:
 _opaque_key = is_minted_key
 
 
-@lru_cache(maxsize=4096)
+# What a short string must hold for ``_plain_string`` to change it: each mask in ``mask_text`` is
+# tried only on a text holding one of these (three letters that could spell "day" or a month,
+# as in a weekday, a month name or "datetime."; an address; a path; a digit-separator-digit date
+# or clock; 8 letters or digits in a row for a UUID, an epoch or a hex id), and ``looks_minted``
+# needs the 8 in a row below 20 characters. Letter classes, not words: the search stays cheap.
+_MAYBE_MASKED = re.compile(r"[ADFJMNOSadfjmnos][ACEOPUaceopu][ABCGLNPRTVYabcglnprtvy]|0x|/|\d[-/.:]\d|[A-Za-z0-9]{8}")
+
+
 def _plain_string(value: str, days: tuple[int, ...] = ()) -> str:
     """A string that holds no JSON, masked: its masked text, or a token-shaped whole value."""
+    if len(value) < 20 and _MAYBE_MASKED.search(value) is None:
+        return value  # settled by one search ("item-2184", "ok", "t3"): nothing to mask
+    return _masked_string(value, days)
+
+
+@lru_cache(maxsize=4096)
+def _masked_string(value: str, days: tuple[int, ...] = ()) -> str:
     masked = mask_text(value, days)
     if masked == value and looks_minted(value):
         return OPAQUE
@@ -770,7 +784,11 @@ class _Pairer:
             # Lined up by identity, as compare lines them up. Items walked as a pair under two
             # identities meet other partners there: they must not share anything with each other.
             field = keyed_a.key
-            apart = [(i, j) for i, j in paired if _identity(items_a[i], field) != _identity(items_b[j], field)]
+            apart = [
+                (i, j)
+                for i, j in paired
+                if items_a[i] is not items_b[j] and _identity(items_a[i], field) != _identity(items_b[j], field)
+            ]
             if not apart:
                 return keyed_a, keyed_b
             for i, j in apart:
