@@ -4,6 +4,7 @@ and every printed byte unchanged."""
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import json
 import pickle
@@ -16,7 +17,14 @@ from mcp_replay_action.replay import replay_cassette
 from mcp_replay_action.report import console
 from mcp_replay_action.report import json as report_json
 from mcp_replay_action.report.sinks import write_files
-from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, ResultList, Substitution
+from mcp_replay_action.results import (
+    CassetteResult,
+    Finding,
+    InteractionResult,
+    ResultList,
+    Substitution,
+    status_counts,
+)
 from mcp_replay_action.transport.stdio import StdioTransport
 from report_fixtures import healthy_cassette, regressed_cassette, report, score
 
@@ -49,6 +57,8 @@ def test_every_result_reads_back_as_it_was_appended() -> None:
     fields = [f.name for f in dataclasses.fields(InteractionResult)]
     assert all(list(vars(held[i])) == fields for i in range(len(held)) if i not in held._whole)
     assert [hash(r) for r in held] == [hash(r) for r in VARIETY] and repr(list(held)) == repr(list(VARIETY))
+    # Statuses are counted from the packed codes, the same as over the results themselves.
+    assert status_counts(held) == status_counts(VARIETY) == collections.Counter(r.status for r in VARIETY)
 
 
 def test_a_passing_replay_keeps_no_object_per_interaction() -> None:

@@ -34,7 +34,15 @@ from mcp_replay_action.matchers import same_request
 from mcp_replay_action.plan import Plan
 from mcp_replay_action.protocol import LIFECYCLE_METHODS, Era, detect_era
 from mcp_replay_action.redact import Redactor, redactor_for
-from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report, ResultList, Substitution
+from mcp_replay_action.results import (
+    CassetteResult,
+    Finding,
+    InteractionResult,
+    Report,
+    ResultList,
+    Substitution,
+    status_counts,
+)
 from mcp_replay_action.session import ClientSession, diag_kwargs, error_answer
 from mcp_replay_action.transport import Transport, open_transport
 from mcp_replay_action.transport.process import last_line
@@ -335,7 +343,7 @@ def replay_cassette(
     mismatch = era_mismatch(era, results)
     if mismatch:
         results = _one_era_finding(results, era, mismatch)
-    elif confirm is not None and options.confirm and any(r.status == "fail" for r in results):
+    elif confirm is not None and options.confirm and status_counts(results)["fail"]:
         results = _confirmed(cassette, session, confirm, options)
     result = CassetteResult(
         path=cassette.path,

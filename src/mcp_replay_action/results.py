@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
@@ -162,6 +163,10 @@ class ResultList(Sequence[InteractionResult]):
     def __iter__(self) -> Iterator[InteractionResult]:
         return (self._item(i) for i in range(len(self)))
 
+    def statuses(self) -> Counter[str]:
+        """How many results have each status, read from the packed codes (no result is built)."""
+        return Counter(_STATUSES[code & 3] for code in self._codes)
+
     def _item(self, index: int) -> InteractionResult:
         whole = self._whole.get(index)
         if whole is not None:
@@ -239,15 +244,22 @@ class CassetteResult:
 
     @property
     def passed(self) -> int:
-        return sum(1 for r in self.results if r.status == "pass")
+        return status_counts(self.results)["pass"]
 
     @property
     def failed(self) -> int:
-        return sum(1 for r in self.results if r.status == "fail")
+        return status_counts(self.results)["fail"]
 
     @property
     def missing(self) -> int:
-        return sum(1 for r in self.results if r.status == "missing")
+        return status_counts(self.results)["missing"]
+
+
+def status_counts(results: Sequence[InteractionResult]) -> Counter[str]:
+    """How many of ``results`` have each status (a ``ResultList`` counts without building any)."""
+    if isinstance(results, ResultList):
+        return results.statuses()
+    return Counter(r.status for r in results)
 
 
 @dataclass(frozen=True)

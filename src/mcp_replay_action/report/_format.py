@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from mcp_replay_action.gate import Gate
-from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
+from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report, status_counts
 
 STATUS_TAGS = {"pass": "PASS", "fail": "FAIL", "missing": "MISS", "skipped": "SKIP"}
 VALUE_LIMIT = 120
@@ -72,6 +72,8 @@ def interaction_title(result: InteractionResult) -> str:
 
 def count(results: Iterable[InteractionResult], status: str) -> int:
     """How many results have ``status`` (used for ``skipped``, which results.py does not count)."""
+    if isinstance(results, Sequence):
+        return status_counts(results)[status]
     return sum(1 for r in results if r.status == status)
 
 
