@@ -51,6 +51,19 @@ def test_each_cassette_replays_clean_against_its_own_era(era: str, cassettes: di
     assert run.report is not None and run.report["cassettes"][0]["era"] == era, run.describe()
 
 
+@pytest.mark.parametrize("era", ERAS)
+def test_each_cassette_replays_clean_against_a_server_of_both_eras(era: str, cassettes: dict[str, Path]) -> None:
+    """A server that gained the stateless era (the SDK's default ``run``, as after an upgrade from
+    a 1.x SDK) still passes a handshake cassette: the refused ``server/discover`` probe the SDK
+    client sent first is not replayed (the server would accept it and open a stateless
+    connection, and refuse the recorded ``initialize``), and shows as skipped."""
+    run = replay(era_server("both"), cassettes[era], report=cassettes[era].with_suffix(f".{era}-both.json"))
+    assert run.code == 0 and run.findings() == [], run.describe()
+    statuses = [(i["method"], i["status"]) for i in run.interactions()]
+    probe = [("server/discover", "skipped")] if era == "handshake" else [("server/discover", "pass")]
+    assert statuses[:1] == probe and all(s == "pass" for _, s in statuses[1:]), statuses
+
+
 @pytest.mark.parametrize(("recorded", "live"), [("handshake", "stateless"), ("stateless", "handshake")])
 def test_the_other_era_is_one_finding_naming_both_eras(recorded: str, live: str, cassettes: dict[str, Path]) -> None:
     cassette = cassettes[recorded]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mcp_replay_action.cassette import Interaction
-from mcp_replay_action.protocol import detect_era, is_input_required
+from mcp_replay_action.protocol import detect_era, is_input_required, refused_probes
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 
@@ -35,3 +35,15 @@ def test_header_is_the_fallback_and_input_required_is_recognised() -> None:
     assert detect_era([]).name == ""
     assert is_input_required({"result": {"resultType": "input_required", "requestState": "x"}})
     assert not is_input_required({"result": {"content": []}})
+
+
+def test_only_a_refused_discover_before_an_answered_initialize_is_a_refused_probe() -> None:
+    refused = {"error": {"code": -32601, "message": "Method not found"}}
+    probe = request(0, "server/discover", {"_meta": META}, refused)
+    init = request(1, "initialize", {"protocolVersion": "2025-11-25"}, {"result": {"protocolVersion": "2025-11-25"}})
+    call = request(2, "tools/call", {"name": "add"}, refused)
+    assert refused_probes([probe, init, call]) == {0}
+    assert refused_probes([probe]) == set()  # no fallback: a stateless session that was refused
+    assert refused_probes([probe, call, init]) == set()  # the probe was not part of opening
+    answered = request(0, "server/discover", {"_meta": META}, {"result": {"supportedVersions": ["2026-07-28"]}})
+    assert refused_probes([answered, init]) == set()

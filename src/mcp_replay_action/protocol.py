@@ -79,6 +79,29 @@ def detect_era(interactions: Iterable[Interaction], meta: dict[str, Any] | None 
     return Era(str(meta.get("era") or ""), str(meta.get("protocol_version") or ""))
 
 
+def refused_probes(interactions: Iterable[Interaction]) -> frozenset[int]:
+    """The ``server/discover`` probes a client sent before it fell back to ``initialize`` (seqs):
+    the recording server refused them, which made the session a handshake-era one.
+
+    Replay does not send them: a server that now speaks the stateless era too (the official SDKs
+    serve both, decided by the first request) would accept the probe and open a stateless
+    connection, on which the recorded ``initialize`` is refused. That is the build gaining an era,
+    not the session changing. A server that speaks only the stateless era still refuses the
+    ``initialize``, and that is the one era finding."""
+    probes: list[int] = []
+    for inter in interactions:
+        if inter.kind != "request":
+            continue
+        if inter.method == "server/discover" and isinstance(inter.response, dict) and "error" in inter.response:
+            probes.append(inter.seq)
+            continue
+        if inter.method == "initialize" and isinstance(inter.response, dict) and "result" in inter.response:
+            return frozenset(probes)
+        if inter.method not in LIFECYCLE_METHODS:
+            break
+    return frozenset()
+
+
 def is_input_required(response: dict[str, Any] | None) -> bool:
     """True for a stateless-era ``input_required`` result (a multi round-trip request's first leg)."""
     result = (response or {}).get("result")

@@ -32,7 +32,7 @@ from mcp_replay_action.errors import (
 from mcp_replay_action.grade import score
 from mcp_replay_action.matchers import same_request
 from mcp_replay_action.plan import Plan
-from mcp_replay_action.protocol import LIFECYCLE_METHODS, Era, detect_era
+from mcp_replay_action.protocol import LIFECYCLE_METHODS, Era, detect_era, refused_probes
 from mcp_replay_action.redact import Redactor, redactor_for
 from mcp_replay_action.results import (
     CassetteResult,
@@ -103,6 +103,7 @@ class _Session:
         self.server_requests = [i for i in cassette.interactions if i.kind == "server-request"]
         self.read_only_tools = read_only_tools(cassette.interactions) if options.repeat > 1 else frozenset()
         self.answered: set[int] = set()
+        self.unsent = refused_probes(cassette.interactions)
         self.dead: Finding | None = None  # set once the server is gone or hung
         self.consecutive_timeouts = 0
         self.deadline = 0.0
@@ -119,6 +120,8 @@ class _Session:
         for inter in self.cassette.interactions:
             if inter.kind == "notification":
                 self._notify(inter)
+            elif inter.seq in self.unsent:  # a refused server/discover probe (protocol.py)
+                self.results.append(replace(judge(inter, (), None), status="skipped"))
             elif inter.kind == "request":
                 self._request(inter, first=first_request)
                 first_request = False

@@ -1,9 +1,9 @@
 """An MCP server on the official ``mcp`` SDK that speaks ONE protocol era, as a server built for
 only one era does: ``--era handshake`` serves the ``initialize`` handshake and refuses the
 2026-07-28 per-request envelope (``server/discover`` included); ``--era stateless`` serves only
-enveloped requests and refuses ``initialize``. The SDK's own ``Server.run`` serves both (the
-client's first request decides); here each era's serving loop is driven alone, with the SDK's own
-refusals. ``mcp`` is pinned in pyproject.toml; ``_serve_modern_stream`` is the SDK's loop for the
+enveloped requests and refuses ``initialize``; ``--era both`` is the SDK's own ``run``, which
+serves both (the client's first request decides). For one era, that era's serving loop is driven
+alone, with the SDK's own refusals. ``mcp`` is pinned in pyproject.toml; ``_serve_modern_stream`` is the SDK's loop for the
 stateless era (what ``Server.run`` calls for a stateless client).
 
 Tools: ``echo`` and ``add`` (stable answers, so any finding is about the era, not the data).
@@ -46,5 +46,9 @@ async def serve(era: str) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
-    parser.add_argument("--era", choices=("handshake", "stateless"), required=True)
-    anyio.run(serve, parser.parse_args().era)
+    parser.add_argument("--era", choices=("handshake", "stateless", "both"), required=True)
+    era = parser.parse_args().era
+    if era == "both":
+        server.run()
+    else:
+        anyio.run(serve, era)
