@@ -46,6 +46,13 @@ RECORD_TIMEOUT = 90.0
 Script = Callable[[Client], Awaitable[dict[str, Any]]]
 
 
+def passed(interaction: dict[str, Any]) -> bool:
+    """A clean interaction of a JSON report: it passed, or it is a refused ``server/discover``
+    probe, which replay does not send (``protocol.refused_probes``) and reports as skipped."""
+    probe = interaction["method"] == "server/discover" and interaction["status"] == "skipped"
+    return interaction["status"] == "pass" or probe
+
+
 def command(*argv: str | Path) -> str:
     """A server command line as ``--server`` takes it (quoted like a POSIX shell)."""
     return shlex.join(str(a) for a in argv)

@@ -34,6 +34,7 @@ from e2e_helpers import (
     cassette_lines,
     command,
     ignore_progress,
+    passed,
     python_server,
     record_through_proxy,
     replay,
@@ -70,7 +71,7 @@ def assert_clean(run: CliRun) -> None:
     assert run.report["failed"] == 0 and run.report["missing"] == 0, run.describe()
     assert run.findings() == [], run.describe()
     assert re.search(r"GRADE A\b", run.stdout), run.describe()
-    assert all(i["status"] == "pass" for i in run.interactions()), run.describe()
+    assert all(passed(i) for i in run.interactions()), run.describe()
 
 
 def finding_kinds(run: CliRun) -> set[str]:
@@ -544,7 +545,7 @@ def test_crash_mid_session_is_missing_capped_at_d(era: str, request: pytest.Fixt
     assert "task store corrupted" in run.report["cassettes"][0]["stderr_tail"]
     # Everything recorded before the crash still passed.
     before = [i for i in run.interactions() if i["seq"] < first_get["seq"]]
-    assert before and all(i["status"] == "pass" for i in before), run.describe()
+    assert before and all(passed(i) for i in before), run.describe()
     assert "missing-response" in run.stdout, run.describe()
 
 

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from e2e_helpers import SERVERS, VENV_BIN, command, record_through_proxy, replay
+from e2e_helpers import SERVERS, VENV_BIN, command, passed, record_through_proxy, replay
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -166,7 +166,7 @@ def git_cassette(workdir: Path, repo: Path) -> Path:
 def _assert_no_findings(run: Any) -> None:
     assert run.report is not None, run.describe()
     assert run.findings() == [], run.describe()
-    assert all(i["status"] == "pass" for i in run.interactions()), run.describe()
+    assert all(passed(i) for i in run.interactions()), run.describe()
     assert run.code == 0, run.describe()
 
 
