@@ -122,3 +122,10 @@ def test_json_report_file_is_written_in_pieces_and_reads_as_dumps(tmp_path: Path
     write_files(whole, json_file=target)
     assert target.read_text("utf-8") == report_json.dumps(whole)
     assert json.loads(target.read_text("utf-8"))["cassettes"][0]["total"] == len(VARIETY) + 300
+
+
+def test_with_whole_changes_only_the_results_held_as_objects() -> None:
+    held = ResultList(VARIETY)
+    changed = held.with_whole(lambda r: replace(r, name="X"))
+    assert [r.name for r in changed] == ["X" if i in (2, 4, 6, 7) else r.name for i, r in enumerate(VARIETY)]
+    assert list(held) == list(VARIETY)  # the original is left as it was

@@ -442,16 +442,19 @@ def _confirmed(
 
 def redacted_result(result: CassetteResult, redactor: Redactor) -> CassetteResult:
     """``result`` with every server-originated text passed through ``redactor``."""
-    results = ResultList(
-        replace(
+
+    def redacted(r: InteractionResult) -> InteractionResult:
+        if not (r.findings or r.noise):
+            return r
+        return replace(
             r,
             findings=tuple(_redacted_finding(f, redactor) for f in r.findings),
             noise=tuple(_redacted_finding(f, redactor) for f in r.noise),
         )
-        if r.findings or r.noise
-        else r
-        for r in result.results
-    )
+
+    # Only results with findings carry server text: the packed ones are shared, not copied.
+    held = result.results
+    results = held.with_whole(redacted) if isinstance(held, ResultList) else ResultList(map(redacted, held))
     return replace(
         result,
         results=results,

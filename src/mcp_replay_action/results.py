@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
@@ -143,6 +143,15 @@ class ResultList(Sequence[InteractionResult]):
         self._latency.extend((_packed(result.latency_ms), _packed(result.recorded_latency_ms)))
         code = number << 6 | _LIVE_ERROR.index(result.live_error) << 3 | int(result.recorded_error) << 2
         self._codes.append(code | _STATUSES.index(result.status))
+
+    def with_whole(self, change: Callable[[InteractionResult], InteractionResult]) -> ResultList:
+        """A copy with ``change`` applied to every result held as an object (the packed ones, which
+        carry no text, are shared with this list, which must not grow any more)."""
+        copy = ResultList()
+        copy._numbers, copy._latency, copy._codes = self._numbers, self._latency, self._codes
+        copy._labels, copy._label_list = self._labels, self._label_list
+        copy._whole = {i: change(r) for i, r in self._whole.items()}
+        return copy
 
     def __len__(self) -> int:
         return len(self._codes)
