@@ -50,17 +50,21 @@ class Carry:
         # Indexed when an answer first differs by a minted value: most replays never get there,
         # and the index walks every message a long cassette sends.
         self._outgoing = outgoing
-        self._index: set[str] | None = None
+        self._index: set[int] | None = None
 
     def __bool__(self) -> bool:
         return bool(self.mapping)
 
-    def _quoted(self) -> set[str] | None:
-        """Every string the outgoing messages quote; None when any value may be learned."""
+    def _quoted(self) -> set[int] | None:
+        """The hash of every string the outgoing messages quote; None when any value may be learned.
+        Hashes, not the strings: a long cassette's index stays small, and a value learned on a
+        hash that only collides is never sent, since no outgoing message holds it."""
         if self._outgoing is not None:
             self._index = set()
             for message in self._outgoing:
-                _collect_strings(message, self._index)
+                strings: set[str] = set()
+                _collect_strings(message, strings)
+                self._index.update(map(hash, strings))
             self._outgoing = None
         return self._index
 
@@ -72,7 +76,7 @@ class Carry:
             return
         quoted = self._quoted()
         if quoted is not None:
-            candidates = [(r, v) for r, v in candidates if r in quoted]
+            candidates = [(r, v) for r, v in candidates if hash(r) in quoted]
             if not candidates:
                 return  # nothing later quotes these values: nothing worth learning
         present: set[str] = set()

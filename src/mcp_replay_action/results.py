@@ -110,6 +110,7 @@ class InteractionResult:
 
 _STATUSES: tuple[Status, ...] = ("pass", "fail", "missing", "skipped")
 _LIVE_ERROR: tuple[bool | None, ...] = (None, False, True)
+_I32 = -(2**31)  # the least 32-bit number: seq and line numbers fit, or the list widens
 _new = object.__new__
 
 
@@ -120,7 +121,7 @@ class ResultList(Sequence[InteractionResult]):
     gives an ``InteractionResult`` equal to the one appended."""
 
     def __init__(self, results: Iterable[InteractionResult] = ()) -> None:
-        self._numbers = array("q")  # seq, line per result
+        self._numbers = array("i")  # seq, line per result (widened if one does not fit)
         self._latency = array("d")  # live, recorded per result (NaN: none)
         self._codes = array("I")  # label index << 6 | live error << 3 | recorded error << 2 | status
         self._labels: dict[tuple[str, str | None], int] = {}
@@ -139,6 +140,8 @@ class ResultList(Sequence[InteractionResult]):
         if number is None:
             number = self._labels[label] = len(self._label_list)
             self._label_list.append(label)
+        if self._numbers.typecode == "i" and not (_I32 <= result.seq < -_I32 and _I32 <= result.line < -_I32):
+            self._numbers = array("q", self._numbers)
         self._numbers.extend((result.seq, result.line))
         self._latency.extend((_packed(result.latency_ms), _packed(result.recorded_latency_ms)))
         code = number << 6 | _LIVE_ERROR.index(result.live_error) << 3 | int(result.recorded_error) << 2
