@@ -290,13 +290,9 @@ def stop_requested() -> Iterator[threading.Event]:
         restore()
 
 
-def wait_for_stop(until: Callable[[], bool] | None = None, stop: threading.Event | None = None) -> None:
-    """Block until ``stop`` is set (from ``stop_requested``; without it, until SIGINT, SIGTERM or
-    SIGHUP) or until ``until()`` turns true, polled 10 times a second."""
-    if stop is None:
-        with stop_requested() as trapped:
-            wait_for_stop(until, trapped)
-        return
+def wait_for_stop(until: Callable[[], bool] | None, stop: threading.Event) -> None:
+    """Block until ``stop`` is set (by ``stop_requested``, entered before serving began) or until
+    ``until()`` turns true, polled 10 times a second."""
     try:
         while not stop.wait(0.1):
             if until is not None and until():
