@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -201,3 +202,36 @@ def test_the_outgoing_messages_are_indexed_only_when_a_minted_value_differs() ->
     carry.learn({"result": {"taskId": REC_ID}}, {"result": {"taskId": LIVE_ID}})
     assert walked == [0, 1]
     assert carry.apply({"params": {"taskId": REC_ID}}) == {"params": {"taskId": LIVE_ID}}
+
+
+def test_an_answer_is_learned_from_only_when_a_later_message_may_quote_it(tmp_path: Path, monkeypatch: Any) -> None:
+    """Learning waits for the next message to be sent: the task id minted in the first answer is
+    still sent live in the next request, and the last answer (a big one costs a walk of every
+    value) is never walked, since nothing is sent after it."""
+    import shlex
+
+    from e2e_helpers import FAST_SERVER, python_server, record_through_proxy
+    from mcp_replay_action.cassette import load
+    from mcp_replay_action.replay import ReplayOptions, replay_cassette
+    from mcp_replay_action.transport.stdio import StdioTransport
+
+    cassette = tmp_path / "minted-uri.jsonl"
+    seen = record_through_proxy(python_server(FAST_SERVER), cassette, _read_minted_uri)
+    learned: list[Any] = []
+    original = Carry.learn
+
+    def spy(self: Carry, recorded: Any, live: Any) -> None:
+        learned.append(recorded)
+        original(self, recorded, live)
+
+    monkeypatch.setattr(Carry, "learn", spy)
+    loaded = load(cassette)
+    result = replay_cassette(
+        loaded, StdioTransport(shlex.split(python_server(FAST_SERVER))), ReplayOptions(timeout=10.0)
+    )
+    [read] = [r for r in result.results if r.method == "resources/read"]
+    assert [(s.recorded, s.live) for s in read.substitutions] == [(seen["task_id"], read.name[8:])], read
+    assert all(r.status == "pass" for r in result.results), result.results
+    last_answer = [i for i in loaded.interactions if i.kind == "request"][-1].response
+    assert learned and last_answer not in learned
+    assert seen["task_id"] in json.dumps(learned)

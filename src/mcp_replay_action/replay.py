@@ -99,6 +99,10 @@ class _Session:
         # (the ones the first run failed on), which is all the confirmation reads.
         self.gather: frozenset[int] | None = None
         self.carry = Carry(i.message for i in cassette.interactions if i.kind in ("request", "notification"))
+        # A recorded and a live answer that differ, learned from just before the next message is
+        # sent: after the last one, nothing could quote what they minted, and a big last answer
+        # is never walked.
+        self.to_learn: tuple[dict[str, Any], dict[str, Any]] | None = None
         self.results = ResultList()
         self.server_requests = [i for i in cassette.interactions if i.kind == "server-request"]
         self.read_only_tools = read_only_tools(cassette.interactions) if options.repeat > 1 else frozenset()
@@ -127,9 +131,17 @@ class _Session:
                 first_request = False
         self._settle()
 
+    def _learn(self) -> None:
+        """Learn the minted values of the last answer that differed, before the next message is
+        rewritten: it may quote one."""
+        if self.to_learn is not None:
+            self.carry.learn(*self.to_learn)
+            self.to_learn = None
+
     def _notify(self, inter: Interaction) -> None:
         if self.dead is not None:
             return
+        self._learn()
         try:
             self.transport.send(self.carry.apply(inter.message))
         except ServerExited:
@@ -149,6 +161,7 @@ class _Session:
             self._missing(inter, self.dead)
             return
         wait = min(self.options.startup_timeout if first else self.options.timeout, remaining)
+        self._learn()
         message, substitutions = self.carry.rewrite(inter.message)
         started = time.monotonic()
         try:
@@ -207,8 +220,7 @@ class _Session:
         # to it hold nothing to redact: only what changed is walked.
         live = self.redactor.apply(live) if recorded is None else self.redactor.apply_beside(live, recorded)
         if recorded is not None and recorded != live:
-            # Before the next request is rewritten: it may quote a value minted in this answer.
-            self.carry.learn(recorded, live)
+            self.to_learn = (recorded, live)
         if self.gather is not None:
             if inter.seq in self.gather:
                 self.live[inter.seq] = live
