@@ -252,3 +252,19 @@ def test_short_text_settled_by_one_search_is_what_masking_makes_of_it(text: str)
     days = reference_days()
     assert _plain_string(text, days) == _masked_string.__wrapped__(text, days)
     assert _plain_string(text) == _masked_string.__wrapped__(text)
+
+
+def test_names_that_mask_alike_are_no_identity_in_a_long_shared_list() -> None:
+    """A long list of records shared by both sides takes its names by a shortcut; names that
+    normalise alike (dated runs), hold JSON, or sit under an ignore rule still decide exactly as
+    the full walk does."""
+    dated = [{"name": f"run at 2026-11-{day:02d}T10:00:00Z", "n": day} for day in range(1, 29)]
+    changed = copy.deepcopy(dated)
+    changed[5]["n"] = -1
+    assert assert_pair_is_exact({"result": dated}, {"result": changed})
+    plain = [{"name": f"item-{i}", "n": i} for i in range(300)] + [{"name": '{"x": 1}', "n": 0}]
+    moved = copy.deepcopy(plain)
+    moved[150]["n"] = -1
+    moved.append(moved.pop(10))
+    for options in (CompareOptions(), CompareOptions(allow_reorder=True), CompareOptions(ignore_keys=["n"])):
+        assert_pair_is_exact(answer(plain), answer(moved), options)

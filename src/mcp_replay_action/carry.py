@@ -27,6 +27,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from mcp_replay_action.gcpause import paused
 from mcp_replay_action.minted import MIN_LENGTH, TOKEN_IN_TEXT, is_minted_key, looks_minted
 from mcp_replay_action.normalize import IDENTITY_KEYS, loosely_equal
 from mcp_replay_action.results import Substitution
@@ -71,7 +72,8 @@ class Carry:
     def learn(self, recorded: Any, live: Any) -> None:
         """Remember every minted value that differs between a recorded and a live response and
         that the live response no longer holds anywhere."""
-        candidates = list(_pairs(recorded, live, None))
+        with paused():  # a JSON text in the answers is parsed whole (gcpause.py)
+            candidates = list(_pairs(recorded, live, None))
         if not candidates:
             return
         quoted = self._quoted()

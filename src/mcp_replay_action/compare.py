@@ -35,6 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from mcp_replay_action.gcpause import paused
 from mcp_replay_action.normalize import (
     BOX_TYPES,
     Base64Text,
@@ -153,7 +154,8 @@ def compare(
         if dumped is not None and dumped == _dumps(raw_after):
             return ()
     # Both sides at once: what they share is left out as one ``Same`` object on each side.
-    return compare_normal(*normalize_pair(raw_before, raw_after, options), options)
+    with paused():
+        return compare_normal(*normalize_pair(raw_before, raw_after, options), options)
 
 
 def compare_normal(before: Any, after: Any, options: CompareOptions) -> tuple[Finding, ...]:
@@ -508,6 +510,8 @@ class _Differ:
 
     def same(self, a: Any, b: Any) -> bool:
         """Whether two members are equal, so DeepDiff need not see them (checked strictly later)."""
+        if a is b and type(a) is Same:
+            return True  # one subtree shared by both sides: normalize_pair checked it strictly
         if not self.drop_equal or type(a) is not type(b) or not loosely_equal(a, b):
             return False
         self.dropped.append((a, b))

@@ -388,9 +388,12 @@ def _decode_base64_text(value: str) -> str | None:
     return text
 
 
+_JSON_STARTS = "{[ \t\r\n"  # what a string holding a JSON object or array can start with
+
+
 def _json_text_of(value: str) -> Any:
     """The object or array a string holds, or None (cheaply, for text that cannot be JSON)."""
-    return _parse_json_text(value) if value and value[0] in "{[ \t\r\n" else None
+    return _parse_json_text(value) if value and value[0] in _JSON_STARTS else None
 
 
 def _parse_json_text(value: str) -> Any:
@@ -589,11 +592,33 @@ class _Normalizer:
         for field in IDENTITY_KEYS:
             if type(_identity(items[0], field)) is not str:
                 continue  # settled by the first item, without a pass over every item
-            names = [item.get(field) for item in items] if plain else [_identity(item, field) for item in items]
+            names = [item.get(field) for item in items] if plain else self.identities(items, field)
             if all(type(n) is str for n in names) and len(set(names)) == len(names):
                 pairs = zip(names, items, strict=True)
                 return Keyed(field, sorted(pairs, key=lambda p: p[0]) if self.allow_reorder else pairs)
         return None
+
+    def identities(self, items: list[Any], field: str) -> list[Any]:
+        """``_identity(item, field)`` of every item. A long list of records shared by both sides
+        is mostly ``Same`` items under no ignore rule whose identity is a plain string: what
+        ``value`` makes of it is ``_plain_string``, found here without the walk down to it."""
+        if self.ignore_keys or _opaque_key(field) or field in BASE64_KEYS:
+            return [_identity(item, field) for item in items]
+        days = self.days
+        names: list[Any] = []
+        for item in items:
+            if type(item) is Same and not item.states and type(item.raw) is dict:
+                known = item._ids  # the other side of the pair holds the same object
+                if field in known:
+                    names.append(known[field])
+                    continue
+                value = item.raw.get(field)
+                if type(value) is str and (not value or value[0] not in _JSON_STARTS):
+                    known[field] = name = _plain_string(value, days)  # string(): no JSON in it
+                    names.append(name)
+                    continue
+            names.append(_identity(item, field))
+        return names
 
     def keyed_string(self, value: str, states: State, key: str, depth: int) -> Any:
         if _opaque_key(key):
@@ -769,6 +794,16 @@ class _Pairer:
                 sx = n._step_item(states, index, x) if x is not _DROP else None
                 sy = n._step_item(states, index, y) if y is not _DROP else None
             if x is not _DROP and y is not _DROP and sx is not None and sx == sy:
+                kind = type(x)
+                if (kind is dict or kind is list) and kind is type(y) and depth < MAX_DEPTH and loosely_equal(x, y):
+                    # What pair() makes of an equal item, without the call: a long list of
+                    # equal records is mostly this.
+                    self.equal.append((x, y))
+                    same = Same(n, x, sx, None, depth + 1)
+                    paired.append((len(items_a), len(items_b)))
+                    items_a.append(same)
+                    items_b.append(same)
+                    continue
                 nx, ny = self.pair(x, y, sx, None, depth + 1)
                 if nx is not _DROP and ny is not _DROP:
                     paired.append((len(items_a), len(items_b)))
