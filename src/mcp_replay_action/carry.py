@@ -29,7 +29,7 @@ from typing import Any
 
 from mcp_replay_action.gcpause import paused
 from mcp_replay_action.minted import MIN_LENGTH, TOKEN_IN_TEXT, is_minted_key, looks_minted
-from mcp_replay_action.normalize import IDENTITY_KEYS, loosely_equal
+from mcp_replay_action.normalize import IDENTITY_KEYS, json_text_of, loosely_equal
 from mcp_replay_action.results import Substitution
 
 # How list items are paired: the identity keys comparison uses, then a plain ``id``.
@@ -152,7 +152,7 @@ def _string_pairs(recorded: str, live: str, key: str | None) -> Iterator[tuple[s
     if is_minted_key(key) or (looks_minted(recorded) and looks_minted(live)):
         yield recorded, live
         return
-    parsed = _json_container(recorded), _json_container(live)
+    parsed = json_text_of(recorded), json_text_of(live)
     if parsed[0] is not None and parsed[1] is not None:
         yield from _pairs(parsed[0], parsed[1], key)
         return
@@ -223,17 +223,6 @@ def _collect_strings(value: Any, into: set[str]) -> None:
                 into.add(token)
                 # tasks://tsk_81f0c2a9d3/log quotes tsk_81f0c2a9d3
                 into.update(p for p in _TOKEN_PARTS.split(token) if len(p) >= MIN_LENGTH)
-            inner = _json_container(value)
+            inner = json_text_of(value)
             if inner is not None:
                 _collect_strings(inner, into)
-
-
-def _json_container(text: str) -> Any:
-    stripped = text.strip()
-    if not stripped or stripped[0] not in "[{":
-        return None
-    try:
-        value = json.loads(stripped)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, (dict, list)) else None

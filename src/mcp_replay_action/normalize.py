@@ -391,7 +391,7 @@ def _decode_base64_text(value: str) -> str | None:
 _JSON_STARTS = "{[ \t\r\n"  # what a string holding a JSON object or array can start with
 
 
-def _json_text_of(value: str) -> Any:
+def json_text_of(value: str) -> Any:
     """The object or array a string holds, or None (cheaply, for text that cannot be JSON)."""
     return _parse_json_text(value) if value and value[0] in _JSON_STARTS else None
 
@@ -629,7 +629,7 @@ class _Normalizer:
         return value  # a binary payload: compared byte for byte, never masked
 
     def string(self, value: str, states: State, depth: int) -> Any:
-        parsed = _json_text_of(value)
+        parsed = json_text_of(value)
         if parsed is not None:
             return self.box(JsonText, parsed, states, depth)
         return _plain_string(value, self.days)
@@ -729,12 +729,12 @@ class _Pairer:
                 return self.sequence(a, b, states, key, depth)
             if kind is str and (key is None or not (_opaque_key(key) or key in BASE64_KEYS)):
                 if a == b:
-                    if _json_text_of(a) is None:
+                    if json_text_of(a) is None:
                         value = n.value(a, states, key, depth)
                         return value, value
                     same = Same(n, a, states, key, depth)
                     return same, same
-                parsed_a, parsed_b = _json_text_of(a), _json_text_of(b)
+                parsed_a, parsed_b = json_text_of(a), json_text_of(b)
                 if parsed_a is not None and parsed_b is not None:
                     inner = n._step_box(states, JsonText.tag) if states else states
                     if inner is None:
