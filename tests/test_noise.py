@@ -192,3 +192,45 @@ def test_noise_shows_in_the_job_summary_and_pr_comment(noisy_cassette: Path, tmp
     [comment] = fake.comments[("octo/demo", 7)]
     assert "learned as noise (not gating)" in comment["body"] and "❌" not in comment["body"], comment["body"]
     assert not run.annotations("error") and not run.annotations("warning"), run.stdout
+
+
+class _Logged:
+    """A real stdio transport that also remembers every message sent through it."""
+
+    def __init__(self, command: str) -> None:
+        import shlex
+
+        from mcp_replay_action.transport.stdio import StdioTransport
+
+        self.inner = StdioTransport(shlex.split(command))
+        self.sent: list[dict[str, Any]] = []
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+        self.inner.send(message)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_the_confirming_run_stops_after_the_last_answer_it_needs(noisy_cassette: Path) -> None:
+    """The second live run only has to reach the last interaction that failed: the stable echo
+    after the two noisy calls is sent once, by the first run."""
+    from mcp_replay_action.cassette import load
+    from mcp_replay_action.replay import ReplayOptions, replay_cassette
+
+    first, second = _Logged(NOISY), _Logged(NOISY)
+    result = replay_cassette(
+        load(noisy_cassette),
+        first,
+        ReplayOptions(timeout=30.0),
+        confirm=lambda: second,  # type: ignore[arg-type]
+    )
+    assert [r.status for r in result.results if r.method == "tools/call"] == ["pass", "pass", "pass"]
+    assert sum(1 for r in result.results for _ in r.noise) >= 2, result.results
+
+    def calls(t: _Logged) -> list[str]:
+        return [m["params"]["name"] for m in t.sent if m.get("method") == "tools/call"]
+
+    assert calls(first) == ["status", "status", "echo"]
+    assert calls(second) == ["status", "status"]

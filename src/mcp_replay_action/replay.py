@@ -121,7 +121,11 @@ class _Session:
     def run(self) -> None:
         self.deadline = time.monotonic() + self.options.total_timeout
         first_request = True
+        # A confirming run stops after the last answer it gathers: nothing later can change it.
+        to_gather = len(self.gather) if self.gather is not None else -1
         for inter in self.cassette.interactions:
+            if to_gather == 0:
+                break
             if inter.kind == "notification":
                 self._notify(inter)
             elif inter.seq in self.unsent:  # a refused server/discover probe (protocol.py)
@@ -129,6 +133,8 @@ class _Session:
             elif inter.kind == "request":
                 self._request(inter, first=first_request)
                 first_request = False
+                if self.gather is not None and inter.seq in self.gather:
+                    to_gather -= 1
         self._settle()
 
     def _learn(self) -> None:
