@@ -17,9 +17,11 @@ from mcp_replay_action.compare import (
     MAX_FINDINGS,
     CompareOptions,
     compare,
+    compare_normal,
+    same_json,
     status_for,
 )
-from mcp_replay_action.normalize import canonical, normalize
+from mcp_replay_action.normalize import canonical, normalize, normalize_pair
 from mcp_replay_action.results import CLASS_ORDER, Finding
 
 NO_OPTIONS = CompareOptions()
@@ -709,3 +711,52 @@ def test_a_long_line_shows_a_window_around_the_first_difference_on_both_sides() 
     finding = one(compare(text_result(before), text_result(after), NO_OPTIONS))
     assert "3 warnings" in finding.message and "4 warnings" in finding.message, finding.message
     assert finding.diff.endswith("finished with [-3-]{+4+} warnings."), finding.diff
+
+
+# -- the fast exit ----------------------------------------------------------------------------
+
+
+def _json_twin(value: Any) -> Any:
+    """``value`` with every number of the other type where ``==`` cannot tell (1 <-> 1.0, True -> 1)."""
+    if isinstance(value, dict):
+        return {k: _json_twin(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_twin(v) for v in value]
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, int):
+        return float(value)
+    return value
+
+
+def _dumped(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@settings(max_examples=400, deadline=None)
+@given(a=JSON, b=JSON)
+def test_same_json_is_equal_json_text(a: Any, b: Any) -> None:
+    # same_json decides the fast exit: it must say what comparing the JSON texts would.
+    for left, right in ((a, b), (a, copy.deepcopy(a)), (a, _json_twin(a)), (a, _reverse_keys(a))):
+        assert same_json(left, right) == (left == right and _dumped(left) == _dumped(right))
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=JSON)
+def test_the_fast_exit_gives_what_the_full_comparison_gives(body: Any) -> None:
+    for live in (copy.deepcopy(body), _json_twin(body)):
+        full = compare_normal(*normalize_pair({"result": body}, {"result": live}, NO_OPTIONS), NO_OPTIONS)
+        assert compare(ok(body), ok(live), NO_OPTIONS) == full
+
+
+def test_same_json_tells_apart_what_equality_forgives() -> None:
+    assert same_json({"a": [1, "x", None]}, {"a": [1, "x", None]})
+    assert not same_json({"a": True}, {"a": 1})
+    assert not same_json([1], [1.0])
+    assert not same_json({"a": 1, "b": 2}, {"b": 2, "a": 1})  # the slow path decides key order
+    deep: Any = []
+    for _ in range(100_000):
+        deep = [deep]
+    assert not same_json(deep, deep)  # hostile nesting: never a RecursionError

@@ -129,3 +129,52 @@ def test_with_whole_changes_only_the_results_held_as_objects() -> None:
     changed = held.with_whole(lambda r: replace(r, name="X"))
     assert [r.name for r in changed] == ["X" if i in (2, 4, 6, 7) else r.name for i, r in enumerate(VARIETY)]
     assert list(held) == list(VARIETY)  # the original is left as it was
+
+
+def _mixed(n: int) -> list[InteractionResult]:
+    """``n`` results cycling through VARIETY's shapes, numbered afresh."""
+    return [replace(VARIETY[i % len(VARIETY)], seq=i, line=i + 2) for i in range(n)]
+
+
+def test_counting_packed_results_gives_what_counting_every_result_gives() -> None:
+    from mcp_replay_action.assemble import build_report
+    from mcp_replay_action.gate import GatePolicy, evaluate_gate
+    from mcp_replay_action.grade import score as grade_score
+
+    for results in ([], VARIETY[:2], VARIETY, _mixed(500), [r for r in _mixed(300) if r.status != "pass"]):
+        held = ResultList(results)
+        pairs = list(held.weighted())
+        assert sum(n for _, n in pairs) == len(results)
+        assert len(pairs) <= len(held._whole) + 12  # packed ones grouped, never one per result
+        assert grade_score(held) == grade_score(list(results)) == grade_score(iter(results))
+        for policy in (GatePolicy(), GatePolicy(fail_on="any", min_grade="B"), GatePolicy(fail_on="none")):
+            packed = [
+                CassetteResult("a", held, grade_score(held)),
+                CassetteResult("b", ResultList(VARIETY), score(100.0, "A")),
+            ]
+            plain = [
+                CassetteResult("a", tuple(results), grade_score(results)),
+                CassetteResult("b", VARIETY, score(100.0, "A")),
+            ]
+            assert evaluate_gate(packed, packed[0].score, policy) == evaluate_gate(plain, plain[0].score, policy)
+            assert build_report(packed, policy=policy) == build_report(plain, policy=policy)
+
+
+def test_a_clean_verdict_packed_straight_in_equals_the_judged_result() -> None:
+    from mcp_replay_action.verdict import judge, pass_into
+
+    request = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "add", "arguments": {}}}
+    cases = [
+        (Interaction(2, "request", request, {"jsonrpc": "2.0", "id": 3, "result": {}}, line=4), {"result": {}}),
+        (Interaction(3, "request", request, {"jsonrpc": "2.0", "id": 3, "error": {"code": 1}}), {"error": {}}),
+        (Interaction(4, "request", request, {"result": {"isError": True}}, latency_ms=2.5), {"result": {}}),
+        (Interaction(5, "request", {"jsonrpc": "2.0", "id": 9, "method": "ping"}, None), {"result": {}}),
+    ]
+    for inter, live in cases:
+        for sent in (None, dict(request, params={"uri": "file:///x"}), {"method": "ping"}):
+            for latency in (None, 1.25):
+                held = ResultList()
+                pass_into(held, inter, live, latency_ms=latency, sent=sent)
+                judged = judge(inter, (), live, latency_ms=latency, sent=sent)
+                assert judged.status == "pass" and list(held) == [judged]
+                assert vars(held[0]) == vars(judged)

@@ -8,13 +8,13 @@ from collections.abc import Sequence
 
 from mcp_replay_action import __version__
 from mcp_replay_action.gate import GatePolicy, evaluate_gate
-from mcp_replay_action.grade import score
-from mcp_replay_action.results import CassetteResult, Report
+from mcp_replay_action.grade import weighted_score
+from mcp_replay_action.results import CassetteResult, Report, weighted
 
 
 def build_report(results: Sequence[CassetteResult], *, target: str = "", policy: GatePolicy | None = None) -> Report:
     """Combine per-cassette results into one report, scored over every interaction, and gate it
     (``policy`` None: the default gate)."""
-    overall = score(r for c in results for r in c.results)
+    overall = weighted_score(pair for c in results for pair in weighted(c.results))
     gate = evaluate_gate(results, overall, policy or GatePolicy())
     return Report(cassettes=tuple(results), score=overall, target=target, tool_version=__version__, gate=gate)

@@ -147,12 +147,8 @@ def compare(
     if flip is not None:
         return (flip,)
     raw_before, raw_after = _body(recorded), _body(live)
-    # Fastest exit: byte-identical bodies. ``==`` rejects most differing pairs at C speed; the
-    # dumps comparison then rules out what ``==`` forgives (True == 1).
-    if loosely_equal(raw_before, raw_after):
-        dumped = _dumps(raw_before)
-        if dumped is not None and dumped == _dumps(raw_after):
-            return ()
+    if same_json(raw_before, raw_after):
+        return ()  # the fastest exit
     # Both sides at once: what they share is left out as one ``Same`` object on each side.
     with paused():
         return compare_normal(*normalize_pair(raw_before, raw_after, options), options)
@@ -245,11 +241,18 @@ def _tool_error_flip(before: Any, after: Any) -> Finding | None:
     )
 
 
-def _dumps(value: Any) -> str | None:
+def same_json(a: Any, b: Any) -> bool:
+    """Whether two parsed JSON values are the same JSON, keys in the same order: ``==`` rejects
+    most differing pairs at C speed, then ``repr`` rules out what ``==`` forgives (``True == 1 ==
+    1.0``). ``repr`` tells those apart as ``json.dumps`` does, at the same C speed on a big value
+    and three times faster on a small one (no encoder built per call). False on hostile nesting:
+    the depth-limited normaliser decides."""
+    if not loosely_equal(a, b):
+        return False
     try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=repr)
-    except (ValueError, RecursionError):
-        return None
+        return repr(a) == repr(b)
+    except RecursionError:
+        return False
 
 
 def _body(message: Any) -> Any:

@@ -96,18 +96,19 @@ def fail_on_from_flags(fail_on: str | None, fail_on_regression: bool) -> FailOn:
 def evaluate_gate(cassettes: Sequence[CassetteResult], score: Score, policy: GatePolicy) -> Gate:
     """Apply ``policy`` to finished results. Raises ValueError on an unknown grade."""
     from mcp_replay_action.grade import GRADES, meets
+    from mcp_replay_action.results import weighted
 
     # A skipped request was never sent (the server was already gone): the missing response
     # that stopped the replay is what gates, once.
     breaking = missing = failed = changed = 0
     for c in cassettes:
-        for r in c.results:  # one at a time: a replay's results are held compactly
+        for r, n in weighted(c.results):  # a replay's packed results counted, not built
             if r.status == "skipped":
                 continue
-            breaking += r.cls == "breaking"
-            missing += r.status == "missing"
-            failed += r.status == "fail"
-            changed += bool(r.findings)
+            breaking += n * (r.cls == "breaking")
+            missing += n * (r.status == "missing")
+            failed += n * (r.status == "fail")
+            changed += n * bool(r.findings)
     reasons: list[str] = []
     if policy.fail_on == "breaking" and breaking:
         reasons.append(f"{breaking - missing} breaking change(s) and {missing} missing response(s)")

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.results import InteractionResult, Score
+from mcp_replay_action.results import InteractionResult, Score, weighted
 
 GRADES: tuple[str, ...] = ("A", "B", "C", "D", "F")
 WEIGHTS = {"responsiveness": 0.25, "match_rate": 0.45, "error_parity": 0.20, "structural_stability": 0.10}
@@ -42,16 +42,21 @@ def grade_letter(score: float, capped: bool = False, breaking: bool = False) -> 
 
 def score(results: Iterable[InteractionResult]) -> Score:
     """Score replayed interactions. No interactions at all scores 100 (A): nothing regressed."""
-    # One pass, no list: a replay's results are read one at a time (``ResultList``).
+    return weighted_score(weighted(results))
+
+
+def weighted_score(results: Iterable[tuple[InteractionResult, int]]) -> Score:
+    """``score`` of results given as (result, how many count as it) (``results.weighted``)."""
+    # One pass, no list: a replay's packed results are counted, not built one by one.
     total = responded = matched = parity = stable = 0
-    for r in results:
+    for r, n in results:
         if r.status == "skipped":
             continue
-        total += 1
-        responded += r.status != "missing"
-        matched += r.status != "missing" and not any(f.cls == "breaking" for f in r.findings)
-        parity += r.live_error is not None and r.live_error == r.recorded_error
-        stable += not any(f.kind == "structure-change" for f in r.findings)
+        total += n
+        responded += n * (r.status != "missing")
+        matched += n * (r.status != "missing" and not any(f.cls == "breaking" for f in r.findings))
+        parity += n * (r.live_error is not None and r.live_error == r.recorded_error)
+        stable += n * (not any(f.kind == "structure-change" for f in r.findings))
     if total == 0:
         return Score(
             score=100.0,

@@ -47,7 +47,7 @@ from mcp_replay_action.session import ClientSession, diag_kwargs, error_answer
 from mcp_replay_action.transport import Transport, open_transport
 from mcp_replay_action.transport.process import last_line
 from mcp_replay_action.update import UpdateSummary, rewrite, write_cassette
-from mcp_replay_action.verdict import judge, missing_finding
+from mcp_replay_action.verdict import judge, missing_finding, pass_into
 
 # After this many requests in a row got no answer in time, the server is taken to be hung and the
 # rest of the cassette is marked missing without waiting out each timeout.
@@ -250,6 +250,9 @@ class _Session:
             findings, ignored = noise.split(findings, rules, recorded, self.compare_options, live)
         if slow is not None:
             findings = (*findings, slow)
+        if not (findings or ignored or answer.substitutions):
+            pass_into(self.results, inter, live, latency_ms=round(answer.latency, 3), sent=answer.sent)
+            return
         self.results.append(
             judge(
                 inter,

@@ -132,20 +132,46 @@ class ResultList(Sequence[InteractionResult]):
 
     def append(self, result: InteractionResult) -> None:
         """Add ``result`` at the end."""
-        index = len(self._codes)
         if result.findings or result.noise or result.substitutions:
-            self._whole[index] = result
-        label = (result.method, result.name)
+            self._whole[len(self._codes)] = result
+        self.append_plain(
+            result.seq,
+            result.line,
+            result.method,
+            result.name,
+            result.status,
+            latency_ms=result.latency_ms,
+            recorded_latency_ms=result.recorded_latency_ms,
+            recorded_error=result.recorded_error,
+            live_error=result.live_error,
+        )
+
+    def append_plain(
+        self,
+        seq: int,
+        line: int,
+        method: str,
+        name: str | None,
+        status: Status,
+        *,
+        latency_ms: float | None,
+        recorded_latency_ms: float | None,
+        recorded_error: bool,
+        live_error: bool | None,
+    ) -> None:
+        """Add the result with these fields and no findings, noise or substitutions, without
+        building it (``verdict.judge_into``: most of a replay's results)."""
+        label = (method, name)
         number = self._labels.get(label)
         if number is None:
             number = self._labels[label] = len(self._label_list)
             self._label_list.append(label)
-        if self._numbers.typecode == "i" and not (_I32 <= result.seq < -_I32 and _I32 <= result.line < -_I32):
+        if self._numbers.typecode == "i" and not (_I32 <= seq < -_I32 and _I32 <= line < -_I32):
             self._numbers = array("q", self._numbers)
-        self._numbers.extend((result.seq, result.line))
-        self._latency.extend((_packed(result.latency_ms), _packed(result.recorded_latency_ms)))
-        code = number << 6 | _LIVE_ERROR.index(result.live_error) << 3 | int(result.recorded_error) << 2
-        self._codes.append(code | _STATUSES.index(result.status))
+        self._numbers.extend((seq, line))
+        self._latency.extend((_packed(latency_ms), _packed(recorded_latency_ms)))
+        code = number << 6 | _LIVE_ERROR.index(live_error) << 3 | int(recorded_error) << 2
+        self._codes.append(code | _STATUSES.index(status))
 
     def with_whole(self, change: Callable[[InteractionResult], InteractionResult]) -> ResultList:
         """A copy with ``change`` applied to every result held as an object (the packed ones, which
@@ -177,7 +203,32 @@ class ResultList(Sequence[InteractionResult]):
 
     def statuses(self) -> Counter[str]:
         """How many results have each status, read from the packed codes (no result is built)."""
-        return Counter(_STATUSES[code & 3] for code in self._codes)
+        out: Counter[str] = Counter()
+        for code, n in Counter(self._codes).items():  # counted at C speed; few distinct codes
+            out[_STATUSES[code & 3]] += n
+        return out
+
+    def weighted(self) -> Iterator[tuple[InteractionResult, int]]:
+        """What counting the results needs (``grade.score``, ``gate.evaluate_gate``): each result
+        held whole once, and of the packed ones (no findings, noise or substitutions) one for each
+        status and error flags, with how many share them. Nothing is built per interaction."""
+        whole = self._whole
+        counts = Counter(self._codes)
+        for index in whole:
+            counts[self._codes[index]] -= 1
+        groups: dict[int, list[int]] = {}  # status and error bits -> [count, a packed index]
+        for code, n in counts.items():
+            if n <= 0:
+                continue
+            index = self._codes.index(code)
+            while index in whole:
+                index = self._codes.index(code, index + 1)
+            group = groups.setdefault(code & 63, [0, index])
+            group[0] += n
+        for n, index in groups.values():
+            yield self._item(index), n
+        for result in whole.values():
+            yield result, 1
 
     def _item(self, index: int) -> InteractionResult:
         whole = self._whole.get(index)
@@ -265,6 +316,14 @@ class CassetteResult:
     @property
     def missing(self) -> int:
         return status_counts(self.results)["missing"]
+
+
+def weighted(results: Iterable[InteractionResult]) -> Iterator[tuple[InteractionResult, int]]:
+    """``results`` as (result, how many count as it): a ``ResultList`` without building a result
+    per interaction (``ResultList.weighted``), any other iterable one by one."""
+    if isinstance(results, ResultList):
+        return results.weighted()
+    return ((r, 1) for r in results)
 
 
 def status_counts(results: Sequence[InteractionResult]) -> Counter[str]:

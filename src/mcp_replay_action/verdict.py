@@ -8,7 +8,7 @@ from typing import Any
 from mcp_replay_action.cassette import Interaction, subject_of
 from mcp_replay_action.compare import status_for
 from mcp_replay_action.jsonrpc import is_failure
-from mcp_replay_action.results import Finding, InteractionResult, Substitution
+from mcp_replay_action.results import Finding, InteractionResult, ResultList, Substitution
 
 DETAIL_LIMIT = 300  # characters of a missing-response account kept in the finding
 
@@ -40,6 +40,30 @@ def judge(
         live_error=None if live is None else is_failure(live),
         substitutions=substitutions,
         noise=noise,
+    )
+
+
+def pass_into(
+    results: ResultList,
+    inter: Interaction,
+    live: dict[str, Any],
+    *,
+    latency_ms: float | None = None,
+    sent: dict[str, Any] | None = None,
+) -> None:
+    """Append ``judge(inter, (), live, latency_ms=..., sent=...)`` to ``results``: a clean pass
+    with nothing substituted (nearly every answer of a replay), packed straight in rather than
+    built as an object."""
+    results.append_plain(
+        inter.seq,
+        inter.line,
+        inter.method,
+        inter.tool_name if sent is None else subject_of(sent),
+        "pass",  # status_for(()): no finding
+        latency_ms=latency_ms,
+        recorded_latency_ms=inter.latency_ms,
+        recorded_error=is_failure(inter.response),
+        live_error=is_failure(live),
     )
 
 

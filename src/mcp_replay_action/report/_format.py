@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from mcp_replay_action.gate import Gate
-from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report, status_counts
+from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report, status_counts, weighted
 
 STATUS_TAGS = {"pass": "PASS", "fail": "FAIL", "missing": "MISS", "skipped": "SKIP"}
 VALUE_LIMIT = 120
@@ -93,7 +93,7 @@ def noise_count(report: Report | CassetteResult) -> int:
     """Differences explained as noise (they also differ between fresh runs of the same build) in a
     cassette or a whole report: reported apart, never a regression."""
     cassettes = (report,) if isinstance(report, CassetteResult) else report.cassettes
-    return sum(len(r.noise) for c in cassettes for r in c.results)
+    return sum(n * len(r.noise) for c in cassettes for r, n in weighted(c.results))
 
 
 def noise_text(n: int) -> str:

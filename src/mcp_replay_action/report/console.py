@@ -80,8 +80,9 @@ def _cassette_lines(cassette: CassetteResult, paint: _Painter, verbose: bool) ->
     if facts:
         heading += "  (" + visible(" ".join(facts), 80) + ")"
     yield paint(heading, bold=True)
+    labels: dict[str, str] = {}  # a replay repeats a few labels thousands of times
     for result in cassette.results:
-        yield from _interaction_lines(result, paint, verbose)
+        yield from _interaction_lines(result, paint, verbose, labels)
     lines: list[str] = []
     if not cassette.results:
         lines.append(_ROW + "no interactions replayed")
@@ -97,10 +98,12 @@ def _cassette_lines(cassette: CassetteResult, paint: _Painter, verbose: bool) ->
     yield from lines
 
 
-def _interaction_lines(result: InteractionResult, paint: _Painter, verbose: bool) -> list[str]:
+def _interaction_lines(
+    result: InteractionResult, paint: _Painter, verbose: bool, labels: dict[str, str] | None = None
+) -> list[str]:
     tag = _format.STATUS_TAGS.get(result.status, result.status.upper())
     row = f"{_ROW}{paint(f'[{tag}]', _STATUS_COLOURS.get(result.status))} #{result.seq} "
-    row += visible(result.label, LINE_LIMIT)
+    row += _visible_label(result.label, labels)
     if result.status != "pass" and result.kind:
         row += "  " + paint(result.kind, _STATUS_COLOURS.get(result.status))
     if verbose and result.latency_ms is not None:
@@ -128,6 +131,21 @@ def _interaction_lines(result: InteractionResult, paint: _Painter, verbose: bool
     if hidden > 0:
         lines.append(_DETAIL + f"... and {hidden} more finding(s) (--verbose or the JSON report)")
     return lines
+
+
+_LABELS_KEPT = 4096
+
+
+def _visible_label(label: str, seen: dict[str, str] | None) -> str:
+    """``visible(label)``, remembered in ``seen`` (up to ``_LABELS_KEPT`` labels)."""
+    if seen is None:
+        return visible(label, LINE_LIMIT)
+    shown = seen.get(label)
+    if shown is None:
+        shown = visible(label, LINE_LIMIT)
+        if len(seen) < _LABELS_KEPT:
+            seen[label] = shown
+    return shown
 
 
 def _grade_line(score: Score, paint: _Painter) -> str:
