@@ -131,6 +131,44 @@ def test_an_all_pass_stdio_replay_loads_only_what_it_uses() -> None:
     assert sorted(m for m in NEVER_FOR_A_PASSING_STDIO_REPLAY if m in modules) == []
 
 
+# The compare engine, imported while the server starts rather than before it is spawned.
+NEVER_BEFORE_THE_SERVER_IS_SPAWNED = (
+    "mcp_replay_action.compare",
+    "mcp_replay_action.normalize",
+    "mcp_replay_action.carry",
+    "mcp_replay_action.noise",
+    "mcp_replay_action.update",
+    "mcp_replay_action.report.console",
+)
+
+
+def test_the_server_is_spawned_before_the_compare_engine_is_imported() -> None:
+    server = f"{sys.executable} -m mcp_replay_action.samples.calc_server"
+    code = (
+        "import json, subprocess, sys\n"
+        "spawn = subprocess.Popen._execute_child\n"
+        "seen = []\n"
+        "def execute_child(self, *args, **kwargs):\n"
+        "    seen.append(sorted(sys.modules))\n"
+        "    return spawn(self, *args, **kwargs)\n"
+        "subprocess.Popen._execute_child = execute_child\n"
+        "from mcp_replay_action.cli import main\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as exc:\n"
+        "    assert exc.code in (0, None), exc.code\n"
+        "print('AT_SPAWN', json.dumps(seen[0]), file=sys.stderr)\n"
+        "print('AT_END', json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    argv = ["replay", "--cassette", str(ROOT / "cassettes/calc/*.jsonl"), "--server", server]
+    done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120, check=False)
+    assert "GRADE A" in done.stdout, done.stdout + done.stderr
+    lines = dict(x.split(" ", 1) for x in done.stderr.splitlines() if x.startswith(("AT_SPAWN ", "AT_END ")))
+    at_spawn, at_end = set(json.loads(lines["AT_SPAWN"])), set(json.loads(lines["AT_END"]))
+    assert "mcp_replay_action.compare" in at_end  # it did compare, after the spawn
+    assert sorted(m for m in NEVER_BEFORE_THE_SERVER_IS_SPAWNED if m in at_spawn) == []
+
+
 def test_a_server_that_exits_before_it_says_anything_is_a_start_up_failure(tmp_path: Path) -> None:
     crash = f"{sys.executable} -c \"import sys; sys.stderr.write('no config here\\n'); sys.exit(3)\""
     done = subprocess.run(

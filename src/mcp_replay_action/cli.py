@@ -461,7 +461,7 @@ def _jobs(value: str) -> int:
 def replay_plan(params: Mapping[str, Any], root: str | None = None) -> Any:
     """The ``Plan`` the ``replay`` command's parsed options (``params``) describe; cassette
     patterns are resolved against ``root`` (default: the working directory)."""
-    from mcp_replay_action.compare import CompareOptions
+    from mcp_replay_action.compare_options import CompareOptions
     from mcp_replay_action.discovery import find_cassettes
     from mcp_replay_action.gate import GatePolicy, fail_on_from_flags
     from mcp_replay_action.plan import Plan, startup_timeout_for
@@ -723,7 +723,7 @@ def diff(
 ) -> None:
     """Compare two cassettes' responses request by request, without any server."""
     from mcp_replay_action.cassette import load
-    from mcp_replay_action.compare import CompareOptions
+    from mcp_replay_action.compare_options import CompareOptions
     from mcp_replay_action.diff import diff_cassettes
     from mcp_replay_action.gate import GatePolicy, fail_on_from_flags
 

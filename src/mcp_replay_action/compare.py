@@ -27,14 +27,14 @@ The envelope's ``jsonrpc`` and ``id`` are never compared; ``id`` keys anywhere e
 
 from __future__ import annotations
 
-import datetime as dt
 import difflib
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
+from mcp_replay_action.compare_options import CompareOptions
 from mcp_replay_action.gcpause import paused
 from mcp_replay_action.normalize import (
     BOX_TYPES,
@@ -47,7 +47,6 @@ from mcp_replay_action.normalize import (
     materialize,
     normalize,
     normalize_pair,
-    parse_path,
 )
 from mcp_replay_action.paths import box_segment, ident_segment, index_segment, key_segment
 from mcp_replay_action.results import CLASS_ORDER, KIND_ORDER, Finding, FindingClass, Status
@@ -65,49 +64,6 @@ _ENVELOPE = ("jsonrpc", "id")
 _PAYLOAD_KEYS = frozenset({"content", "structuredContent", "contents", "messages", "error"})
 _COSMETIC_KEYS = frozenset({"description", "title"})
 _NOUNS = {"tools": "tool", "prompts": "prompt", "resources": "resource", "resourceTemplates": "resource template"}
-
-
-@dataclass(frozen=True)
-class CompareOptions:
-    """How to compare: paths and keys to ignore, and whether list order matters.
-
-    ``ignore_paths`` use the notation in the module docstring (``result.content[].text`` or
-    ``$.result.content[0].text``); ``ignore_keys`` drop a key at any depth. A bad path raises
-    ``ConfigError`` here, before any server is started.
-    """
-
-    ignore_paths: tuple[str, ...] = ()
-    ignore_keys: tuple[str, ...] = ()
-    allow_reorder: bool = False
-    # When the answers were recorded (epoch seconds): a date more than a year from these and from
-    # today is data and compared, a nearer one is the clock and masked (see ``normalize``).
-    moments: tuple[float, ...] = ()
-
-    def at(self, *recorded_at: Any) -> CompareOptions:
-        """These options with the recording moments named by cassette headers (``recorded_at``)."""
-        moments = [m for m in (parse_moment(r) for r in recorded_at) if m is not None]
-        return replace(self, moments=(*self.moments, *moments)) if moments else self
-
-    def __post_init__(self) -> None:
-        # Accept any iterable of strings (click hands over tuples, callers lists).
-        object.__setattr__(self, "ignore_paths", tuple(self.ignore_paths))
-        object.__setattr__(self, "ignore_keys", tuple(self.ignore_keys))
-        object.__setattr__(self, "moments", tuple(self.moments))
-        for pattern in self.ignore_paths:
-            parse_path(pattern)
-
-
-def parse_moment(value: Any) -> float | None:
-    """Epoch seconds from a header's ``recorded_at`` (ISO-8601, ``Z`` allowed), or None."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=dt.UTC)
-    return moment.timestamp()
 
 
 def status_for(findings: Sequence[Finding]) -> Status:

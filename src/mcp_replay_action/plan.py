@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Literal
 
-from mcp_replay_action.compare import CompareOptions
+from mcp_replay_action.compare_options import CompareOptions
 from mcp_replay_action.gate import GatePolicy
 from mcp_replay_action.transport import Target
 

@@ -12,13 +12,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcp_replay_action import noise
 from mcp_replay_action.assemble import build_report
-from mcp_replay_action.carry import Carry
 from mcp_replay_action.cassette import Cassette, Interaction, load
-from mcp_replay_action.compare import CompareOptions, compare, status_for
+from mcp_replay_action.compare_options import CompareOptions
 from mcp_replay_action.errors import (
     EXIT_GATE,
     EXIT_OK,
@@ -46,8 +44,10 @@ from mcp_replay_action.results import (
 from mcp_replay_action.session import ClientSession, diag_kwargs, error_answer
 from mcp_replay_action.transport import Transport, open_transport
 from mcp_replay_action.transport.process import last_line
-from mcp_replay_action.update import UpdateSummary, rewrite, write_cassette
 from mcp_replay_action.verdict import judge, missing_finding, pass_into
+
+if TYPE_CHECKING:
+    from mcp_replay_action.update import UpdateSummary
 
 # After this many requests in a row got no answer in time, the server is taken to be hung and the
 # rest of the cassette is marked missing without waiting out each timeout.
@@ -91,6 +91,15 @@ class _Session:
         self.options = options
         self.redactor = redactor_for(cassette.meta, options.redactor, options.env)
         self.compare_options = options.compare.at(cassette.meta.get("recorded_at"))
+        # The compare engine (compare, normalize, carry, noise) is imported here, once
+        # ``replay_cassette`` has spawned the server: it takes about as long to import as a small
+        # server takes to start, and the two now overlap instead of adding up.
+        from mcp_replay_action import noise
+        from mcp_replay_action.carry import Carry
+        from mcp_replay_action.compare import compare
+
+        self.compare = compare
+        self.noise = noise
         self.noise_rules = noise.rules_by_seq(cassette.meta)
         # Redacted live answers by seq, for confirmation: only those that differ, so a long
         # passing replay does not hold every answer in memory.
@@ -241,13 +250,13 @@ class _Session:
         inter, live, recorded = answer.inter, answer.live, answer.inter.response
         # The first answer's time is mostly the server starting: it says nothing about speed.
         slow = None if answer.first else slowdown(inter.latency_ms, answer.latency, self.options.max_slowdown)
-        findings = compare(recorded, live, self.compare_options)
+        findings = self.compare(recorded, live, self.compare_options)
         if findings:
             self.live[inter.seq] = live
         ignored: tuple[Finding, ...] = ()
         if findings and inter.seq in self.noise_rules:
             rules = self.noise_rules[inter.seq]
-            findings, ignored = noise.split(findings, rules, recorded, self.compare_options, live)
+            findings, ignored = self.noise.split(findings, rules, recorded, self.compare_options, live)
         if slow is not None:
             findings = (*findings, slow)
         if not (findings or ignored or answer.substitutions):
@@ -436,6 +445,9 @@ def _confirmed(
 ) -> Sequence[InteractionResult]:
     """The first run's results with every difference that also differs in a second live run of the
     same build moved to ``noise``. A second run that cannot start leaves the results as they are."""
+    from mcp_replay_action import noise
+    from mcp_replay_action.compare import status_for
+
     transport = confirm()
     second = _Session(cassette, transport, options)
     failed = second.gather = frozenset(r.seq for r in first.results if r.status == "fail")
@@ -540,6 +552,8 @@ def run(plan: Plan) -> Outcome:
         repeat=plan.repeat,
         confirm=plan.confirm,
     )
+    if plan.rewrites:
+        from mcp_replay_action.update import rewrite, write_cassette
     results: list[CassetteResult] = []
     rewritten: list[tuple[Cassette, Cassette, UpdateSummary]] = []
     if plan.jobs > 1 and len(plan.paths) > 1 and not plan.rewrites:

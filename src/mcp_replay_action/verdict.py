@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_replay_action.cassette import Interaction, subject_of
-from mcp_replay_action.compare import status_for
 from mcp_replay_action.jsonrpc import is_failure
 from mcp_replay_action.results import Finding, InteractionResult, ResultList, Substitution
 
@@ -27,6 +26,9 @@ def judge(
 
     ``sent`` is the request as really sent (after value threading), which names the interaction;
     ``substitutions`` are the recorded values it replaced."""
+    # Imported here: a replay imports the compare engine only once its server is starting.
+    from mcp_replay_action.compare import status_for
+
     return InteractionResult(
         seq=inter.seq,
         line=inter.line,

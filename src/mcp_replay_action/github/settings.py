@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from mcp_replay_action.compare import CompareOptions
+from mcp_replay_action.compare_options import CompareOptions
 from mcp_replay_action.discovery import DEFAULT_PATTERNS, find_cassettes
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.gate import DEFAULT_FAIL_ON, FAIL_ON, FailOn, GatePolicy
