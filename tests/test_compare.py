@@ -18,9 +18,9 @@ from mcp_replay_action.compare import (
     CompareOptions,
     compare,
     compare_normal,
-    same_json,
     status_for,
 )
+from mcp_replay_action.matchers import same_json, unchanged
 from mcp_replay_action.normalize import canonical, normalize, normalize_pair
 from mcp_replay_action.results import CLASS_ORDER, Finding
 
@@ -746,9 +746,19 @@ def test_same_json_is_equal_json_text(a: Any, b: Any) -> None:
 @settings(max_examples=300, deadline=None)
 @given(body=JSON)
 def test_the_fast_exit_gives_what_the_full_comparison_gives(body: Any) -> None:
-    for live in (copy.deepcopy(body), _json_twin(body)):
+    for live in (copy.deepcopy(body), _json_twin(body), _reverse_keys(body)):
         full = compare_normal(*normalize_pair({"result": body}, {"result": live}, NO_OPTIONS), NO_OPTIONS)
         assert compare(ok(body), ok(live), NO_OPTIONS) == full
+        # What replay checks before it imports the compare engine at all.
+        if unchanged(ok(body), ok(live, msg_id=7)):
+            assert full == ()
+
+
+def test_unchanged_is_the_same_answer_envelope_aside() -> None:
+    assert unchanged(ok([1, "a"]), {"id": 9, "result": [1, "a"], "jsonrpc": "2.0"})
+    assert not unchanged(ok([1]), ok([True]))
+    assert not unchanged(ok([1]), err(1, "x"))
+    assert not unchanged(None, ok(1)) and not unchanged(ok(1), None)
 
 
 def test_same_json_tells_apart_what_equality_forgives() -> None:

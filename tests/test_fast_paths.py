@@ -99,7 +99,7 @@ NEVER_FOR_A_PASSING_STDIO_REPLAY = (
 )
 
 
-def loaded_after_cli(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+def loaded_after_cli(*args: str, exit_code: int = 0) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     """Run the CLI in a fresh interpreter; its output and every module it had loaded at the end."""
     code = (
         "import json, sys\n"
@@ -107,7 +107,7 @@ def loaded_after_cli(*args: str) -> tuple[subprocess.CompletedProcess[str], set[
         "try:\n"
         "    main()\n"
         "except SystemExit as exc:\n"
-        "    assert exc.code in (0, None), exc.code\n"
+        f"    assert (exc.code or 0) == {exit_code}, exc.code\n"
         "print('MODULES', json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
     )
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120, check=False)
@@ -131,15 +131,16 @@ def test_an_all_pass_stdio_replay_loads_only_what_it_uses() -> None:
     assert sorted(m for m in NEVER_FOR_A_PASSING_STDIO_REPLAY if m in modules) == []
 
 
-# The compare engine, imported while the server starts rather than before it is spawned.
-NEVER_BEFORE_THE_SERVER_IS_SPAWNED = (
+# The compare engine: imported only once an answer differs from its recording, and never before
+# the server is spawned (nor is the console report).
+COMPARE_ENGINE = (
     "mcp_replay_action.compare",
     "mcp_replay_action.normalize",
     "mcp_replay_action.carry",
     "mcp_replay_action.noise",
     "mcp_replay_action.update",
-    "mcp_replay_action.report.console",
 )
+NEVER_BEFORE_THE_SERVER_IS_SPAWNED = (*COMPARE_ENGINE, "mcp_replay_action.report.console")
 
 
 def test_the_server_is_spawned_before_the_compare_engine_is_imported() -> None:
@@ -167,6 +168,45 @@ def test_the_server_is_spawned_before_the_compare_engine_is_imported() -> None:
     at_spawn, at_end = set(json.loads(lines["AT_SPAWN"])), set(json.loads(lines["AT_END"]))
     assert "mcp_replay_action.compare" in at_end  # it did compare, after the spawn
     assert sorted(m for m in NEVER_BEFORE_THE_SERVER_IS_SPAWNED if m in at_spawn) == []
+
+
+def _record_calc(path: Path, calls: list[dict[str, Any]]) -> None:
+    """A cassette recorded from the real calc sample server: the handshake, then ``calls``."""
+    from mcp_replay_action.cassette import Cassette, Interaction, save, with_lines
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mcp_replay_action.samples.calc_server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert server.stdin is not None and server.stdout is not None
+    init = {"method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {}}}
+    inters = []
+    for seq, call in enumerate([init, {"method": "notifications/initialized"}, *calls]):
+        message = {"jsonrpc": "2.0", **({"id": seq} if seq != 1 else {}), **call}
+        server.stdin.write(json.dumps(message).encode() + b"\n")
+        server.stdin.flush()
+        answer = json.loads(server.stdout.readline()) if seq != 1 else None
+        inters.append(Interaction(seq, "request" if seq != 1 else "notification", message, answer))
+    server.stdin.close()
+    server.wait(timeout=30)
+    save(with_lines(Cassette(meta={}, interactions=tuple(inters))), path)
+
+
+def test_a_replay_whose_answers_are_their_recordings_never_loads_the_compare_engine(tmp_path: Path) -> None:
+    calls = [{"method": "tools/call", "params": {"name": "add", "arguments": {"a": i, "b": 2}}} for i in range(5)]
+    _record_calc(tmp_path / "same.jsonl", calls)
+    server = f"{sys.executable} -m mcp_replay_action.samples.calc_server"
+    done, modules = loaded_after_cli("replay", "--cassette", str(tmp_path / "same.jsonl"), "--server", server)
+    assert "GRADE A" in done.stdout and "6 passed" in done.stdout, done.stdout + done.stderr
+    assert sorted(m for m in COMPARE_ENGINE if m in modules) == []
+    # The same cassette with one answer changed loads it, and finds the change.
+    lines = (tmp_path / "same.jsonl").read_text().splitlines()
+    lines[-1] = lines[-1].replace('"text":"6"', '"text":"7"')
+    (tmp_path / "changed.jsonl").write_text("\n".join(lines) + "\n")
+    changed, modules = loaded_after_cli(
+        "replay", "--cassette", str(tmp_path / "changed.jsonl"), "--server", server, exit_code=1
+    )
+    assert "value-change" in changed.stdout, changed.stdout + changed.stderr
+    assert "mcp_replay_action.compare" in modules
 
 
 def test_a_server_that_exits_before_it_says_anything_is_a_start_up_failure(tmp_path: Path) -> None:

@@ -792,6 +792,8 @@ def demo(keep: str | None) -> None:
 def warn_unused_rules(options: Any, paths: Sequence[str]) -> None:
     """Name every --ignore-path / --ignore-key that matched nothing in this run (a typo ignores
     nothing, silently, otherwise). On stderr, so --json stays parseable."""
+    if not (options.ignore_paths or options.ignore_keys):
+        return  # no rule to warn about, and no need to import the normaliser to say so
     from mcp_replay_action.cassette import load
     from mcp_replay_action.normalize import normalize, unused_rules
 

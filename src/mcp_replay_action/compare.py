@@ -36,6 +36,7 @@ from typing import Any
 
 from mcp_replay_action.compare_options import CompareOptions
 from mcp_replay_action.gcpause import paused
+from mcp_replay_action.matchers import ENVELOPE, unchanged
 from mcp_replay_action.normalize import (
     BOX_TYPES,
     Base64Text,
@@ -59,7 +60,6 @@ DIFF_LINE_CAP = 240
 MAX_FINDINGS = 50  # per interaction; the rest are summed up in one last finding
 _DIFFLIB_MAX_LINES = 2000  # beyond this, the unified diff starts at the first changed line
 
-_ENVELOPE = ("jsonrpc", "id")
 # Keys whose contents are what a tool, resource or prompt returned: a "title" in there is data.
 _PAYLOAD_KEYS = frozenset({"content", "structuredContent", "contents", "messages", "error"})
 _COSMETIC_KEYS = frozenset({"description", "title"})
@@ -102,9 +102,9 @@ def compare(
     flip = _rpc_error_flip(recorded, live)
     if flip is not None:
         return (flip,)
-    raw_before, raw_after = _body(recorded), _body(live)
-    if same_json(raw_before, raw_after):
+    if unchanged(recorded, live):
         return ()  # the fastest exit
+    raw_before, raw_after = _body(recorded), _body(live)
     # Both sides at once: what they share is left out as one ``Same`` object on each side.
     with paused():
         return compare_normal(*normalize_pair(raw_before, raw_after, options), options)
@@ -197,23 +197,9 @@ def _tool_error_flip(before: Any, after: Any) -> Finding | None:
     )
 
 
-def same_json(a: Any, b: Any) -> bool:
-    """Whether two parsed JSON values are the same JSON, keys in the same order: ``==`` rejects
-    most differing pairs at C speed, then ``repr`` rules out what ``==`` forgives (``True == 1 ==
-    1.0``). ``repr`` tells those apart as ``json.dumps`` does, at the same C speed on a big value
-    and three times faster on a small one (no encoder built per call). False on hostile nesting:
-    the depth-limited normaliser decides."""
-    if not loosely_equal(a, b):
-        return False
-    try:
-        return repr(a) == repr(b)
-    except RecursionError:
-        return False
-
-
 def _body(message: Any) -> Any:
     if isinstance(message, dict):
-        return {k: v for k, v in message.items() if k not in _ENVELOPE}
+        return {k: v for k, v in message.items() if k not in ENVELOPE}
     return message
 
 

@@ -6,12 +6,41 @@ all match through here, so "the same request" means the same thing everywhere.
 The rule: the same ``method`` and the same ``params``, ``_meta`` aside (it carries per-call
 bookkeeping such as progress tokens and, in the stateless era, the protocol version); key order
 never matters.
+
+``unchanged`` says the same of an answer, strictly: a live answer that is its recording's JSON
+exactly (envelope aside) is compare's fastest exit, which a replay takes without importing the
+compare engine.
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+# The JSON-RPC envelope: never compared (``id`` is the client's choice, ``jsonrpc`` constant).
+ENVELOPE = ("jsonrpc", "id")
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Whether two parsed JSON values are the same JSON, keys in the same order: ``==`` rejects
+    most differing pairs at C speed, then ``repr`` rules out what ``==`` forgives (``True == 1 ==
+    1.0``). ``repr`` tells those apart as ``json.dumps`` does, at the same C speed on a big value
+    and three times faster on a small one (no encoder built per call). False on hostile nesting:
+    the depth-limited normaliser decides."""
+    try:
+        return bool(a == b) and repr(a) == repr(b)
+    except RecursionError:
+        return False
+
+
+def unchanged(recorded: Any, live: Any) -> bool:
+    """Whether a live JSON-RPC answer is its recorded one exactly, the envelope aside (so
+    ``compare`` finds nothing)."""
+    if not isinstance(recorded, dict) or not isinstance(live, dict):
+        return False
+    return same_json(
+        {k: v for k, v in recorded.items() if k not in ENVELOPE}, {k: v for k, v in live.items() if k not in ENVELOPE}
+    )
 
 
 def without_meta(params: Any) -> Any:

@@ -28,7 +28,7 @@ from mcp_replay_action.errors import (
     TransportTimeout,
 )
 from mcp_replay_action.grade import score
-from mcp_replay_action.matchers import same_request
+from mcp_replay_action.matchers import same_request, unchanged
 from mcp_replay_action.plan import Plan
 from mcp_replay_action.protocol import LIFECYCLE_METHODS, Era, detect_era, refused_probes
 from mcp_replay_action.redact import Redactor, redactor_for
@@ -47,6 +47,8 @@ from mcp_replay_action.transport.process import last_line
 from mcp_replay_action.verdict import judge, missing_finding, pass_into
 
 if TYPE_CHECKING:
+    from mcp_replay_action.carry import Carry
+    from mcp_replay_action.noise import NoiseRule
     from mcp_replay_action.update import UpdateSummary
 
 # After this many requests in a row got no answer in time, the server is taken to be hung and the
@@ -91,23 +93,16 @@ class _Session:
         self.options = options
         self.redactor = redactor_for(cassette.meta, options.redactor, options.env)
         self.compare_options = options.compare.at(cassette.meta.get("recorded_at"))
-        # The compare engine (compare, normalize, carry, noise) is imported here, once
-        # ``replay_cassette`` has spawned the server: it takes about as long to import as a small
-        # server takes to start, and the two now overlap instead of adding up.
-        from mcp_replay_action import noise
-        from mcp_replay_action.carry import Carry
-        from mcp_replay_action.compare import compare
-
-        self.compare = compare
-        self.noise = noise
-        self.noise_rules = noise.rules_by_seq(cassette.meta)
+        # The compare engine (compare, normalize, carry, noise) is imported on first need, never
+        # before the server is spawned: an answer that is its recording exactly needs none of it.
+        self.noise_rules = _noise_rules(cassette.meta)
         # Redacted live answers by seq, for confirmation: only those that differ, so a long
         # passing replay does not hold every answer in memory.
         self.live: dict[int, dict[str, Any]] = {}
         # Set on a confirming run: it compares nothing and keeps only the answers to these seqs
         # (the ones the first run failed on), which is all the confirmation reads.
         self.gather: frozenset[int] | None = None
-        self.carry = Carry(i.message for i in cassette.interactions if i.kind in ("request", "notification"))
+        self.carry: Carry | None = None  # made when an answer first differs (``_learn``)
         # A recorded and a live answer that differ, learned from just before the next message is
         # sent: after the last one, nothing could quote what they minted, and a big last answer
         # is never walked.
@@ -149,16 +144,22 @@ class _Session:
     def _learn(self) -> None:
         """Learn the minted values of the last answer that differed, before the next message is
         rewritten: it may quote one."""
-        if self.to_learn is not None:
-            self.carry.learn(*self.to_learn)
-            self.to_learn = None
+        if self.to_learn is None:
+            return
+        if self.carry is None:
+            from mcp_replay_action.carry import Carry
+
+            outgoing = (i.message for i in self.cassette.interactions if i.kind in ("request", "notification"))
+            self.carry = Carry(outgoing)
+        self.carry.learn(*self.to_learn)
+        self.to_learn = None
 
     def _notify(self, inter: Interaction) -> None:
         if self.dead is not None:
             return
         self._learn()
         try:
-            self.transport.send(self.carry.apply(inter.message))
+            self.transport.send(self.carry.apply(inter.message) if self.carry else inter.message)
         except ServerExited:
             pass  # the next request reports the exit with its diagnostics
 
@@ -177,7 +178,7 @@ class _Session:
             return
         wait = min(self.options.startup_timeout if first else self.options.timeout, remaining)
         self._learn()
-        message, substitutions = self.carry.rewrite(inter.message)
+        message, substitutions = self.carry.rewrite(inter.message) if self.carry else (inter.message, ())
         started = time.monotonic()
         try:
             self.transport.send(message)
@@ -250,13 +251,15 @@ class _Session:
         inter, live, recorded = answer.inter, answer.live, answer.inter.response
         # The first answer's time is mostly the server starting: it says nothing about speed.
         slow = None if answer.first else slowdown(inter.latency_ms, answer.latency, self.options.max_slowdown)
-        findings = self.compare(recorded, live, self.compare_options)
+        findings = _compared(recorded, live, self.compare_options)
         if findings:
             self.live[inter.seq] = live
         ignored: tuple[Finding, ...] = ()
         if findings and inter.seq in self.noise_rules:
             rules = self.noise_rules[inter.seq]
-            findings, ignored = self.noise.split(findings, rules, recorded, self.compare_options, live)
+            from mcp_replay_action import noise
+
+            findings, ignored = noise.split(findings, rules, recorded, self.compare_options, live)
         if slow is not None:
             findings = (*findings, slow)
         if not (findings or ignored or answer.substitutions):
@@ -316,6 +319,25 @@ class _Session:
     def _missing(self, inter: Interaction, finding: Finding) -> None:
         self._settle()  # results stay in recorded order
         self.results.append(judge(inter, (finding,), None))
+
+
+def _compared(recorded: dict[str, Any] | None, live: dict[str, Any], options: CompareOptions) -> tuple[Finding, ...]:
+    """``compare.compare(recorded, live, options)``, taking its fastest exit (``unchanged``) before
+    importing it: a replay of an unchanged server never loads the compare engine."""
+    if unchanged(recorded, live):
+        return ()
+    from mcp_replay_action.compare import compare
+
+    return compare(recorded, live, options)
+
+
+def _noise_rules(meta: Mapping[str, Any]) -> dict[int, list[NoiseRule]]:
+    """``noise.rules_by_seq(meta)``; a header with no calibrated rules needs no ``noise.py``."""
+    if not meta.get("noise"):
+        return {}
+    from mcp_replay_action import noise
+
+    return noise.rules_by_seq(meta)
 
 
 @dataclass(frozen=True)
