@@ -235,3 +235,19 @@ def test_an_answer_is_learned_from_only_when_a_later_message_may_quote_it(tmp_pa
     last_answer = [i for i in loaded.interactions if i.kind == "request"][-1].response
     assert learned and last_answer not in learned
     assert seen["task_id"] in json.dumps(learned)
+
+
+def test_the_index_of_quoted_strings_never_misses_one_and_never_grows() -> None:
+    """Every string an outgoing message quotes is found (a miss would leave a minted value
+    unthreaded); the index stays its fixed size however many strings it holds; and a string
+    no message quotes is mostly told apart (a collision only costs a harmless learning)."""
+    from mcp_replay_action.carry import _Quoted
+
+    quoted = _Quoted()
+    size = len(quoted._bits)
+    held = [f"message number {i}" for i in range(100_000)] + ["", "tsk_81f0c2a9d3", REC_ID]
+    quoted.update(held)
+    assert all(value in quoted for value in held)
+    assert len(quoted._bits) == size == 128 * 1024
+    strangers = [f"never sent {i}" for i in range(10_000)]
+    assert sum(value in quoted for value in strangers) < 1_000

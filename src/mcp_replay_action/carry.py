@@ -51,21 +51,19 @@ class Carry:
         # Indexed when an answer first differs by a minted value: most replays never get there,
         # and the index walks every message a long cassette sends.
         self._outgoing = outgoing
-        self._index: set[int] | None = None
+        self._index: _Quoted | None = None
 
     def __bool__(self) -> bool:
         return bool(self.mapping)
 
-    def _quoted(self) -> set[int] | None:
-        """The hash of every string the outgoing messages quote; None when any value may be learned.
-        Hashes, not the strings: a long cassette's index stays small, and a value learned on a
-        hash that only collides is never sent, since no outgoing message holds it."""
+    def _quoted(self) -> _Quoted | None:
+        """Every string the outgoing messages quote; None when any value may be learned."""
         if self._outgoing is not None:
-            self._index = set()
+            self._index = _Quoted()
             for message in self._outgoing:
                 strings: set[str] = set()
                 _collect_strings(message, strings)
-                self._index.update(map(hash, strings))
+                self._index.update(strings)
             self._outgoing = None
         return self._index
 
@@ -78,7 +76,7 @@ class Carry:
             return
         quoted = self._quoted()
         if quoted is not None:
-            candidates = [(r, v) for r, v in candidates if hash(r) in quoted]
+            candidates = [(r, v) for r, v in candidates if r in quoted]
             if not candidates:
                 return  # nothing later quotes these values: nothing worth learning
         present: set[str] = set()
@@ -128,6 +126,30 @@ class Carry:
             return live
 
         return self._pattern.sub(replace, text)
+
+
+class _Quoted:
+    """Which strings the outgoing messages quote, as a bit index of their hashes (two bits each,
+    128 KiB): as small for a million messages as for ten, where a set of hashes grew by ~100
+    bytes per string. A string that only collides reads as quoted, and learning it costs
+    nothing: no outgoing message holds it, so nothing is ever rewritten with it."""
+
+    _BITS = 1 << 20
+    _MASK = _BITS - 1
+
+    def __init__(self) -> None:
+        self._bits = bytearray(self._BITS // 8)
+
+    def update(self, strings: Iterable[str]) -> None:
+        bits, mask = self._bits, self._MASK
+        for value in strings:
+            h = hash(value)
+            for at in (h & mask, (h >> 20) & mask):
+                bits[at >> 3] |= 1 << (at & 7)
+
+    def __contains__(self, value: str) -> bool:
+        h, bits, mask = hash(value), self._bits, self._MASK
+        return all(bits[at >> 3] >> (at & 7) & 1 for at in (h & mask, (h >> 20) & mask))
 
 
 def _pairs(recorded: Any, live: Any, key: str | None) -> Iterator[tuple[str, str]]:
