@@ -113,3 +113,27 @@ def test_dumps_is_one_interaction_per_line(tmp_path: Path) -> None:
     # The newline inside the value is written escaped, and reads back as the same text.
     line = text.splitlines()[1]
     assert "\\n" in line and json.loads(line)["response"]["result"]["text"] == "a\nb"
+
+
+def test_an_interaction_read_from_a_line_equals_the_one_its_constructor_makes() -> None:
+    import dataclasses
+    import pickle
+
+    from mcp_replay_action.cassette.schema import interaction_from_json
+
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add"}}
+    response = {"jsonrpc": "2.0", "id": 1, "result": {}}
+    docs = [
+        {"seq": 2, "kind": "request", "message": message, "response": response},
+        {"seq": 3, "kind": "request", "message": message, "response": response, "ts": 1, "latency_ms": 2.5},
+        {"seq": 4, "kind": "notification", "message": {"jsonrpc": "2.0", "method": "x"}, "transport": {"k": 1}},
+    ]
+    for doc in docs:
+        read = interaction_from_json(doc, path="c.jsonl", line=7)
+        fields = {"ts": 0.0, "response": None, "latency_ms": None, "transport": None, **doc, "line": 7}
+        made = Interaction(**{**fields, "ts": float(fields["ts"])})
+        assert read == made and repr(read) == repr(made)
+        assert list(vars(read)) == [f.name for f in dataclasses.fields(Interaction)]
+        assert type(read.ts) is float and pickle.loads(pickle.dumps(read)) == made
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            read.seq = 9  # type: ignore[misc]

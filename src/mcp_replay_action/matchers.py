@@ -38,6 +38,8 @@ def unchanged(recorded: Any, live: Any) -> bool:
     ``compare`` finds nothing)."""
     if not isinstance(recorded, dict) or not isinstance(live, dict):
         return False
+    if same_json(recorded, live):
+        return True  # the usual case: a replay sends the recorded id, so the envelopes agree too
     return same_json(
         {k: v for k, v in recorded.items() if k not in ENVELOPE}, {k: v for k, v in live.items() if k not in ENVELOPE}
     )

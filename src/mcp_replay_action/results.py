@@ -236,6 +236,7 @@ class ResultList(Sequence[InteractionResult]):
             return whole
         code = self._codes[index]
         method, name = self._label_list[code >> 6]
+        live_ms, recorded_ms = self._latency[2 * index], self._latency[2 * index + 1]
         # Built without the frozen dataclass's __init__ (one object.__setattr__ per field, four
         # times the cost): a report reads every result several times (score, gate, totals,
         # console, JSON), which for a 10,000-call replay was a third of its CPU. Every field is
@@ -248,8 +249,8 @@ class ResultList(Sequence[InteractionResult]):
             name=name,
             status=_STATUSES[code & 3],
             findings=(),
-            latency_ms=_unpacked(self._latency[2 * index]),
-            recorded_latency_ms=_unpacked(self._latency[2 * index + 1]),
+            latency_ms=None if live_ms != live_ms else live_ms,  # NaN (none) is the one != itself
+            recorded_latency_ms=None if recorded_ms != recorded_ms else recorded_ms,
             recorded_error=bool(code >> 2 & 1),
             live_error=_LIVE_ERROR[code >> 3 & 7],
             substitutions=(),
@@ -271,10 +272,6 @@ class ResultList(Sequence[InteractionResult]):
 
 def _packed(value: float | None) -> float:
     return math.nan if value is None else value
-
-
-def _unpacked(value: float) -> float | None:
-    return None if math.isnan(value) else value
 
 
 @dataclass(frozen=True)
