@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -25,6 +24,8 @@ def current_umask() -> int:
 def atomic_write_text(path: str | os.PathLike[str], text: str | Iterable[str]) -> None:
     """Write ``text`` (or its pieces in turn) to ``path`` through a temp file and a rename: never
     a half-written file."""
+    import tempfile  # here: it (with shutil, random, bz2, lzma) costs every replay's start-up
+
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)

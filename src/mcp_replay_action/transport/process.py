@@ -20,14 +20,11 @@ from __future__ import annotations
 import atexit
 import collections
 import ctypes
-import ctypes.util
 import os
 import select
 import shlex
-import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 import uuid
@@ -60,8 +57,10 @@ def _libc() -> Any:
         return ctypes.CDLL("libc.so.6", use_errno=True)
     except OSError:
         pass
+    from ctypes.util import find_library  # only here: it imports shutil and tempfile too
+
     try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return ctypes.CDLL(find_library("c") or "libc.so.6", use_errno=True)
     except OSError:
         return None
 
@@ -150,8 +149,7 @@ class ServerProcess:
                 terminate_group(self.popen, grace=grace, term_timeout=term_timeout, marker=self.marker)
             finally:
                 _forget(self.popen)
-                if self.scratch:
-                    shutil.rmtree(self.scratch, ignore_errors=True)
+                _cleanup_scratch(self.scratch)
         return self.popen.returncode
 
 
@@ -177,7 +175,7 @@ def spawn_server(
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
-    scratch = tempfile.mkdtemp(prefix="mcp-replay-") if isolate else None
+    scratch = _scratch_dir() if isolate else None
     if scratch:
         full_env = _isolated_env(full_env, scratch)
     marker = uuid.uuid4().hex
@@ -230,8 +228,18 @@ def _permission_denied(command: str, search_path: str) -> str:
     return f"server command not found: {command}"
 
 
+# tempfile and shutil (with random, bz2 and lzma) are imported only with --isolate: every other
+# start of a server would pay for them before the spawn.
+def _scratch_dir() -> str:
+    import tempfile
+
+    return tempfile.mkdtemp(prefix="mcp-replay-")
+
+
 def _cleanup_scratch(scratch: str | None) -> None:
     if scratch:
+        import shutil
+
         shutil.rmtree(scratch, ignore_errors=True)
 
 
