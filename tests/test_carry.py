@@ -245,9 +245,26 @@ def test_the_index_of_quoted_strings_never_misses_one_and_never_grows() -> None:
 
     quoted = _Quoted()
     size = len(quoted._bits)
-    held = [f"message number {i}" for i in range(100_000)] + ["", "tsk_81f0c2a9d3", REC_ID]
+    held = [f"message number {i}" for i in range(30_000)] + ["", "tsk_81f0c2a9d3", REC_ID]
     quoted.update(held)
     assert all(value in quoted for value in held)
-    assert len(quoted._bits) == size == 128 * 1024
+    assert len(quoted._bits) == size == 512 * 1024
     strangers = [f"never sent {i}" for i in range(10_000)]
-    assert sum(value in quoted for value in strangers) < 1_000
+    assert sum(value in quoted for value in strangers) < 10
+
+
+def test_a_learned_value_is_still_present_only_as_a_whole_token() -> None:
+    """``_still_present`` finds a value inside the live answer only where no ASCII letter or
+    digit touches it, exactly as the boundary regex it replaced did."""
+    import random
+    import re
+
+    from mcp_replay_action.carry import _still_present
+
+    rng = random.Random(3)
+    alphabet = 'ab1_-./ é\\"x'
+    for _ in range(3000):
+        value = "".join(rng.choice("ab1x") for _ in range(rng.randrange(8, 11)))
+        dumped = "".join(rng.choice([*alphabet, value]) for _ in range(rng.randrange(0, 12)))
+        expected = re.search(rf"(?<![A-Za-z0-9]){re.escape(value)}(?![A-Za-z0-9])", dumped) is not None
+        assert _still_present(value, set(), dumped) == expected, (value, dumped)
