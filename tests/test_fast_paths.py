@@ -261,3 +261,44 @@ def test_a_streamed_cassette_replays_to_the_same_report(monkeypatch: Any) -> Non
     streamed = run(plan).report
     assert [r.status for r in streamed.cassettes[0].results] == [r.status for r in loaded.cassettes[0].results]
     assert streamed.score == loaded.score and streamed.gate.passed
+
+
+def test_what_is_built_frozen_is_kept_from_the_collector_until_thawed() -> None:
+    import gc
+
+    from mcp_replay_action.gcpause import frozen, thawing
+
+    assert gc.get_freeze_count() == 0
+    with thawing():
+        with frozen():
+            built = [{"k": [i]} for i in range(1000)]
+            assert not gc.isenabled()  # paused while built
+        assert gc.get_freeze_count() >= 2 * len(built) and gc.isenabled()
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+    gc.freeze()  # someone else's frozen objects are not ours to thaw
+    try:
+        with thawing(), frozen():
+            built = [{"k": [i]} for i in range(10)]
+        assert gc.get_freeze_count() > 0  # not thawed
+    finally:
+        gc.unfreeze()
+
+
+def test_a_replay_hands_what_it_froze_back_to_the_collector(tmp_path: Path) -> None:
+    import gc
+
+    import pytest
+
+    from mcp_replay_action.errors import CassetteError
+    from mcp_replay_action.plan import Plan
+    from mcp_replay_action.replay import run
+    from mcp_replay_action.transport import Target
+
+    calc = Target(command=(sys.executable, "-m", "mcp_replay_action.samples.calc_server"))
+    assert gc.get_freeze_count() == 0
+    assert run(Plan(paths=(str(ROOT / "cassettes/calc/session.jsonl"),), target=calc)).report.gate.passed
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+    (tmp_path / "bad.jsonl").write_text('{"schema": "mcp-replay/cassette@1", "meta": {}}\n[1]\n')
+    with pytest.raises(CassetteError):
+        run(Plan(paths=(str(tmp_path / "bad.jsonl"),), target=calc))
+    assert gc.get_freeze_count() == 0 and gc.isenabled()

@@ -26,3 +26,27 @@ def paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+@contextmanager
+def frozen() -> Iterator[None]:
+    """Build a large value that lives on after the block (a cassette read whole before its
+    replay): the collector is paused while it is built, and everything alive at the end of the
+    block is then moved out of its reach (``gc.freeze``), so no later collection walks it again.
+    Reading a 10,000-call cassette otherwise set off ~50 ms of collections, each walking what had
+    been read so far. Reference counting still frees what is frozen. Used inside ``thawing``."""
+    with paused():
+        yield
+        gc.freeze()
+
+
+@contextmanager
+def thawing() -> Iterator[None]:
+    """Everything ``frozen`` froze in the block handed back to the collector at its end (also on
+    error), unless objects were already frozen when it began: those are not ours to thaw."""
+    before = gc.get_freeze_count()
+    try:
+        yield
+    finally:
+        if before == 0:
+            gc.unfreeze()

@@ -27,6 +27,7 @@ from mcp_replay_action.errors import (
     ServerStartError,
     TransportTimeout,
 )
+from mcp_replay_action.gcpause import frozen, thawing
 from mcp_replay_action.grade import score
 from mcp_replay_action.matchers import same_request, unchanged
 from mcp_replay_action.plan import Plan
@@ -553,6 +554,11 @@ def run(plan: Plan) -> Outcome:
     leaves every file as it was. Raises ``CassetteError`` for a bad cassette and
     ``ServerStartError`` for a server that cannot be used.
     """
+    with thawing():  # the cassettes read are kept from the collector's walks until the end
+        return _run(plan)
+
+
+def _run(plan: Plan) -> Outcome:
     cassettes: Iterable[Cassette]
     # A check-mode replay only iterates each cassette: a large one is streamed from disk.
     stream = not plan.rewrites
@@ -690,7 +696,8 @@ def slowdown(recorded_ms: float | None, live_ms: float, max_slowdown: float | No
 
 
 def _load_checked(path: str, *, stream: bool = False) -> Cassette:
-    cassette = load(path, stream=stream)
+    with frozen():  # what is read lives for the whole replay: no collection need walk it
+        cassette = load(path, stream=stream)
     if not cassette.interactions:
         # Nothing replayed must not read as a perfect grade.
         raise CassetteError(cassette.path, None, "no interactions: nothing to replay (record a session into it)")
