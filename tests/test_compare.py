@@ -770,3 +770,26 @@ def test_same_json_tells_apart_what_equality_forgives() -> None:
     for _ in range(100_000):
         deep = [deep]
     assert not same_json(deep, deep)  # hostile nesting: never a RecursionError
+
+
+def _envelope_variants(body: Any) -> list[dict[str, Any]]:
+    """``body`` as an answer under the envelopes a live server may send back."""
+    return [
+        {"jsonrpc": "2.0", "id": 1, **body},
+        {"jsonrpc": "2.0", "id": 2, **body},
+        {"id": 1, "jsonrpc": "2.0", **body},
+        {**body, "jsonrpc": "2.0", "id": 1.0},
+        {"jsonrpc": "2.0", **body},
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=JSON, b=JSON)
+def test_unchanged_is_same_json_of_the_bodies(a: Any, b: Any) -> None:
+    for left in _envelope_variants({"result": a}):
+        for right in _envelope_variants({"result": b}) + _envelope_variants({"result": _json_twin(a)}):
+            assert unchanged(left, right) == same_json(_body_of(left), _body_of(right))
+
+
+def _body_of(answer: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in answer.items() if k not in ("jsonrpc", "id")}

@@ -40,6 +40,14 @@ def unchanged(recorded: Any, live: Any) -> bool:
         return False
     if same_json(recorded, live):
         return True  # the usual case: a replay sends the recorded id, so the envelopes agree too
+    try:
+        if not recorded == live and all(
+            (k in recorded) == (k in live) and recorded.get(k) == live.get(k) for k in ENVELOPE
+        ):
+            # Equal envelopes, unequal answers: the bodies differ, and a big one is not walked again.
+            return False
+    except RecursionError:
+        return False
     return same_json(
         {k: v for k, v in recorded.items() if k not in ENVELOPE}, {k: v for k, v in live.items() if k not in ENVELOPE}
     )
