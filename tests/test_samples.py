@@ -36,3 +36,31 @@ def test_sample_cassette_replays_clean_and_catches_the_twin(path: Path) -> None:
 def test_the_scenarios_file_is_valid() -> None:
     scenarios = load_scenarios(ROOT / "cassettes" / "calc" / "scenarios.yml")
     assert {s.name for s in scenarios.scenarios} == {"handshake", "stateless"}
+
+
+def test_a_streamed_cassette_is_read_once_per_live_run(tmp_path: Path) -> None:
+    """A cassette too big to hold is read from disk on every pass over it: a replay that fails
+    and confirms reads it once for each of its two live runs (and up to the handshake for the
+    era), not once more for every list it used to gather."""
+    from dataclasses import replace as with_
+
+    from mcp_replay_action.cassette.jsonl import StreamedInteractions
+
+    class Counted(StreamedInteractions):
+        whole = 0
+
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            yield from super().__iter__()
+            Counted.whole += 1  # only a pass that read every line gets here
+
+    path = next(p for p in CASSETTES if "handshake" in p.name)
+    held = load(path)
+    streamed = with_(held, interactions=Counted(str(path), len(held.interactions)))
+    result = replay_cassette(
+        streamed,
+        StdioTransport([*HEALTHY, "--regressed"]),
+        ReplayOptions(timeout=10.0),
+        confirm=lambda: StdioTransport([*HEALTHY, "--regressed"]),
+    )
+    assert result.failed, result.results
+    assert Counted.whole <= 2

@@ -100,6 +100,7 @@ class _Session:
         # Redacted live answers by seq, for confirmation: only those that differ, so a long
         # passing replay does not hold every answer in memory.
         self.live: dict[int, dict[str, Any]] = {}
+        self.recorded: dict[int, Any] = {}  # their recorded answers, beside them
         # Set on a confirming run: it compares nothing and keeps only the answers to these seqs
         # (the ones the first run failed on), which is all the confirmation reads.
         self.gather: frozenset[int] | None = None
@@ -109,7 +110,9 @@ class _Session:
         # is never walked.
         self.to_learn: tuple[dict[str, Any], dict[str, Any]] | None = None
         self.results = ResultList()
-        self.server_requests = [i for i in cassette.interactions if i.kind == "server-request"]
+        # Read on the server's first request to us: most sessions have none, and a streamed
+        # cassette is read from disk again on every pass over it.
+        self.server_requests: list[Interaction] | None = None
         self.read_only_tools = read_only_tools(cassette.interactions) if options.repeat > 1 else frozenset()
         self.answered: set[int] = set()
         self.unsent = refused_probes(cassette.interactions)
@@ -255,6 +258,7 @@ class _Session:
         findings = _compared(recorded, live, self.compare_options)
         if findings:
             self.live[inter.seq] = live
+            self.recorded[inter.seq] = recorded
         ignored: tuple[Finding, ...] = ()
         if findings and inter.seq in self.noise_rules:
             rules = self.noise_rules[inter.seq]
@@ -305,6 +309,8 @@ class _Session:
     def _match_server_request(self, msg: dict[str, Any]) -> Interaction | None:
         method = msg.get("method")
         fallback: Interaction | None = None
+        if self.server_requests is None:
+            self.server_requests = [i for i in self.cassette.interactions if i.kind == "server-request"]
         for inter in self.server_requests:
             if inter.method != method:
                 continue
@@ -473,7 +479,7 @@ def _confirmed(
 
     transport = confirm()
     second = _Session(cassette, transport, options)
-    failed = second.gather = frozenset(r.seq for r in first.results if r.status == "fail")
+    second.gather = frozenset(r.seq for r in first.results if r.status == "fail")
     try:
         transport.start()
         second.run()
@@ -481,7 +487,6 @@ def _confirmed(
         return first.results
     finally:
         transport.close()
-    by_seq = {i.seq: i for i in cassette.interactions if i.seq in failed}
     out = ResultList()
     for result in first.results:
         live_a, live_b = first.live.get(result.seq), second.live.get(result.seq)
@@ -489,7 +494,7 @@ def _confirmed(
             out.append(result)
             continue
         rules = noise.learn([live_a, live_b], first.compare_options, result.seq)
-        kept, ignored = noise.split(result.findings, rules, by_seq[result.seq].response, first.compare_options)
+        kept, ignored = noise.split(result.findings, rules, first.recorded[result.seq], first.compare_options)
         if ignored:
             result = replace(result, findings=kept, noise=result.noise + ignored, status=status_for(kept))
         out.append(result)
