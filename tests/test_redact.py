@@ -397,7 +397,7 @@ def test_hint_words_are_found_in_any_case_exactly_as_an_ignorecase_regex_finds_t
     (the long s, the Kelvin sign, the dotless i) is found, and nothing the regex misses is."""
     import re as re_
 
-    from mcp_replay_action.redact import _ASSIGNMENT_HINTS, _SCHEME_HINTS, _hinted
+    from mcp_replay_action.redact import _ASSIGNMENT_HINTS, _SCHEME_HINTS, _Hints
 
     for words in (_ASSIGNMENT_HINTS, _SCHEME_HINTS):
         regex = re_.compile("|".join(words), re_.IGNORECASE)
@@ -408,12 +408,12 @@ def test_hint_words_are_found_in_any_case_exactly_as_an_ignorecase_regex_finds_t
             for at, ch in enumerate(word):
                 for twin in twins[ch]:
                     text = "x=" + word[:at] + twin + word[at + 1 :].upper() + "=1"
-                    assert _hinted(text, words), text
+                    assert _Hints(text).any(words), text
         rng = random.Random(5)
         alphabet = "aAbBsSkKiIeEtToOnNpPwWrRcCdDlLuUhHſKı=:- "
         for _ in range(3000):
             text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 24)))
-            assert _hinted(text, words) == (regex.search(text) is not None), text
+            assert _Hints(text).any(words) == (regex.search(text) is not None), text
 
 
 def test_a_bearer_token_deep_in_a_large_text_is_still_redacted():
