@@ -302,3 +302,27 @@ def test_a_replay_hands_what_it_froze_back_to_the_collector(tmp_path: Path) -> N
     with pytest.raises(CassetteError):
         run(Plan(paths=(str(tmp_path / "bad.jsonl"),), target=calc))
     assert gc.get_freeze_count() == 0 and gc.isenabled()
+
+
+def test_the_quick_exit_after_a_replay_prints_writes_and_exits_as_the_usual_exit_does(tmp_path: Path) -> None:
+    cassette = str(ROOT / "cassettes/calc/session.jsonl")
+    marker = tmp_path / "atexit-ran"
+    for server_module, code in (("calc_server", 0), ("calc_server_regressed", 1)):
+        server = f"{sys.executable} -m mcp_replay_action.samples.{server_module}"
+        runs = []
+        for how in ("quick", "usual"):
+            report = tmp_path / f"{how}-{code}.json"
+            args = ["replay", "--cassette", cassette, "--server", server, "--report", str(report)]
+            if how == "quick":  # the console script's way, with an exit handler of someone else's
+                prelude = f"import atexit; atexit.register(lambda: open({str(marker)!r}, 'w').write('ran'))\n"
+                program = prelude + "from mcp_replay_action.cli import entry\nentry()\n"
+            else:
+                program = "from mcp_replay_action.cli import main\nmain()\n"
+            done = subprocess.run(
+                [sys.executable, "-c", program, *args], capture_output=True, text=True, timeout=120, check=False
+            )
+            facts = json.loads(report.read_text())
+            runs.append((done.returncode, done.stdout, done.stderr, facts["score"], facts["gate"]))
+        assert runs[0] == runs[1] and runs[0][0] == code, runs
+        assert marker.read_text() == "ran"
+        marker.unlink()

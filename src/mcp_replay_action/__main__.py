@@ -1,3 +1,3 @@
-from mcp_replay_action.cli import main
+from mcp_replay_action.cli import entry
 
-main()
+entry()

@@ -446,6 +446,8 @@ def replay(
             )
     if outcome.settled and not outcome.report.gate.passed:
         click.echo("exit 0: --update rewrote every change the gate failed on", err=as_json)
+    global _DONE_WRITING
+    _DONE_WRITING = True
     sys.exit(outcome.exit_code)
 
 
@@ -787,6 +789,48 @@ def demo(keep: str | None) -> None:
 
     ok = run_demo(echo=click.echo, keep_dir=keep, color=sys.stdout.isatty())
     sys.exit(EXIT_OK if ok else EXIT_USAGE)
+
+
+# Set by ``replay`` once everything it writes is written and closed, so ``entry`` may end the
+# process without the interpreter's teardown.
+_DONE_WRITING = False
+
+
+def entry() -> None:
+    """The console script and ``python -m mcp_replay_action``: ``main``, and after a replay, an
+    exit that skips the interpreter's teardown (freeing a 10,000-call cassette object by object
+    and clearing every module took ~0.1 s, ~20 ms after a small replay, all after the last byte
+    of output). Exit handlers still run and the standard streams are flushed first; anything
+    else (another command, an error, a broken pipe, a thread still running) exits as usual."""
+    try:
+        main()
+    except SystemExit as exc:
+        if _DONE_WRITING and (exc.code is None or isinstance(exc.code, int)):
+            _exit_now(exc.code or 0)
+        raise
+
+
+def _exit_now(code: int) -> None:
+    """``os._exit(code)`` once the exit handlers have run and stdout and stderr are flushed;
+    returns (for the usual exit) when a flush fails or a non-daemon thread is still running."""
+    import atexit
+    import threading
+
+    main_thread = threading.main_thread()
+    if any(t.is_alive() and not t.daemon and t is not main_thread for t in threading.enumerate()):
+        return  # the usual exit waits for it
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return  # a closed pipe: the usual exit reports it as it always has
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(code)
 
 
 def warn_unused_rules(options: Any, paths: Sequence[str]) -> None:
