@@ -144,10 +144,15 @@ class _Quoted:
         self._bits = bytearray(self._BITS // 8)
 
     def update(self, strings: Iterable[str]) -> None:
-        bits = self._bits
+        bits, mask = self._bits, self._MASK
         for value in strings:
-            for at in self._probes(value):
-                bits[at >> 3] |= 1 << (at & 7)
+            # _probes, written out: this runs once per string of every outgoing message.
+            h = hash(value)
+            first, step = h & mask, ((h >> 22) | 1) & mask
+            second, third = (first + step) & mask, (first + 2 * step) & mask
+            bits[first >> 3] |= 1 << (first & 7)
+            bits[second >> 3] |= 1 << (second & 7)
+            bits[third >> 3] |= 1 << (third & 7)
 
     def __contains__(self, value: str) -> bool:
         bits = self._bits
