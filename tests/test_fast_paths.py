@@ -326,3 +326,20 @@ def test_the_quick_exit_after_a_replay_prints_writes_and_exits_as_the_usual_exit
         assert runs[0] == runs[1] and runs[0][0] == code, runs
         assert marker.read_text() == "ran"
         marker.unlink()
+
+
+def test_a_replay_run_under_a_profiler_still_leaves_its_profile(tmp_path: Path) -> None:
+    """``python -m cProfile -o F -m mcp_replay_action replay ...`` writes F after the program
+    returns: the quick exit must leave that to the usual end."""
+    profile = tmp_path / "replay.prof"
+    server = f"{sys.executable} -m mcp_replay_action.samples.calc_server"
+    done = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "mcp_replay_action", "replay"]
+        + ["--cassette", str(ROOT / "cassettes/calc/session.jsonl"), "--server", server],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert profile.stat().st_size > 0

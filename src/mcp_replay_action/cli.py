@@ -801,11 +801,13 @@ def entry() -> None:
     exit that skips the interpreter's teardown (freeing a 10,000-call cassette object by object
     and clearing every module took ~0.1 s, ~20 ms after a small replay, all after the last byte
     of output). Exit handlers still run and the standard streams are flushed first; anything
-    else (another command, an error, a broken pipe, a thread still running) exits as usual."""
+    else (another command, an error, a broken pipe, a thread still running, a profiler or
+    debugger that writes its findings after the program returns) exits as usual."""
     try:
         main()
     except SystemExit as exc:
-        if _DONE_WRITING and (exc.code is None or isinstance(exc.code, int)):
+        watched = sys.getprofile() is not None or sys.gettrace() is not None
+        if _DONE_WRITING and not watched and (exc.code is None or isinstance(exc.code, int)):
             _exit_now(exc.code or 0)
         raise
 
