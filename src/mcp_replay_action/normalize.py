@@ -721,8 +721,7 @@ class _Pairer:
             if kind is dict or kind is list:
                 # "required" is read whole when an added property is classified: never left out.
                 if key != "required" and loosely_equal(a, b):
-                    self.equal.append((a, b))
-                    same = Same(n, a, states, key, depth)
+                    same = self.shared(a, b, states, key, depth)
                     return same, same
                 if kind is dict:
                     return self.mapping(a, b, states, depth)
@@ -742,6 +741,11 @@ class _Pairer:
                     in_a, in_b = self.pair(parsed_a, parsed_b, inner, None, depth + 1)
                     return JsonText({"{json}": in_a}), JsonText({"{json}": in_b})
         return n.value(a, states, key, depth), n.value(b, states, key, depth)
+
+    def shared(self, a: Any, b: Any, states: State, key: str | None, depth: int) -> Same:
+        """The one ``Same`` standing for two subtrees ``==`` found equal (``strict`` checks them)."""
+        self.equal.append((a, b))
+        return Same(self.n, a, states, key, depth)
 
     def mapping(self, a: dict[str, Any], b: dict[str, Any], states: State, depth: int) -> tuple[Any, Any]:
         n = self.n
@@ -798,8 +802,7 @@ class _Pairer:
                 if (kind is dict or kind is list) and kind is type(y) and depth < MAX_DEPTH and loosely_equal(x, y):
                     # What pair() makes of an equal item, without the call: a long list of
                     # equal records is mostly this.
-                    self.equal.append((x, y))
-                    same = Same(n, x, sx, None, depth + 1)
+                    same = self.shared(x, y, sx, None, depth + 1)
                     paired.append((len(items_a), len(items_b)))
                     items_a.append(same)
                     items_b.append(same)
