@@ -343,3 +343,32 @@ def test_a_replay_run_under_a_profiler_still_leaves_its_profile(tmp_path: Path) 
     )
     assert done.returncode == 0, done.stderr
     assert profile.stat().st_size > 0
+
+
+def test_the_unused_rule_warning_reads_a_large_cassette_a_line_at_a_time(
+    tmp_path: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    import tracemalloc
+
+    from mcp_replay_action.cassette import jsonl
+    from mcp_replay_action.cli import warn_unused_rules
+
+    header = {"schema": "mcp-replay/cassette@1", "meta": {"transport": "stdio"}}
+    lines = [json.dumps(header)]
+    for i in range(3000):
+        request = {"jsonrpc": "2.0", "id": i + 1, "method": "tools/list"}
+        lines.append(json.dumps({"seq": i, "kind": "request", "message": request, "response": answer(records(20))}))
+    path = tmp_path / "long.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(jsonl, "STREAM_ABOVE_BYTES", 0)  # treat it as a large one
+    size = path.stat().st_size
+    options = CompareOptions(ignore_keys=("tagz-never-there",))
+    tracemalloc.start()
+    try:
+        warn_unused_rules(options, [str(path)])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert "--ignore-key 'tagz-never-there' matched nothing" in capsys.readouterr().err
+    # Loaded whole, the parsed interactions take several times the file; streamed, one at a time.
+    assert peak < size / 4, (peak, size)

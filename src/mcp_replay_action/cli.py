@@ -843,11 +843,15 @@ def warn_unused_rules(options: Any, paths: Sequence[str]) -> None:
     from mcp_replay_action.cassette import load
     from mcp_replay_action.normalize import normalize, unused_rules
 
-    if unused_rules(options):
-        # Identical answers skip normalisation: a rule that fits the recording is not unused.
-        for path in paths:
-            for inter in load(path).interactions:
-                normalize(inter.response, options)
+    # Identical answers skip normalisation: a rule that fits the recording is not unused. The
+    # cassettes are read a line at a time, and only until every rule has matched something.
+    for path in paths:
+        if not unused_rules(options):
+            break
+        for inter in load(path, stream=True).interactions:
+            normalize(inter.response, options)
+            if not unused_rules(options):
+                break
     for flag, name in unused_rules(options):
         click.echo(f"warning: {flag} {name!r} matched nothing in this run", err=True)
 
