@@ -1,0 +1,133 @@
+"""Every help page, usage error and suggestion the CLI prints, byte for byte, at several terminal
+widths, against ``tests/data/help/`` (written from main at f59552c, before the commands were
+loaded lazily): how the commands are loaded must never show in what a user reads.
+
+Regenerate after an intended change of a help text: ``python tests/test_help_output.py``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import struct
+import subprocess
+import termios
+import sys
+from pathlib import Path
+
+import pytest
+
+GOLDEN = Path(__file__).parent / "data" / "help"
+COMMANDS = (
+    "calibrate",
+    "convert",
+    "demo",
+    "diff",
+    "inspect",
+    "merge",
+    "record",
+    "record-scenarios",
+    "replay",
+    "serve",
+    "verify",
+)
+# What a user may type to read help, or type wrong: each is run as its own process.
+INVOCATIONS: tuple[tuple[str, ...], ...] = (
+    (),
+    ("--help",),
+    ("-h",),
+    ("--version",),
+    *((name, "--help") for name in COMMANDS),
+    ("replai",),  # a typo: click suggests the command it is closest to
+    ("record-scenario", "--help"),
+    ("verfy", "--cassette", "x"),
+    ("--bogus",),
+    ("replay",),  # a missing required option
+    ("replay", "--cassette", "x", "--timeout", "nan"),
+    ("record", "--cassette"),
+    ("merge",),
+)
+# None: no COLUMNS, and stdout is a pipe, so the width is the fallback (80 columns).
+WIDTHS = (None, 50, 72, 100, 200)
+# The console script, as a user runs it (the program name shows in every usage line).
+SCRIPT = Path(sys.executable).with_name("mcp-replay")
+
+
+def _env(columns: int | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    if columns is not None:
+        env["COLUMNS"] = str(columns)
+    return env
+
+
+def render(columns: int | None) -> str:
+    """Every invocation's exit code, stdout and stderr, one block each."""
+    blocks = []
+    for args in INVOCATIONS:
+        done = subprocess.run(
+            [str(SCRIPT), *args],
+            capture_output=True,
+            text=True,
+            env=_env(columns),
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+        blocks.append(f"$ mcp-replay {' '.join(args)}\n[exit {done.returncode}]\n{done.stdout}[stderr]\n{done.stderr}")
+    return "\n".join(blocks)
+
+
+# A terminal's own width (no COLUMNS): the help as it is read on a terminal of these columns.
+TERMINALS = (40, 64, 90, 132)
+
+
+def render_on_terminal(columns: int) -> str:
+    """The top-level and replay help with stdout on a pseudo-terminal ``columns`` wide."""
+    blocks = []
+    for args in (("--help",), ("replay", "--help"), ("inspect", "--help")):
+        leader, follower = pty.openpty()
+        try:
+            fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+            proc = subprocess.Popen(
+                [str(SCRIPT), *args], stdout=follower, stderr=subprocess.PIPE, env=_env(None), stdin=subprocess.DEVNULL
+            )
+            os.close(follower)
+            follower = -1
+            out = b""
+            while True:
+                try:
+                    chunk = os.read(leader, 65536)
+                except OSError:  # EIO: the pseudo-terminal's last writer closed it
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            assert proc.wait(timeout=60) == 0
+        finally:
+            os.close(leader)
+            if follower >= 0:
+                os.close(follower)
+        blocks.append(f"$ mcp-replay {' '.join(args)}\n{out.decode()}")
+    return "\n".join(blocks)
+
+
+def golden_path(columns: int | None, kind: str = "columns") -> Path:
+    return GOLDEN / f"{kind}-{columns or 'unset'}.txt"
+
+
+@pytest.mark.parametrize("columns", WIDTHS)
+def test_help_and_usage_errors_are_byte_identical(columns: int | None) -> None:
+    assert render(columns) == golden_path(columns).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("columns", TERMINALS)
+def test_help_on_a_terminal_is_byte_identical(columns: int) -> None:
+    assert render_on_terminal(columns) == golden_path(columns, "terminal").read_bytes().decode()
+
+
+if __name__ == "__main__":
+    GOLDEN.mkdir(parents=True, exist_ok=True)
+    for width in WIDTHS:
+        golden_path(width).write_text(render(width), encoding="utf-8")
+    for width in TERMINALS:
+        golden_path(width, "terminal").write_bytes(render_on_terminal(width).encode())
