@@ -8,6 +8,7 @@ Regenerate after an intended change of a help text: ``python tests/test_help_out
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import pty
 import struct
@@ -131,3 +132,38 @@ if __name__ == "__main__":
         golden_path(width).write_text(render(width), encoding="utf-8")
     for width in TERMINALS:
         golden_path(width, "terminal").write_bytes(render_on_terminal(width).encode())
+
+
+def test_every_summary_is_its_commands_first_paragraph() -> None:
+    from mcp_replay_action.cli import COMMANDS, main
+
+    for name, (_, _, summary) in COMMANDS.items():
+        command = main.commands[name]
+        assert command.help is not None
+        assert " ".join(command.help.split("\n\n")[0].split()) == summary, name
+        assert command.name == ("replay" if name == "verify" else name)
+
+
+def _commands_loaded(*args: str) -> list[str]:
+    program = (
+        "import json, sys\n"
+        "from mcp_replay_action.cli import main\n"
+        "try:\n"
+        f"    main({list(args)!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('mcp_replay_action.commands.'))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    loaded: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return loaded
+
+
+def test_a_command_module_loads_only_when_its_command_is_asked_for() -> None:
+    assert _commands_loaded("--help") == []
+    assert _commands_loaded("replai") == []  # a typo is suggested a name without loading anything
+    assert _commands_loaded("inspect", "--help") == ["mcp_replay_action.commands.inspect"]
+    assert _commands_loaded("verify", "--help") == [
+        "mcp_replay_action.commands.common",
+        "mcp_replay_action.commands.replay",
+    ]

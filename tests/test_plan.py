@@ -12,7 +12,7 @@ import pytest
 
 from github_action_run import make_workspace, run_action
 from github_events import push
-from mcp_replay_action import cli
+from mcp_replay_action.commands import replay as replay_command
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.gate import GatePolicy
 from mcp_replay_action.github.settings import Settings
@@ -24,8 +24,8 @@ FAKES = Path(__file__).parent / "fakes"
 
 def cli_plan(args: list[str], root: Path) -> Plan:
     """The plan the real ``replay`` command line parses ``args`` into (nothing is run)."""
-    ctx = cli.replay.make_context("replay", args)
-    return cli.replay_plan(ctx.params, root=str(root))
+    ctx = replay_command.replay.make_context("replay", args)
+    return replay_command.replay_plan(ctx.params, root=str(root))
 
 
 def action_plan(inputs: dict[str, str], workspace: Path) -> Plan:

@@ -1,0 +1,71 @@
+"""``mcp-replay calibrate``: learn a server's noise from fresh runs."""
+
+from __future__ import annotations
+
+import click
+
+from mcp_replay_action.cli import handle_errors
+from mcp_replay_action.commands.common import (
+    Seconds,
+    cwd_option,
+    env_option,
+    isolate_option,
+    make_target,
+    parse_env,
+    server_option,
+    setup_option,
+    url_option,
+)
+
+
+@click.command()
+@server_option
+@url_option
+@click.option("--cassette", required=True, type=click.Path(dir_okay=False), help="Cassette to calibrate.")
+@cwd_option
+@env_option
+@isolate_option
+@setup_option
+@click.option("--runs", type=int, default=3, show_default=True, help="Fresh server starts to compare (2-20).")
+@click.option("--clear", is_flag=True, help="Remove the stored noise rules instead (no server is started).")
+@click.option(
+    "--timeout", type=Seconds(min=0.1, max=3600), default=30.0, show_default=True, help="Seconds per request."
+)
+@handle_errors
+def calibrate(
+    server: str | None,
+    url: str | None,
+    cassette: str,
+    cwd: str | None,
+    env_pairs: tuple[str, ...],
+    isolate: bool,
+    setup: str | None,
+    runs: int,
+    clear: bool,
+    timeout: float,
+) -> None:
+    """Learn what varies between fresh runs of the same server and store it in the cassette header
+    as noise rules (paths and text patterns, with the values seen): shown by inspect, applied by
+    every replay (reported, never gating), removed with --clear."""
+    from mcp_replay_action import calibrate as calibration
+    from mcp_replay_action.cassette import load
+    from mcp_replay_action.plan import startup_timeout_for
+    from mcp_replay_action.transport import open_transport
+
+    if clear:
+        calibration.store(load(cassette), [])
+        click.echo(f"removed the noise rules of {cassette}")
+        return
+    env = parse_env(env_pairs)
+    target = make_target(
+        server, url, {}, cwd, env, isolate, startup_timeout_for(timeout), setup=setup, command="calibrate"
+    )
+    result = calibration.calibrate(
+        cassette,
+        lambda: open_transport(target),
+        runs=runs,
+        env=env,
+        timeout=timeout,
+        startup_timeout=target.startup_timeout,
+    )
+    click.echo(f"{result.path}: {len(result.rules)} noise rule(s) from {result.runs} runs (see: mcp-replay inspect)")

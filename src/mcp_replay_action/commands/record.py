@@ -1,0 +1,88 @@
+"""``mcp-replay record``: a transparent recording proxy."""
+
+from __future__ import annotations
+
+import click
+
+from mcp_replay_action.cli import handle_errors
+from mcp_replay_action.commands.common import (
+    check_outputs,
+    cwd_option,
+    env_option,
+    env_values,
+    isolate_option,
+    make_redactor,
+    parse_env,
+    parse_listen,
+    redact_option,
+    redact_pattern_option,
+    server_option,
+    url_option,
+)
+from mcp_replay_action.errors import ConfigError, ServerStartError
+
+
+@click.command()
+@server_option
+@url_option
+@click.option("--listen", metavar="HOST:PORT", help="With --url: where the recording HTTP proxy listens.")
+@click.option("--cassette", required=True, type=click.Path(dir_okay=False), help="Cassette file to write.")
+@cwd_option
+@env_option
+@isolate_option
+@redact_option
+@redact_pattern_option
+@click.option("--no-default-redaction", is_flag=True, help="Only redact what --redact/--redact-pattern name.")
+@click.option(
+    "--redact-env",
+    "redact_env",
+    multiple=True,
+    metavar="VAR",
+    help="Redact the value of environment variable VAR wherever it appears (repeatable; the header keeps "
+    "only the name, and replay redacts the live value the same way).",
+)
+@handle_errors
+def record(
+    server: str | None,
+    url: str | None,
+    listen: str | None,
+    cassette: str,
+    cwd: str | None,
+    env_pairs: tuple[str, ...],
+    isolate: bool,
+    redact_keys: tuple[str, ...],
+    redact_patterns: tuple[str, ...],
+    no_default_redaction: bool,
+    redact_env: tuple[str, ...],
+) -> None:
+    """Record a session: a transparent proxy between a real client and a real server.
+
+    stdio: point your MCP client at `mcp-replay record --server CMD --cassette FILE` in place of
+    the server. HTTP: `--url UPSTREAM --listen 127.0.0.1:PORT` and point the client at the proxy.
+    """
+    check_outputs(cassette=cassette)
+    if listen:
+        parse_listen(listen)
+    redactor = make_redactor(redact_keys, redact_patterns, not no_default_redaction)
+    if redact_env:
+        redactor = redactor.with_env_values(env_values(redact_env, parse_env(env_pairs)))
+    if url:
+        from mcp_replay_action.record_http import record_http
+
+        host, port = parse_listen(listen or "127.0.0.1:5555")
+        record_http(url, host, port, cassette, redactor=redactor)
+        return
+    if not server:
+        raise ConfigError("record needs --server CMD (stdio) or --url URL (HTTP)")
+    from mcp_replay_action.record import record_stdio
+
+    summary = record_stdio(server, cassette, redactor=redactor, cwd=cwd, env=parse_env(env_pairs), isolate=isolate)
+    if not summary.saved and summary.server_exit_status not in (None, 0):
+        tail = [line for line in summary.stderr_tail.splitlines() if line.strip()]
+        status = summary.server_exit_status
+        raise ServerStartError(
+            f"the server exited (status {status}) before anything was recorded"
+            # The server's own words pass the recording's redactor, like everything it recorded.
+            + (f"; stderr: {redactor.apply(tail[-1][:200])}" if tail else ""),
+            stderr_tail=str(redactor.apply(summary.stderr_tail)),
+        )

@@ -1,0 +1,292 @@
+"""``mcp-replay replay`` (and its alias ``verify``): replay cassettes against a server and grade it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import click
+
+from mcp_replay_action.cli import done_writing, handle_errors
+from mcp_replay_action.commands.common import (
+    Seconds,
+    check_outputs,
+    cwd_option,
+    emit_report,
+    header_option,
+    isolate_option,
+    make_target,
+    parse_env,
+    parse_headers,
+    redact_option,
+    redact_pattern_option,
+    report_options,
+    setup_option,
+)
+from mcp_replay_action.errors import ConfigError
+
+
+# replay also answers to mcp-recorder's verify spellings (--target-stdio, --target, --target-env,
+# --ignore-fields, --ignore-paths), and `verify` is its alias: a CI line written for mcp-recorder
+# runs unchanged.
+@click.command()
+@click.option("--server", "--target-stdio", "server", metavar="CMD", help="Command that starts a stdio MCP server.")
+@click.option("--url", "url", metavar="URL", help="Streamable HTTP endpoint of the MCP server.")
+@click.option(
+    "--target",
+    "recorder_url",
+    metavar="URL",
+    help="mcp-recorder's spelling, with its meaning: URL + /mcp unless it ends in /mcp.",
+)
+@header_option
+@click.option("--cassette", "cassettes", multiple=True, required=True, help="Cassette file or glob (repeatable).")
+@cwd_option
+@click.option(
+    "--env", "--target-env", "env_pairs", multiple=True, metavar="KEY=VALUE", help="Extra environment (repeatable)."
+)
+@isolate_option
+@setup_option
+@click.option("--min-grade", type=click.Choice(["A", "B", "C", "D", "F"]), help="Also fail below this grade.")
+@click.option(
+    "--fail-on",
+    type=click.Choice(["breaking", "any", "none"]),
+    help="Which changes fail the run: breaking ones and missing responses (the default), any "
+    "non-cosmetic one, or none (only report).",
+)
+@click.option("--fail-on-regression", is_flag=True, help="The same as --fail-on any.")
+@click.option(
+    "--ignore-path",
+    "--ignore-paths",
+    "ignore_paths",
+    multiple=True,
+    metavar="PATH",
+    help="Ignore a response path, e.g. result.content[].text.",
+)
+@click.option(
+    "--ignore-key", "--ignore-fields", "ignore_keys", multiple=True, metavar="KEY", help="Ignore a key at any depth."
+)
+@click.option("--allow-reorder", is_flag=True, help="A list with the same members in another order still matches.")
+@click.option(
+    "--confirm/--no-confirm",
+    default=True,
+    show_default=True,
+    help="When an interaction fails, replay once more against a fresh start and report what differs "
+    "between the two live runs as noise (not gating).",
+)
+@click.option(
+    "--timeout", type=Seconds(min=0.1, max=3600), default=30.0, show_default=True, help="Seconds per request."
+)
+@click.option(
+    "--startup-timeout",
+    type=Seconds(min=0.1, max=3600),
+    help="Seconds for the first answer (default: --timeout, at least 30).",
+)
+@click.option(
+    "--total-timeout",
+    type=Seconds(min=1, max=86400),
+    default=900.0,
+    show_default=True,
+    help="Seconds per cassette.",
+)
+@redact_option
+@redact_pattern_option
+@report_options
+@click.option(
+    "--max-slowdown",
+    type=click.FloatRange(min=1.0, min_open=True, max=1e6),
+    metavar="X",
+    help="Flag an answer that took more than X times its recorded latency (and over 50 ms) as a latency finding.",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(1, 100),
+    default=1,
+    show_default=True,
+    help="Send each side-effect-free request (tools/list, resources/read, a tool annotated"
+    " readOnlyHint) N times and report the median latency.",
+)
+@click.option(
+    "--shard",
+    metavar="I/N",
+    help="Replay only shard I of N: a deterministic share of the cassettes, balanced by interaction"
+    " count (combine the shards' --report files with `mcp-replay merge`).",
+)
+@click.option(
+    "--jobs",
+    default="1",
+    metavar="N|auto",
+    callback=lambda _ctx, _param, value: _jobs(value),
+    help="Replay N cassettes at once, each with its own server (auto: one per core); safe only when"
+    " no two servers share state (files, ports, a database).  [default: 1]",
+)
+@click.option(
+    "--update",
+    is_flag=True,
+    help="Intentional change: rewrite each cassette's changed responses with the live ones (redacted; "
+    "a request with no live response keeps its recording). Exits 0 once every change is rewritten.",
+)
+@handle_errors
+def replay(
+    server: str | None,
+    setup: str | None,
+    url: str | None,
+    recorder_url: str | None,
+    headers: tuple[str, ...],
+    cassettes: tuple[str, ...],
+    cwd: str | None,
+    env_pairs: tuple[str, ...],
+    isolate: bool,
+    min_grade: str | None,
+    fail_on: str | None,
+    fail_on_regression: bool,
+    ignore_paths: tuple[str, ...],
+    ignore_keys: tuple[str, ...],
+    allow_reorder: bool,
+    confirm: bool,
+    timeout: float,
+    startup_timeout: float | None,
+    total_timeout: float,
+    redact_keys: tuple[str, ...],
+    redact_patterns: tuple[str, ...],
+    as_json: bool,
+    report_file: str | None,
+    markdown_file: str | None,
+    junit_file: str | None,
+    badge_file: str | None,
+    verbose: bool,
+    max_slowdown: float | None,
+    repeat: int,
+    shard: str | None,
+    jobs: int,
+    update: bool,
+) -> None:
+    """Replay cassettes against a new build of the server and grade it (``verify``: the same, and
+    without a gate option any difference fails, as mcp-recorder's verify does).
+
+    Exit 0 when the gate passes, 1 when it fails (by default: a breaking change or a missing
+    response; see --fail-on), 2 for a bad option or cassette, 3 when the server cannot be used."""
+    from mcp_replay_action.replay import run
+
+    context = click.get_current_context()
+    params = dict(context.params)
+    if context.info_name == "verify" and not (params.get("fail_on") or params.get("min_grade")):
+        params["fail_on_regression"] = True
+
+    check_outputs(report=report_file, markdown=markdown_file, junit=junit_file, badge=badge_file)
+    plan = replay_plan(params)
+    outcome = run(plan)
+    warn_unused_rules(plan.compare, plan.paths)
+    emit_report(
+        outcome.report,
+        as_json=as_json,
+        report_file=report_file,
+        markdown_file=markdown_file,
+        junit_file=junit_file,
+        badge_file=badge_file,
+        verbose=verbose,
+    )
+    for summary in outcome.updates:
+        # With --json on stdout, these lines go to stderr so the JSON stays parseable.
+        if summary.updated:
+            click.echo(f"updated {summary.path}: {_count(summary.updated, 'interaction')}", err=as_json)
+        if summary.kept:
+            click.echo(
+                f"not updated in {summary.path}: {_count(summary.kept, 'interaction')} without a live response"
+                " (the recording is kept)",
+                err=as_json,
+            )
+    if outcome.settled and not outcome.report.gate.passed:
+        click.echo("exit 0: --update rewrote every change the gate failed on", err=as_json)
+    done_writing()
+    sys.exit(outcome.exit_code)
+
+
+def _jobs(value: str) -> int:
+    from mcp_replay_action.plan import parse_jobs
+
+    try:
+        return parse_jobs(value)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def replay_plan(params: Mapping[str, Any], root: str | None = None) -> Any:
+    """The ``Plan`` the ``replay`` command's parsed options (``params``) describe; cassette
+    patterns are resolved against ``root`` (default: the working directory)."""
+    from mcp_replay_action.compare_options import CompareOptions
+    from mcp_replay_action.discovery import find_cassettes
+    from mcp_replay_action.gate import GatePolicy, fail_on_from_flags
+    from mcp_replay_action.plan import Plan, startup_timeout_for
+    from mcp_replay_action.transport import recorder_endpoint
+
+    root = root or os.getcwd()
+    url = params.get("url")
+    if params.get("recorder_url"):
+        if url:
+            raise click.UsageError("give --url or --target, not both")
+        url = recorder_endpoint(params["recorder_url"])
+    target = make_target(
+        params.get("server"),
+        url,
+        parse_headers(params.get("headers") or ()),
+        params.get("cwd"),
+        parse_env(params.get("env_pairs") or ()),
+        bool(params.get("isolate")),
+        startup_timeout_for(params["timeout"], params.get("startup_timeout")),
+        setup=params.get("setup"),
+    )
+    paths = tuple(find_cassettes(params["cassettes"], root))
+    if params.get("shard"):
+        from mcp_replay_action.shard import parse_shard, share
+
+        paths = share(paths, *parse_shard(params["shard"]))
+    return Plan(
+        paths=paths,
+        target=target,
+        compare=CompareOptions(
+            ignore_paths=params.get("ignore_paths") or (),
+            ignore_keys=params.get("ignore_keys") or (),
+            allow_reorder=bool(params.get("allow_reorder")),
+        ),
+        gate=GatePolicy(
+            fail_on=fail_on_from_flags(params.get("fail_on"), bool(params.get("fail_on_regression"))),
+            min_grade=params.get("min_grade"),
+        ),
+        mode="update" if params.get("update") else "check",
+        timeout=params["timeout"],
+        total_timeout=params["total_timeout"],
+        redact_keys=tuple(params.get("redact_keys") or ()),
+        redact_patterns=tuple(params.get("redact_patterns") or ()),
+        root=root,
+        jobs=params.get("jobs") or 1,
+        max_slowdown=params.get("max_slowdown"),
+        repeat=params.get("repeat") or 1,
+        confirm=bool(params.get("confirm", True)),
+    )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def warn_unused_rules(options: Any, paths: Sequence[str]) -> None:
+    """Name every --ignore-path / --ignore-key that matched nothing in this run (a typo ignores
+    nothing, silently, otherwise). On stderr, so --json stays parseable."""
+    if not (options.ignore_paths or options.ignore_keys):
+        return  # no rule to warn about, and no need to import the normaliser to say so
+    from mcp_replay_action.cassette import load
+    from mcp_replay_action.normalize import normalize, unused_rules
+
+    # Identical answers skip normalisation: a rule that fits the recording is not unused. The
+    # cassettes are read a line at a time, and only until every rule has matched something.
+    for path in paths:
+        if not unused_rules(options):
+            break
+        for inter in load(path, stream=True).interactions:
+            normalize(inter.response, options)
+            if not unused_rules(options):
+                break
+    for flag, name in unused_rules(options):
+        click.echo(f"warning: {flag} {name!r} matched nothing in this run", err=True)
