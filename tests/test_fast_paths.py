@@ -351,7 +351,7 @@ def test_the_unused_rule_warning_reads_a_large_cassette_a_line_at_a_time(
     import tracemalloc
 
     from mcp_replay_action.cassette import jsonl
-    from mcp_replay_action.cli import warn_unused_rules
+    from mcp_replay_action.commands.replay import warn_unused_rules
 
     header = {"schema": "mcp-replay/cassette@1", "meta": {"transport": "stdio"}}
     lines = [json.dumps(header)]
