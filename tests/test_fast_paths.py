@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mcp_replay_action.compare import CompareOptions, _first_difference, compare
+from mcp_replay_action.compare import CompareOptions, compare
+from mcp_replay_action.narrow import common_prefix
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,10 +59,10 @@ def test_first_difference_of_long_text() -> None:
     base = "x" * 100_000
     for at in (0, 1, 4095, 50_000, 99_999):
         changed = base[:at] + "y" + base[at + 1 :]
-        assert _first_difference(base, changed) == at
-    assert _first_difference(base, base) == len(base)
-    assert _first_difference(base, base + "tail") == len(base)
-    assert _first_difference("", "a") == 0
+        assert common_prefix(base, changed) == at
+    assert common_prefix(base, base) == len(base)
+    assert common_prefix(base, base + "tail") == len(base)
+    assert common_prefix("", "a") == 0
 
 
 # Modules the CLI must not load unless the run uses them: the diff engine, the schema validator,

@@ -37,6 +37,7 @@ from typing import Any
 from mcp_replay_action.compare_options import CompareOptions
 from mcp_replay_action.gcpause import paused
 from mcp_replay_action.matchers import ENVELOPE, unchanged
+from mcp_replay_action.narrow import common_prefix
 from mcp_replay_action.normalize import (
     BOX_TYPES,
     Base64Text,
@@ -401,24 +402,6 @@ def _window(text: str, at: int, limit: int = RENDER_CAP) -> str:
     return ("…" if start else "") + piece + ("…" if start + limit < len(text) else "")
 
 
-def _first_difference(a: str, b: str) -> int:
-    """The index of the first character where ``a`` and ``b`` differ (or the shorter length).
-
-    Halving the window with slice comparisons keeps the work in C: a per-character Python loop
-    over a megabyte of text costs a tenth of a second."""
-    n = min(len(a), len(b))
-    if a[:n] == b[:n]:
-        return n
-    lo, hi = 0, n  # a[:lo] == b[:lo] and a[:hi] != b[:hi]
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if a[lo:mid] == b[lo:mid]:
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
 # -- the differ -------------------------------------------------------------------------------
 
 
@@ -701,7 +684,7 @@ class _Differ:
             and isinstance(t2, str)
             and (len(t1) > BRIEF_CAP or len(t2) > BRIEF_CAP or "\n" in t1 or "\n" in t2)
         ):
-            at = _first_difference(t1, t2)
+            at = common_prefix(t1, t2)
             if "\n" in t1 or "\n" in t2:
                 diff = _text_diff(t1, t2)
                 lines = t1.count("\n") + 1, t2.count("\n") + 1

@@ -44,6 +44,7 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 from mcp_replay_action.minted import MINTED_KEYS, is_minted_key, looks_minted
+from mcp_replay_action.narrow import Slice, set_identity_keys, skeletons
 from mcp_replay_action.paths import Token, parse_path
 
 # -- placeholders -----------------------------------------------------------------------------
@@ -94,9 +95,13 @@ OPAQUE_KEYS = MINTED_KEYS
 BASE64_KEYS = frozenset({"blob", "data"})
 # Identity keys of named things, most specific first (a resource has both ``uri`` and ``name``).
 IDENTITY_KEYS = ("uriTemplate", "uri", "name")
+set_identity_keys(IDENTITY_KEYS)
 # Deeper than this, a subtree is compared by a digest of its canonical JSON: a hostile response
 # must not exhaust the stack, and a difference down there is still caught.
 MAX_DEPTH = 128
+# Two differing JSON texts at least this long (each) are narrowed at text level (``narrow.py``)
+# before they are parsed: only the containers around the bytes that differ are read.
+NARROW_MIN_CHARS = 1 << 16
 
 # -- regular expressions (compiled once) ------------------------------------------------------
 
@@ -486,13 +491,19 @@ class _Normalizer:
         return self._step(states, lambda t: (t[0] == "key" and t[1] == key) or t[0] == "anykey")
 
     def _step_item(self, states: State, index: int, item: Any) -> State | None:
+        if type(item) is Slice and any(self.patterns[pi][pos][0] == "ident" for pi, pos in states):
+            item = item.load()
+
         def match(t: Token) -> bool:
             if t[0] == "any":
                 return True
             if t[0] == "index":
                 return bool(t[1] == index)
             if t[0] == "ident":
-                return isinstance(item, dict) and str(item.get(t[1])) == t[2]
+                if not isinstance(item, dict):
+                    return False
+                field = item.get(t[1])
+                return str(field.load() if type(field) is Slice else field) == t[2]
             return False
 
         return self._step(states, match)
@@ -525,6 +536,8 @@ class _Normalizer:
             if key is not None and value >= 1e9 and self.epoch(value, key):
                 return TIMESTAMP
             return int(value) if value.is_integer() and abs(value) < 2**53 else value
+        if kind is Slice:  # a subtree both sides of a narrowed pair share, read now
+            return self.value(value.load(), states, key, depth)
         # Subclasses and other sequences (only from Python callers, never from JSON).
         if isinstance(value, bool):
             return bool(value)
@@ -586,7 +599,12 @@ class _Normalizer:
         plain = True
         for item in items:
             if type(item) is not dict:
-                if type(item) is not Same or not item.is_dict:
+                if type(item) is not Same:
+                    return None
+                raw = item.raw  # Same.is_dict, written out: this runs once per item
+                if not (type(raw) is dict or (type(raw) is Slice and raw.text[raw.start] == "{")):
+                    return None
+                if item.depth > MAX_DEPTH:
                     return None
                 plain = False
         for field in IDENTITY_KEYS:
@@ -607,12 +625,13 @@ class _Normalizer:
         days = self.days
         names: list[Any] = []
         for item in items:
-            if type(item) is Same and not item.states and type(item.raw) is dict:
+            raw = item.raw if type(item) is Same and not item.states else None
+            if type(raw) is dict or (type(raw) is Slice and raw.text[raw.start] == "{"):
                 known = item._ids  # the other side of the pair holds the same object
                 if field in known:
                     names.append(known[field])
                     continue
-                value = item.raw.get(field)
+                value = raw.get(field)
                 if type(value) is str and (not value or value[0] not in _JSON_STARTS):
                     known[field] = name = _plain_string(value, days)  # string(): no JSON in it
                     names.append(name)
@@ -690,9 +709,16 @@ class Same:
         return self._value
 
     @property
+    def raw_is_dict(self) -> bool:
+        """Whether the raw subtree is an object (parsed, or a ``Slice`` of one: both are read
+        with ``get`` and ``in``)."""
+        raw = self.raw
+        return type(raw) is dict or (type(raw) is Slice and raw.is_object)
+
+    @property
     def is_dict(self) -> bool:
         """Whether the normalised subtree is a plain object (what a named list's items must be)."""
-        return type(self.raw) is dict and self.depth <= MAX_DEPTH
+        return self.raw_is_dict and self.depth <= MAX_DEPTH
 
     def identity(self, field: str) -> Any:
         """The normalised value under ``field`` (an identity key), without normalising the rest."""
@@ -717,6 +743,8 @@ class _Pairer:
     def pair(self, a: Any, b: Any, states: State, key: str | None, depth: int) -> tuple[Any, Any]:
         n = self.n
         kind = type(a)
+        if kind is Slice or type(b) is Slice:
+            return self.slices(a, b, states, key, depth)
         if kind is type(b) and depth <= MAX_DEPTH:
             if kind is dict or kind is list:
                 # "required" is read whole when an added property is classified: never left out.
@@ -733,6 +761,10 @@ class _Pairer:
                         return value, value
                     same = Same(n, a, states, key, depth)
                     return same, same
+                if len(a) >= NARROW_MIN_CHARS and len(b) >= NARROW_MIN_CHARS:
+                    narrowed = self.narrowed(a, b, states, depth)
+                    if narrowed is not None:
+                        return narrowed
                 parsed_a, parsed_b = json_text_of(a), json_text_of(b)
                 if parsed_a is not None and parsed_b is not None:
                     inner = n._step_box(states, JsonText.tag) if states else states
@@ -741,6 +773,29 @@ class _Pairer:
                     in_a, in_b = self.pair(parsed_a, parsed_b, inner, None, depth + 1)
                     return JsonText({"{json}": in_a}), JsonText({"{json}": in_b})
         return n.value(a, states, key, depth), n.value(b, states, key, depth)
+
+    def slices(self, a: Any, b: Any, states: State, key: str | None, depth: int) -> tuple[Any, Any]:
+        """``pair`` where a side is a ``Slice``: one shared slice of an object or array is what
+        ``pair`` makes of two strictly equal subtrees, one ``Same``; anything else is read."""
+        if a is b and a.is_container and key != "required" and depth <= MAX_DEPTH:
+            same = Same(self.n, a, states, key, depth)
+            return same, same
+        return self.pair(a.load() if type(a) is Slice else a, b.load() if type(b) is Slice else b, states, key, depth)
+
+    def narrowed(self, a: str, b: str, states: State, depth: int) -> tuple[Any, Any] | None:
+        """What ``pair`` makes of two differing JSON texts, from their skeletons (``narrow.py``):
+        None when the narrowing cannot settle them."""
+        levels = MAX_DEPTH - depth - 8  # every skeleton container stays well above MAX_DEPTH
+        if levels < 1:
+            return None
+        both = skeletons(a, b, levels)
+        if both is None:
+            return None
+        inner = self.n._step_box(states, JsonText.tag) if states else states
+        if inner is None:
+            return _DROP, _DROP
+        in_a, in_b = self.pair(both[0], both[1], inner, None, depth + 1)
+        return JsonText({"{json}": in_a}), JsonText({"{json}": in_b})
 
     def shared(self, a: Any, b: Any, states: State, key: str | None, depth: int) -> Same:
         """The one ``Same`` standing for two subtrees ``==`` found equal (``strict`` checks them)."""
@@ -798,6 +853,12 @@ class _Pairer:
                 sx = n._step_item(states, index, x) if x is not _DROP else None
                 sy = n._step_item(states, index, y) if y is not _DROP else None
             if x is not _DROP and y is not _DROP and sx is not None and sx == sy:
+                if x is y and type(x) is Slice and x.is_container and depth < MAX_DEPTH:
+                    same = Same(n, x, sx, None, depth + 1)  # what pair() makes of it, inline
+                    paired.append((len(items_a), len(items_b)))
+                    items_a.append(same)
+                    items_b.append(same)
+                    continue
                 kind = type(x)
                 if (kind is dict or kind is list) and kind is type(y) and depth < MAX_DEPTH and loosely_equal(x, y):
                     # What pair() makes of an equal item, without the call: a long list of

@@ -1,0 +1,396 @@
+"""Two long JSON texts that differ, narrowed at text level before either is parsed whole.
+
+One changed leaf in a 50 MiB JSON answer leaves the two texts equal but for a few bytes. Parsing
+both and walking them cost seconds and a gigabyte. Here the common prefix and suffix are found at
+C speed (slice comparisons, halving the window), and only the containers that enclose the bytes
+that differ are read member by member (``json``'s own scanner, one member at a time). Each side
+becomes a *skeleton*: the parsed value, except that a member whose bytes lie wholly in the common
+prefix or suffix is a ``Slice``, the same object on both sides, parsed only when asked. Equal
+bytes parse to strictly equal values, so ``normalize`` takes a shared ``Slice`` as a shared
+subtree, exactly as it takes two equal parsed subtrees.
+
+Why a member in the common prefix is the same member on both sides: JSON is read left to right
+and a value's end is decided by its own bytes plus one character of lookahead (a number), so a
+member that ends before the first differing byte reads the same on both sides. A member in the
+common suffix is taken as shared only once the reading of the other side has reached a member
+boundary at the same distance from the end: from there on both readings see the same bytes in the
+same state.
+
+Anything this reading cannot settle (not JSON, a duplicate key, nesting too deep, a number too long
+for ``int``) gives None, and the caller parses both texts whole, as before.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from array import array
+from collections.abc import Sequence
+from json.decoder import scanstring  # type: ignore[attr-defined]  # the C one, as json uses
+from typing import Any
+
+_SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # the C scanner json.loads uses: (value, end) at an index
+_WS_RE = re.compile(r"[ \t\n\r]*")  # JSON's whitespace, and only it
+
+
+def _skip_space(text: str, at: int) -> int:
+    return _WS_RE.match(text, at).end()  # type: ignore[union-attr]  # it matches the empty string
+
+
+_CLOSE = {"{": "}", "[": "]"}
+_AFTER_VALUE = frozenset(" \t\n\r,]}")
+_SPACE = frozenset(" \t\n\r")
+_MISSING = object()
+# A member is first read from a copy of its next few KiB, so that a big one (the member that
+# holds the difference, above all) is never parsed whole just to find where it ends; the window
+# grows for bigger members, and past the last size the member is walked member by member.
+_WINDOWS = (1024, 16384, 262144)
+
+
+class Fallback(Exception):
+    """The narrowing cannot settle this pair: parse both texts whole."""
+
+
+class Slice:
+    """A JSON value at ``start`` in ``text`` whose bytes both sides share: parsed only when asked.
+    ``ids`` are the raw values of the identity keys of an object (read when it was scanned), so a
+    named list's identities need no second parse."""
+
+    __slots__ = ("text", "start", "ids")
+
+    def __init__(self, text: str, start: int, ids: tuple[Any, ...] | None) -> None:
+        self.text = text
+        self.start = start
+        self.ids = ids
+
+    def load(self) -> Any:
+        """The parsed value."""
+        return _SCAN(self.text, self.start)[0]
+
+    @property
+    def is_object(self) -> bool:
+        return self.text[self.start] == "{"
+
+    @property
+    def is_container(self) -> bool:
+        return self.text[self.start] in "{["
+
+    # Read-only mapping access, for the identity keys of an object only (``normalize`` reads a
+    # named list's identities through these).
+    def _raw(self, field: str) -> Any:
+        if self.ids is not None and field in _ID_INDEX:
+            return self.ids[_ID_INDEX[field]]
+        value = self.load()
+        return value.get(field, _MISSING) if type(value) is dict else _MISSING
+
+    def get(self, field: str, default: Any = None) -> Any:
+        value = self._raw(field)
+        return default if value is _MISSING else value
+
+    def __contains__(self, field: object) -> bool:
+        return isinstance(field, str) and self._raw(field) is not _MISSING
+
+    def __getitem__(self, field: str) -> Any:
+        value = self._raw(field)
+        if value is _MISSING:
+            raise KeyError(field)
+        return value
+
+    def __repr__(self) -> str:
+        return f"Slice({self.start})"
+
+
+_ID_KEYS: tuple[str, ...] = ()
+_ID_INDEX: dict[str, int] = {}
+_MISSINGS: tuple[object, ...] = ()
+
+
+def set_identity_keys(keys: Sequence[str]) -> None:
+    """The keys whose values ``Slice.ids`` keeps (``normalize.IDENTITY_KEYS``; set once, there)."""
+    global _ID_KEYS, _ID_INDEX, _MISSINGS
+    _ID_KEYS = tuple(keys)
+    _ID_INDEX = {k: i for i, k in enumerate(_ID_KEYS)}
+    _MISSINGS = (_MISSING,) * len(_ID_KEYS)
+
+
+def common_prefix(a: str, b: str) -> int:
+    """The length of the longest common prefix (the index of the first character where ``a`` and
+    ``b`` differ): halving the window with slice comparisons keeps the work in C, where a
+    per-character Python loop over a megabyte of text costs a tenth of a second."""
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n  # a[:lo] == b[:lo] and a[:hi] != b[:hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def common_suffix(a: str, b: str, limit: int) -> int:
+    """The length of the longest common suffix, at most ``limit``."""
+    la, lb = len(a), len(b)
+    if a[la - limit :] == b[lb - limit :]:
+        return limit
+    lo, hi = 0, limit  # the last lo characters agree, the last hi do not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+class _Cursor:
+    """Reading one container's members in order, checking the grammar between them."""
+
+    __slots__ = ("text", "obj", "close", "pos", "done", "end")
+
+    def __init__(self, text: str, opener: int) -> None:
+        self.text = text
+        self.obj = text[opener] == "{"
+        self.close = _CLOSE[text[opener]]
+        self.pos = _skip_space(text, opener + 1)
+        self.done = text[self.pos] == self.close
+        self.end = self.pos + 1 if self.done else -1
+
+    def member(self) -> tuple[str | None, int]:
+        """The next member's key (None in an array) and where its value starts."""
+        text, pos = self.text, self.pos
+        if not self.obj:
+            return None, pos
+        if text[pos] != '"':
+            raise Fallback
+        key, pos = scanstring(text, pos + 1, True)
+        pos = _skip_space(text, pos)
+        if text[pos] != ":":
+            raise Fallback
+        return key, _skip_space(text, pos + 1)
+
+    def after(self, end: int) -> None:
+        """Past the separator that follows a value ending at ``end``."""
+        text = self.text
+        pos = end
+        char = text[pos]
+        if char in _SPACE:
+            pos = _skip_space(text, pos)
+            char = text[pos]
+        if char == ",":
+            pos += 1
+            if text[pos] in _SPACE:
+                pos = _skip_space(text, pos)
+            if text[pos] == self.close:
+                raise Fallback  # a trailing comma: not JSON
+            self.pos = pos
+        elif char == self.close:
+            self.done = True
+            self.end = pos + 1
+        else:
+            raise Fallback
+
+
+def _scan(text: str, at: int) -> tuple[Any, int]:
+    try:
+        return _SCAN(text, at)
+    except StopIteration:
+        raise Fallback from None
+
+
+def _fit(text: str, at: int, limit: int) -> tuple[Any, int] | None:
+    """The value at ``at`` and its end, read from windows of ``text`` that end before ``limit``;
+    None when it does not end (with one character of lookahead) inside the largest window."""
+    for size in _WINDOWS:
+        hi = min(at + size, limit)
+        window = text[at:hi]
+        try:
+            value, end = _SCAN(window, 0)
+        except (StopIteration, ValueError):
+            pass
+        else:
+            # Only a character that can follow a value in JSON proves the value ended in the
+            # window: "1." cut from "1.5" reads as 1.
+            if end < len(window) and window[end] in _AFTER_VALUE:
+                return value, at + end
+        if hi == limit:
+            return None
+    return None
+
+
+def _ids(value: Any) -> tuple[Any, ...] | None:
+    return tuple(map(value.get, _ID_KEYS, _MISSINGS)) if type(value) is dict else None
+
+
+def _skip(text: str, at: int) -> int:
+    """Where the value at ``at`` ends, checked as JSON, without holding it whole."""
+    got = _fit(text, at, len(text))
+    if got is not None:
+        return got[1]
+    if text[at] not in "{[":
+        return _scan(text, at)[1]
+    cursor = _Cursor(text, at)
+    while not cursor.done:
+        _, start = cursor.member()
+        cursor.after(_skip(text, start))
+    return cursor.end
+
+
+class _Closed:
+    """A container that closed before the first differing byte (``end``: just past it)."""
+
+    __slots__ = ("end",)
+
+    def __init__(self, end: int) -> None:
+        self.end = end
+
+
+class _Narrowed:
+    __slots__ = ("a", "b", "end_a", "end_b")
+
+    def __init__(self, a: Any, b: Any, end_a: int, end_b: int) -> None:
+        self.a, self.b, self.end_a, self.end_b = a, b, end_a, end_b
+
+
+class _Narrower:
+    def __init__(self, a: str, b: str, levels: int) -> None:
+        self.ta, self.tb = a, b
+        self.p = common_prefix(a, b)
+        s = common_suffix(a, b, min(len(a), len(b)) - self.p)
+        self.qb = len(b) - s  # b's bytes from qb on are a's from qb - shift on
+        self.shift = len(b) - len(a)
+        self.levels = levels
+
+    def level(self, c: int, level: int) -> _Narrowed | _Closed:
+        """The container at ``c`` (before the first differing byte, so at ``c`` on both sides)."""
+        ta, tb, p = self.ta, self.tb, self.p
+        ca = _Cursor(ta, c)
+        obj = ca.obj
+        # Members wholly before p: shared.
+        keys: list[str | None] = []
+        shared: list[Any] = []
+        resume = -1  # just past the last shared member (-1: none)
+        path: tuple[int, _Narrowed] | None = None  # the member holding p, read level by level
+        while not ca.done:
+            at = ca.pos
+            if at >= p:
+                break
+            key, start = ca.member()
+            if start >= p:
+                ca.pos = at
+                break
+            got = _fit(ta, start, p)
+            if got is not None:
+                value, end = got
+            elif ta[start] in "{[" and level + 1 < self.levels:
+                inner = self.level(start, level + 1)
+                if isinstance(inner, _Narrowed):
+                    path = (start, inner)
+                    ca.pos = at
+                    break
+                value, end = None, inner.end
+            else:
+                value, end = _scan(ta, start)
+            if end >= p:
+                ca.pos = at
+                break
+            keys.append(key)
+            shared.append(Slice(ta, start, None if obj else _ids(value)))
+            resume = end
+            ca.after(end)
+            if ca.done and ca.end <= p:
+                return _Closed(ca.end)
+        # a's other members: where each ends, and the identities of the objects of an array.
+        rest_keys: list[str | None] = []
+        rest_starts = array("q")
+        rest_ends = array("q")
+        rest_ids: list[tuple[Any, ...] | None] = []
+        while not ca.done:
+            key, start = ca.member()
+            ids = None
+            if path is not None and start == path[0]:
+                end = path[1].end_a
+            else:
+                got = _fit(ta, start, len(ta))
+                if got is not None:
+                    end = got[1]
+                    ids = None if obj else _ids(got[0])
+                else:
+                    end = _skip(ta, start)
+            rest_keys.append(key)
+            rest_starts.append(start)
+            rest_ends.append(end)
+            rest_ids.append(ids)
+            ca.after(end)
+        # b's members after the shared ones, until one ends where a's does, counted from the end.
+        cb = _Cursor(tb, c)
+        if resume >= 0:
+            cb.after(resume)
+        b_keys: list[str | None] = []
+        b_values: list[Any] = []
+        tail = len(rest_ends)  # a's members from here on are b's last members
+        end_b = -1
+        i = 0
+        while not cb.done:
+            key, start = cb.member()
+            if path is not None and start == path[0] and not b_values:
+                value, end = path[1].b, path[1].end_b
+            else:
+                value, end = _scan(tb, start)
+            b_keys.append(key)
+            b_values.append(value)
+            if end >= self.qb:
+                target = end - self.shift
+                while i < len(rest_ends) and rest_ends[i] < target:
+                    i += 1
+                if i < len(rest_ends) and rest_ends[i] == target:
+                    tail = i + 1
+                    end_b = ca.end + self.shift
+                    break
+            cb.after(end)
+        if end_b < 0:
+            end_b = cb.end
+        a_values = []
+        for j in range(tail):
+            if path is not None and rest_starts[j] == path[0]:
+                a_values.append(path[1].a)
+            else:
+                a_values.append(_scan(ta, rest_starts[j])[0])
+        suffix = [Slice(ta, rest_starts[j], rest_ids[j]) for j in range(tail, len(rest_starts))]
+        if obj:
+            suffix_keys = rest_keys[tail:]
+            skel_a = _object(keys, shared, rest_keys[:tail], a_values, suffix_keys, suffix)
+            skel_b = _object(keys, shared, b_keys, b_values, suffix_keys, suffix)
+            return _Narrowed(skel_a, skel_b, ca.end, end_b)
+        return _Narrowed(shared + a_values + suffix, shared + b_values + suffix, ca.end, end_b)
+
+
+def _object(*parts: list[Any]) -> dict[str, Any]:
+    keys1, values1, keys2, values2, keys3, values3 = parts
+    out: dict[str, Any] = {}
+    for keys, values in ((keys1, values1), (keys2, values2), (keys3, values3)):
+        for k, v in zip(keys, values, strict=True):
+            if k in out:
+                raise Fallback  # a repeated key: json keeps the last one; leave that to it
+            out[k] = v  # type: ignore[index]
+    return out
+
+
+def skeletons(a: str, b: str, levels: int) -> tuple[Any, Any] | None:
+    """Two differing JSON texts (each an object or an array, nothing around it) as skeletons that
+    share a ``Slice`` wherever their bytes agree, descending at most ``levels`` containers; None
+    when either is not such a text or the narrowing cannot settle them."""
+    if not a or not b or a[0] not in _CLOSE or a[-1] != _CLOSE[a[0]] or b[-1] != _CLOSE.get(b[0]):
+        return None
+    narrower = _Narrower(a, b, levels)
+    if narrower.p == 0:
+        return None
+    try:
+        top = narrower.level(0, 0)
+    except (Fallback, ValueError, RecursionError, IndexError):
+        return None
+    if not isinstance(top, _Narrowed) or top.end_a != len(a) or top.end_b != len(b):
+        return None
+    return top.a, top.b

@@ -1,0 +1,241 @@
+"""narrow.py: two long JSON texts compared from their skeletons give exactly the findings of the
+full parse, on many random documents and random edits (property-style, fixed seeds)."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from mcp_replay_action import narrow, normalize
+from mcp_replay_action.compare import CompareOptions, compare
+from mcp_replay_action.narrow import common_prefix, common_suffix, skeletons
+
+FULL = 1 << 62  # NARROW_MIN_CHARS that no text reaches: the full path
+WORDS = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "2026-11-30T10:00:00Z",
+    "550e8400-e29b-41d4-a716-446655440000",
+    "x{y}",
+    "a,b]",
+]
+
+
+def _leaf(rng: random.Random) -> Any:
+    return rng.choice(
+        [
+            lambda: rng.randint(-5, 5),
+            lambda: rng.randint(0, 10**6),
+            lambda: rng.choice([1.5, 2.0, -0.25, 1e21, 3.0]),
+            lambda: rng.choice([True, False, None]),
+            lambda: rng.choice(WORDS),
+            lambda: "t" * rng.randint(0, 3) + str(rng.randint(0, 99)),
+        ]
+    )()
+
+
+def _record(rng: random.Random, i: int, depth: int) -> dict[str, Any]:
+    rec: dict[str, Any] = {"name": f"item-{i}", "score": _leaf(rng)}
+    if rng.random() < 0.5:
+        rec["tags"] = [_leaf(rng) for _ in range(rng.randint(0, 3))]
+    if rng.random() < 0.4:
+        rec["owner"] = {"team": _leaf(rng), "when": "2026-11-30T10:00:00Z", "nextCursor": f"c{i}"}
+    if depth < 2 and rng.random() < 0.15:
+        rec["inner"] = json.dumps(_document(rng, depth + 1))  # JSON text inside JSON text
+    if depth < 3 and rng.random() < 0.2:
+        rec["sub"] = _value(rng, depth + 1)
+    return rec
+
+
+def _value(rng: random.Random, depth: int) -> Any:
+    roll = rng.random()
+    if depth >= 4 or roll < 0.3:
+        return _leaf(rng)
+    if roll < 0.55:
+        return [_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+    if roll < 0.8:
+        return {f"k{j}": _value(rng, depth + 1) for j in range(rng.randint(0, 4))}
+    return [_record(rng, j, depth + 1) for j in range(rng.randint(1, 5))]
+
+
+def _document(rng: random.Random, depth: int = 0) -> Any:
+    doc: dict[str, Any] = {
+        "records": [_record(rng, i, depth) for i in range(rng.randint(1, 30))],
+        "meta": {"count": rng.randint(0, 9), "requestId": "r-" + str(rng.randint(0, 9))},
+    }
+    for j in range(rng.randint(0, 3)):
+        doc[f"extra{j}"] = _value(rng, depth + 1)
+    if rng.random() < 0.2:
+        return doc["records"]  # an array at the top
+    return doc
+
+
+def _containers(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], Any]]:
+    out = []
+    if isinstance(value, (dict, list)):
+        out.append((path, value))
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for k, v in items:
+            out.extend(_containers(v, (*path, k)))
+    return out
+
+
+def _edit(rng: random.Random, doc: Any) -> Any:
+    """One random edit of a copy of ``doc``."""
+    doc = json.loads(json.dumps(doc))
+    places = _containers(doc)
+    path, node = rng.choice(places)
+    kind = rng.choice(["leaf", "leaf", "insert", "remove", "rename", "duplicate", "masked", "inner", "swap"])
+    if kind == "inner":
+        for _, n in places:
+            if isinstance(n, dict) and isinstance(n.get("inner"), str):
+                n["inner"] = json.dumps(_edit(rng, json.loads(n["inner"])))
+                return doc
+        kind = "leaf"
+    if kind in ("rename", "duplicate", "masked"):
+        records = [n for _, n in places if isinstance(n, dict) and isinstance(n.get("name"), str)]
+        if records:
+            rec = rng.choice(records)
+            if kind == "rename":
+                rec["name"] = rec["name"] + "-new"
+            elif kind == "duplicate":
+                rec["name"] = "item-0"
+            else:
+                rec.setdefault("owner", {})["when"] = "2026-11-30T11:22:33Z"
+                rec["owner"]["nextCursor"] = "changed"
+            return doc
+        kind = "leaf"
+    if isinstance(node, list):
+        if kind == "insert" or not node:
+            node.insert(rng.randint(0, len(node)), _record(rng, rng.randint(0, 40), 3))
+        elif kind == "remove":
+            node.pop(rng.randrange(len(node)))
+        elif kind == "swap" and len(node) > 1:
+            i = rng.randrange(len(node) - 1)
+            node[i], node[i + 1] = node[i + 1], node[i]
+        else:
+            node[rng.randrange(len(node))] = _leaf(rng)
+    else:
+        if kind == "insert" or not node:
+            node[f"new{rng.randint(0, 3)}"] = _leaf(rng)
+        elif kind == "remove":
+            del node[rng.choice(list(node))]
+        else:
+            node[rng.choice(list(node))] = _leaf(rng)
+    return doc
+
+
+def _text(rng: random.Random, doc: Any) -> str:
+    style = rng.random()
+    if style < 0.6:
+        return json.dumps(doc, separators=(",", ":"))
+    if style < 0.85:
+        return json.dumps(doc)
+    return json.dumps(doc, indent=1)
+
+
+def _answer(text: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": text}]}}
+
+
+OPTIONS = [
+    CompareOptions(),
+    CompareOptions(allow_reorder=True),
+    CompareOptions(ignore_keys=("score",)),
+    CompareOptions(ignore_paths=("result.content[].text.records[].tags",)),
+    CompareOptions(ignore_paths=("result.content[0].text{json}.records[name=item-3]",)),
+    CompareOptions(ignore_paths=("result.content[].text.meta",), allow_reorder=True),
+]
+
+
+def _both_ways(monkeypatch: pytest.MonkeyPatch, before: Any, after: Any, options: CompareOptions) -> tuple[Any, Any]:
+    monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", 0)
+    narrowed = compare(before, after, options)
+    monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", FULL)
+    full = compare(before, after, options)
+    return narrowed, full
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_narrowed_compare_finds_exactly_what_the_full_compare_finds(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    rng = random.Random(seed)
+    if seed % 2:
+        # Windows of a few characters: members cut mid-number ("1." of "1.5") and read again.
+        monkeypatch.setattr(narrow, "_WINDOWS", (3, 7, 20))
+    settled = 0
+    calls = 0
+    real = narrow.skeletons
+
+    def counted(a: str, b: str, levels: int) -> Any:
+        nonlocal settled, calls
+        calls += 1
+        got = real(a, b, levels)
+        settled += got is not None
+        return got
+
+    monkeypatch.setattr(normalize, "skeletons", counted)
+    for case in range(60):
+        doc = _document(rng)
+        edited = doc
+        for _ in range(rng.choice([1, 1, 1, 2, 3])):
+            edited = _edit(rng, edited)
+        before, after = _answer(_text(rng, doc)), _answer(_text(rng, edited))
+        options = rng.choice(OPTIONS)
+        narrowed, full = _both_ways(monkeypatch, before, after, options)
+        assert narrowed == full, (seed, case, options)
+    # The narrowing did the work in most cases (it gives up on a pair it cannot settle).
+    assert calls > 50 and settled > calls // 2, (settled, calls)
+
+
+def test_one_changed_leaf_in_a_long_list_is_read_from_the_skeletons() -> None:
+    records = [{"id": i, "name": f"item-{i}", "score": i % 7} for i in range(2000)]
+    a = json.dumps({"records": records}, separators=(",", ":"))
+    records[1000]["score"] = -1
+    b = json.dumps({"records": records}, separators=(",", ":"))
+    skel_a, skel_b = skeletons(a, b, 100)  # type: ignore[misc]
+    items_a, items_b = skel_a["records"], skel_b["records"]
+    assert len(items_a) == len(items_b) == 2000
+    shared = sum(x is y for x, y in zip(items_a, items_b, strict=True))
+    assert shared == 1999  # everything but the changed record is one object on both sides
+    assert items_a[1000]["score"] == 6 and items_b[1000]["score"] == -1
+    assert items_a[5].load() == {"id": 5, "name": "item-5", "score": 5}
+    assert compare(_answer(a), _answer(b)) == (
+        compare.__globals__["Finding"](
+            "value-change",
+            "breaking",
+            "$.result.content[0].text{json}.records[name=item-1000].score",
+            "value changed: 6 -> -1",
+            before=6,
+            after=-1,
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("[1.5,2]", "[1.25,2]"),  # a number's end needs a character of lookahead
+        ("[12,3]", "[123]"),
+        ('{"a":1,"a":2}', '{"a":1,"a":3}'),  # a repeated key: json keeps the last one
+        ('{"a":1}', '{"a":1} '),  # not one JSON text on one side
+        ('{"a":[1,2,]}', '{"a":[1,3,]}'),  # not JSON at all
+        ("[" + "9" * 5000 + "]", "[" + "9" * 4999 + "8]"),  # a number too long for int()
+        ('{"a":"x"}', '["a","x"]'),
+    ],
+)
+def test_texts_the_narrowing_cannot_settle_compare_as_before(monkeypatch: pytest.MonkeyPatch, a: str, b: str) -> None:
+    narrowed, full = _both_ways(monkeypatch, _answer(a), _answer(b), CompareOptions())
+    assert narrowed == full
+
+
+def test_common_prefix_and_suffix() -> None:
+    assert common_prefix("abcdef", "abcxef") == 3
+    assert common_prefix("abc", "abcd") == 3
+    assert common_suffix("abcdef", "abcxef", 3) == 2
+    assert common_suffix("xyz", "xyz", 3) == 3
+    assert common_suffix("ab" * 1000 + "Q" + "c" * 777, "ab" * 1000 + "R" + "c" * 777, 2000) == 777
