@@ -268,3 +268,75 @@ def test_names_that_mask_alike_are_no_identity_in_a_long_shared_list() -> None:
     moved.append(moved.pop(10))
     for options in (CompareOptions(), CompareOptions(allow_reorder=True), CompareOptions(ignore_keys=["n"])):
         assert_pair_is_exact(answer(plain), answer(moved), options)
+
+
+# -- one changed leaf, found without DeepDiff ---------------------------------------------------
+
+_LEAF_KEYS = st.sampled_from(["name", "id", "x", "__typename", "required", "text", "content"])
+_LEAF_TREES = st.recursive(
+    _LEAVES | st.sampled_from([float("nan"), 2.5, "x" * 70, "line\nline"]),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_LEAF_KEYS, inner, max_size=4)),
+    max_leaves=25,
+)
+
+
+def _one_leaf_changed(value: Any, data: st.DataObject) -> Any:
+    """``value`` with one leaf replaced (or, now and then, a random subtree)."""
+    if isinstance(value, dict) and value:
+        key = data.draw(st.sampled_from(sorted(value)))
+        return {**value, key: _one_leaf_changed(value[key], data)}
+    if isinstance(value, list) and value:
+        i = data.draw(st.integers(0, len(value) - 1))
+        return [*value[:i], _one_leaf_changed(value[i], data), *value[i + 1 :]]
+    return data.draw(_LEAF_TREES if data.draw(st.integers(0, 5)) == 0 else _LEAVES)
+
+
+def _with_and_without_one_leaf(a: Any, b: Any, options: CompareOptions) -> tuple[Any, Any]:
+    import mcp_replay_action.compare as compare_module
+
+    fast = compare(a, b, options)
+    compare_module.ONE_LEAF = False
+    try:
+        slow = compare(a, b, options)
+    finally:
+        compare_module.ONE_LEAF = True
+    return fast, slow
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data(), _LEAF_TREES, st.booleans(), st.booleans())
+def test_one_changed_leaf_is_reported_as_deepdiff_reports_it(
+    data: st.DataObject, tree: Any, reorder: bool, wrapped: bool
+) -> None:
+    other = _one_leaf_changed(tree, data) if data.draw(st.booleans()) else _mutate(tree, data)
+    a, b = (answer(tree), answer(other)) if wrapped else ({"result": tree}, {"result": other})
+    fast, slow = _with_and_without_one_leaf(a, b, CompareOptions(allow_reorder=reorder))
+    assert fast == slow
+
+
+def test_one_changed_leaf_in_random_documents_is_reported_as_deepdiff_reports_it() -> None:
+    import random
+
+    from mcp_replay_action import compare as compare_module
+    from test_narrow import OPTIONS, _answer, _document, _edit, _text
+
+    rng = random.Random(11)
+    used = 0
+    real = compare_module.one_leaf
+
+    def counted(a: Any, b: Any) -> Any:
+        nonlocal used
+        got = real(a, b)
+        used += got is not None
+        return got
+
+    compare_module.one_leaf = counted  # type: ignore[assignment]
+    try:
+        for _ in range(300):
+            doc = _document(rng)
+            before, after = _answer(_text(rng, doc)), _answer(_text(rng, _edit(rng, doc)))
+            fast, slow = _with_and_without_one_leaf(before, after, rng.choice(OPTIONS))
+            assert fast == slow
+    finally:
+        compare_module.one_leaf = real
+    assert used > 30  # the shortcut did the work in many cases

@@ -217,6 +217,9 @@ class _Aligned(dict):  # type: ignore[type-arg]
         self.index: dict[int, int] = {}
 
 
+_MAPPING_TYPES = frozenset({dict, Keyed, JsonText, Base64Text, _Aligned})
+
+
 # -- rendering --------------------------------------------------------------------------------
 
 
@@ -402,6 +405,72 @@ def _window(text: str, at: int, limit: int = RENDER_CAP) -> str:
     return ("…" if start else "") + piece + ("…" if start + limit < len(text) else "")
 
 
+# -- one changed leaf, without DeepDiff ---------------------------------------------------------
+#
+# Most failing answers differ in one leaf. DeepDiff finds it, but importing DeepDiff costs
+# ~130 ms (and pydantic when installed). ``one_leaf`` finds the same one difference, reported as
+# DeepDiff reports it, where that is certain: both aligned bodies of the same shape (the same
+# container types, the same keys, lists of one length), exactly one pair of scalars differing.
+# A list whose items are all scalars on both sides is left to DeepDiff, which lines those up by
+# content (difflib) rather than by index; so is anything else. Keys starting with "__" are
+# skipped, as DeepDiff skips them.
+
+ONE_LEAF = True  # tests turn this off to compare against DeepDiff
+_LEAF_TYPES = frozenset({str, int, float, bool, type(None)})
+_BASIC_TYPES = (str, bytes, int, float, complex, bool, type(None))  # what DeepDiff aligns by content
+
+
+def one_leaf(a: Any, b: Any) -> tuple[str, tuple[Any, ...], Any, Any] | None:
+    """The one leaf where two aligned bodies differ, as DeepDiff would report it (report type,
+    path as a list, before, after); None when they differ in anything else."""
+    found: list[tuple[str, tuple[Any, ...], Any, Any]] = []
+    try:
+        if not _leaves(a, b, [], found) or len(found) != 1:
+            return None
+    except RecursionError:
+        return None
+    return found[0]
+
+
+def _leaves(x: Any, y: Any, path: list[Any], found: list[tuple[str, tuple[Any, ...], Any, Any]]) -> bool:
+    """Walk ``x`` and ``y`` together, noting each differing pair of scalars in ``found``; False
+    as soon as they differ in another way (or in a second leaf)."""
+    if x is y:
+        return True
+    tx, ty = type(x), type(y)
+    if tx in _LEAF_TYPES and ty in _LEAF_TYPES:
+        if tx is ty and x == y:
+            return True
+        found.append(("values_changed" if tx is ty else "type_changes", tuple(path), x, y))
+        return len(found) == 1
+    if tx is not ty:
+        return False
+    if tx in _MAPPING_TYPES:
+        keys = [k for k in x if not (isinstance(k, str) and k.startswith("__"))]
+        if set(keys) != {k for k in y if not (isinstance(k, str) and k.startswith("__"))}:
+            return False
+        for k in keys:
+            path.append(k)
+            if not _leaves(x[k], y[k], path, found):
+                return False
+            path.pop()
+        return True
+    if tx is list:
+        if len(x) != len(y) or (_all_basic(x) and _all_basic(y)):
+            return False
+        for i, (xi, yi) in enumerate(zip(x, y, strict=True)):
+            path.append(i)
+            if not _leaves(xi, yi, path, found):
+                return False
+            path.pop()
+        return True
+    return False
+
+
+def _all_basic(items: list[Any]) -> bool:
+    return all(isinstance(item, _BASIC_TYPES) for item in items)
+
+
 # -- the differ -------------------------------------------------------------------------------
 
 
@@ -417,14 +486,20 @@ class _Differ:
         self.dropped: list[tuple[Any, Any]] = []
 
     def run(self, before: Any, after: Any) -> tuple[Finding, ...]:
-        # DeepDiff costs ~100 ms to import: only a replay that found a difference pays it.
-        from deepdiff import DeepDiff
-
         a, b = self.align(before, after, "$", None)
-        tree = DeepDiff(a, b, view="tree", threshold_to_diff_deeper=0, verbose_level=2)
-        for report_type, levels in tree.items():
-            for level in levels:
-                self.findings.append(self.finding(report_type, level, a, b))
+        leaf = one_leaf(a, b) if ONE_LEAF else None
+        if leaf is not None:
+            self.findings.append(self.finding(*leaf, a, b))
+        else:
+            # DeepDiff costs ~100 ms to import: only a replay that found more than one changed
+            # leaf pays it.
+            from deepdiff import DeepDiff
+
+            tree = DeepDiff(a, b, view="tree", threshold_to_diff_deeper=0, verbose_level=2)
+            for report_type, levels in tree.items():
+                for level in levels:
+                    params = level.path(output_format="list", use_t2=report_type.endswith("_added"))
+                    self.findings.append(self.finding(report_type, params, level.t1, level.t2, a, b))
         if not self.findings:
             # DeepDiff forgives what Python's == forgives inside lists (False == 0, True == 1.0);
             # the canonical forms differ, so the difference is real: find it leaf by leaf.
@@ -586,12 +661,10 @@ class _Differ:
 
     # -- one DeepDiff level -> one Finding ---------------------------------------------------
 
-    def finding(self, report_type: str, level: Any, a: Any, b: Any) -> Finding:
-        added = report_type.endswith("_added")
-        params = level.path(output_format="list", use_t2=added)
-        path, steps = _locate(b if added else a, params)
+    def finding(self, report_type: str, params: Sequence[Any], t1: Any, t2: Any, a: Any, b: Any) -> Finding:
+        """One difference DeepDiff reports (its report type, its path as a list, both values)."""
+        path, steps = _locate(b if report_type.endswith("_added") else a, params)
         last = steps[-1] if steps else _Step(None, None)
-        t1, t2 = level.t1, level.t2
         if report_type in ("dictionary_item_added", "iterable_item_added"):
             return self.added(path, steps, last, t2)
         if report_type in ("dictionary_item_removed", "iterable_item_removed"):
