@@ -234,3 +234,80 @@ def test_the_confirming_run_stops_after_the_last_answer_it_needs(noisy_cassette:
 
     assert calls(first) == ["status", "status", "echo"]
     assert calls(second) == ["status", "status"]
+
+
+_SECRET_SERVER = r"""
+import json, os, secrets, sys
+token = "ghp_" + secrets.token_hex(18)  # a fresh secret in every process
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    if msg["method"] == "initialize":
+        result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "secret", "version": "1"}}
+    else:
+        text = f"worker pid {os.getpid()} ready; token={token}"
+        result = {"content": [{"type": "text", "text": text}, {"type": "text", "text": "stable"}],
+                  "structuredContent": {"auth": {"Authorization": "Bearer " + token}, "pid": os.getpid()}}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
+    sys.stdout.flush()
+"""
+
+
+def test_the_confirming_run_redacts_a_fresh_secret_beside_the_first_runs_answer(tmp_path: Path) -> None:
+    """The confirming run redacts each answer beside the first run's redacted one (not the
+    recording): a secret the server mints anew in each process is still never seen, and the PID
+    that differs in all three is noise."""
+    from mcp_replay_action.cassette import Cassette, Interaction, load, save, with_lines
+    from mcp_replay_action.redact import Redactor
+    from mcp_replay_action.replay import ReplayOptions, replay_cassette
+
+    server = tmp_path / "secret_server.py"
+    server.write_text(_SECRET_SERVER)
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "status", "arguments": {}}}
+    recorded = Redactor().apply(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "result": {
+                "content": [
+                    {"type": "text", "text": "worker pid 1 ready; token=ghp_" + "ab" * 18},
+                    {"type": "text", "text": "stable"},
+                ],
+                "structuredContent": {"auth": {"Authorization": "Bearer ghp_" + "cd" * 18}, "pid": 1},
+            },
+        }
+    )
+    init_answer = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "result": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "secret", "version": "1"},
+        },
+    }
+    inters = (
+        Interaction(seq=0, kind="request", message=init, response=init_answer),
+        Interaction(seq=1, kind="notification", message={"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        Interaction(seq=2, kind="request", message=call, response=recorded),
+    )
+    path = tmp_path / "secret.jsonl"
+    save(with_lines(Cassette(meta={}, interactions=inters)), path)
+    first, second = _Logged(python_server(server)), _Logged(python_server(server))
+    result = replay_cassette(load(path), first, ReplayOptions(timeout=30.0), confirm=lambda: second)  # type: ignore[arg-type]
+    call_result = next(r for r in result.results if r.method == "tools/call")
+    assert call_result.status == "pass", call_result
+    assert {f.path for f in call_result.noise} == {
+        "$.result.content[0].text",
+        "$.result.structuredContent.pid",
+    }, call_result.noise
+    assert "ghp_" not in repr(result), result
+    assert [m["method"] for m in second.sent if "id" in m] == ["initialize", "tools/call"]

@@ -104,6 +104,9 @@ class _Session:
         # Set on a confirming run: it compares nothing and keeps only the answers to these seqs
         # (the ones the first run failed on), which is all the confirmation reads.
         self.gather: frozenset[int] | None = None
+        # A confirming run's redacted twins: the first run's live answers (redacted by the same
+        # rules), which a deterministic server repeats exactly, so nothing of them is walked again.
+        self.twins: dict[int, dict[str, Any]] = {}
         self.carry: Carry | None = None  # made when an answer first differs (``_learn``)
         # A recorded and a live answer that differ, learned from just before the next message is
         # sent: after the last one, nothing could quote what they minted, and a big last answer
@@ -238,7 +241,8 @@ class _Session:
         recorded = inter.response
         # The recording was redacted before it reached disk, so the parts of a live answer equal
         # to it hold nothing to redact: only what changed is walked.
-        live = self.redactor.apply(live) if recorded is None else self.redactor.apply_beside(live, recorded)
+        clean = self.twins.get(inter.seq, recorded)
+        live = self.redactor.apply(live) if clean is None else self.redactor.apply_beside(live, clean)
         if recorded is not None and recorded != live:
             self.to_learn = (recorded, live)
         if self.gather is not None:
@@ -480,6 +484,7 @@ def _confirmed(
     transport = confirm()
     second = _Session(cassette, transport, options)
     second.gather = frozenset(r.seq for r in first.results if r.status == "fail")
+    second.twins = first.live
     try:
         transport.start()
         second.run()
