@@ -75,11 +75,14 @@ class Slice:
     def is_container(self) -> bool:
         return self.text[self.start] in "{["
 
-    # Read-only mapping access, for the identity keys of an object only (``normalize`` reads a
+    # Read-only mapping access, meant for the identity keys of an object (``normalize`` reads a
     # named list's identities through these).
     def _raw(self, field: str) -> Any:
-        if self.ids is not None and field in _ID_INDEX:
-            return self.ids[_ID_INDEX[field]]
+        ids = self.ids
+        if ids is not None:
+            at = _ID_INDEX.get(field)
+            if at is not None:
+                return ids[at]
         value = self.load()
         return value.get(field, _MISSING) if type(value) is dict else _MISSING
 

@@ -627,13 +627,13 @@ class _Normalizer:
         for item in items:
             raw = item.raw if type(item) is Same and not item.states else None
             if type(raw) is dict or (type(raw) is Slice and raw.text[raw.start] == "{"):
-                known = item._ids  # the other side of the pair holds the same object
-                if field in known:
-                    names.append(known[field])
+                if item._id_field == field:  # the other side of the pair holds the same object
+                    names.append(item._id_name)
                     continue
                 value = raw.get(field)
                 if type(value) is str and (not value or value[0] not in _JSON_STARTS):
-                    known[field] = name = _plain_string(value, days)  # string(): no JSON in it
+                    item._id_field = field
+                    item._id_name = name = _plain_string(value, days)  # string(): no JSON in it
                     names.append(name)
                     continue
             names.append(_identity(item, field))
@@ -691,7 +691,7 @@ def _identity(item: Any, field: str) -> Any:
 class Same:
     """A subtree equal on both sides of a comparison, normalised only when asked (``value()``)."""
 
-    __slots__ = ("_normalizer", "raw", "states", "key", "depth", "_value", "_ids")
+    __slots__ = ("_normalizer", "raw", "states", "key", "depth", "_value", "_id_field", "_id_name")
 
     def __init__(self, normalizer: _Normalizer, raw: Any, states: State, key: str | None, depth: int) -> None:
         self._normalizer = normalizer
@@ -700,7 +700,10 @@ class Same:
         self.key = key
         self.depth = depth
         self._value: Any = _DROP
-        self._ids: dict[str, Any] = {}
+        # The identity last normalised (a named list's items are asked for one field, by both
+        # sides): two slots, not a dict per item, in a list of 400,000 records.
+        self._id_field: str | None = None
+        self._id_name: Any = None
 
     def value(self) -> Any:
         """The normalised subtree (computed once)."""
@@ -724,9 +727,10 @@ class Same:
         """The normalised value under ``field`` (an identity key), without normalising the rest."""
         if self._value is not _DROP:
             return self._value.get(field)
-        if field not in self._ids:
-            self._ids[field] = self._normalizer.identity(self.raw, field, self.states, self.depth)
-        return self._ids[field]
+        if self._id_field != field:
+            self._id_name = self._normalizer.identity(self.raw, field, self.states, self.depth)
+            self._id_field = field
+        return self._id_name
 
     def __repr__(self) -> str:
         # What canonical() writes for it: the same object sits at the same place on both sides.
@@ -843,7 +847,9 @@ class _Pairer:
         n = self.n
         items_a: list[Any] = []
         items_b: list[Any] = []
-        paired: list[tuple[int, int]] = []  # positions in items_a, items_b walked as a pair
+        # Positions in items_a, items_b walked as a pair into two different objects (one shared
+        # ``Same`` is never apart from itself, so those are not noted).
+        paired: list[tuple[int, int]] = []
         for index in range(max(len(a), len(b))):
             x = a[index] if index < len(a) else _DROP
             y = b[index] if index < len(b) else _DROP
@@ -853,9 +859,8 @@ class _Pairer:
                 sx = n._step_item(states, index, x) if x is not _DROP else None
                 sy = n._step_item(states, index, y) if y is not _DROP else None
             if x is not _DROP and y is not _DROP and sx is not None and sx == sy:
-                if x is y and type(x) is Slice and x.is_container and depth < MAX_DEPTH:
+                if x is y and type(x) is Slice and x.text[x.start] in "{[" and depth < MAX_DEPTH:
                     same = Same(n, x, sx, None, depth + 1)  # what pair() makes of it, inline
-                    paired.append((len(items_a), len(items_b)))
                     items_a.append(same)
                     items_b.append(same)
                     continue
@@ -864,12 +869,11 @@ class _Pairer:
                     # What pair() makes of an equal item, without the call: a long list of
                     # equal records is mostly this.
                     same = self.shared(x, y, sx, None, depth + 1)
-                    paired.append((len(items_a), len(items_b)))
                     items_a.append(same)
                     items_b.append(same)
                     continue
                 nx, ny = self.pair(x, y, sx, None, depth + 1)
-                if nx is not _DROP and ny is not _DROP:
+                if nx is not _DROP and ny is not _DROP and nx is not ny:
                     paired.append((len(items_a), len(items_b)))
             else:
                 nx = n.value(x, sx, None, depth + 1) if x is not _DROP and sx is not None else _DROP
