@@ -167,3 +167,25 @@ def test_a_command_module_loads_only_when_its_command_is_asked_for() -> None:
         "mcp_replay_action.commands.common",
         "mcp_replay_action.commands.replay",
     ]
+
+
+@pytest.mark.parametrize("columns", [None, "", "0", "-3", "abc", "1", "49", "120", " 90 ", "99999"])
+def test_terminal_columns_is_shutils_without_shutil(columns: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from mcp_replay_action.cli import terminal_columns
+
+    monkeypatch.delenv("LINES", raising=False)
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert terminal_columns() == shutil.get_terminal_size().columns
+
+
+def test_help_imports_no_shutil() -> None:
+    program = "import sys\nfrom mcp_replay_action.cli import entry\ntry:\n    entry()\nexcept SystemExit:\n    pass\n"
+    program += "print(sorted(m for m in ('shutil', 'bz2', 'lzma') if m in sys.modules))\n"
+    for args in (["--help"], ["replay", "--help"], ["replai"]):
+        done = subprocess.run([sys.executable, "-c", program, *args], capture_output=True, text=True, timeout=60)
+        assert done.stdout.splitlines()[-1] == "[]", (args, done.stdout, done.stderr)

@@ -147,7 +147,38 @@ class _Commands(Mapping[str, click.Command]):
         return len(COMMANDS)
 
 
+class _Context(click.Context):
+    """click's context with the help's width worked out here, once, for the whole command line
+    (a subcommand's context inherits it): left to click, formatting a help page or a usage error
+    imports ``shutil`` (with zlib, bz2 and lzma) to call ``get_terminal_size``. The width is
+    click's own formula (the terminal's columns, at most ``max_content_width``, less 2, at least
+    50), and click's test runner's forced width still wins; ``tests/test_help_output.py`` holds
+    the help at several widths, from ``COLUMNS`` and from a pseudo-terminal's size."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.terminal_width is None and self.parent is None and click.formatting.FORCED_WIDTH is None:
+            self.terminal_width = max(min(terminal_columns(), self.max_content_width or 80) - 2, 50)
+
+
+def terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns``, without importing shutil: ``COLUMNS`` when it is
+    a positive number, else the width of the terminal on stdout, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):  # no stdout, closed, or not a terminal
+            columns = 0
+    return columns or 80
+
+
 class _Main(click.Group):
+    context_class = _Context
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list, from each command's summary: click's own listing of stand-ins that
         have only that help, so the text is shortened exactly as it would be for the command."""

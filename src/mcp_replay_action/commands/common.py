@@ -82,10 +82,10 @@ class Seconds(click.FloatRange):
 def check_outputs(**paths: str | None) -> None:
     """Refuse an output file that cannot be written before any work starts (a recording must not
     be lost to a bad path at the end). Keys are option names without dashes."""
-    from mcp_replay_action.files import check_writable
-
     for option, path in paths.items():
         if path:
+            from mcp_replay_action.files import check_writable  # with pathlib: only when needed
+
             check_writable(path, f"--{option.replace('_', '-')}")
 
 

@@ -14,7 +14,6 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-from urllib.parse import urlsplit, urlunsplit
 
 
 class Transport(Protocol):
@@ -87,6 +86,8 @@ class Target:
 def url_origin(url: str) -> str:
     """``scheme://host[:port]``: what a message or a header may show of a URL whose path or query
     may carry a key."""
+    from urllib.parse import urlsplit  # here: a stdio replay spawns its server without it
+
     parts = urlsplit(url)
     host = parts.hostname or ""
     if ":" in host:
@@ -100,6 +101,8 @@ def recorder_endpoint(url: str) -> str:
     file, ``verify --target URL``): ``/mcp`` appended to the path unless it already ends in
     ``/mcp`` (a trailing slash dropped first), so ``https://host`` is ``https://host/mcp``. A
     query string stays a query string (mcp-recorder would append after it)."""
+    from urllib.parse import urlsplit, urlunsplit
+
     parts = urlsplit(url)
     path = parts.path.rstrip("/")
     return urlunsplit(parts._replace(path=path if path.endswith("/mcp") else f"{path}/mcp"))
