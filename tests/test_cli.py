@@ -7,8 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 CALC = f"{sys.executable} -m mcp_replay_action.samples.calc_server"
 REGRESSED = f"{sys.executable} -m mcp_replay_action.samples.calc_server_regressed"
 
@@ -22,15 +20,6 @@ def cli(*args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess
         timeout=timeout,
         stdin=subprocess.DEVNULL,
     )
-
-
-@pytest.fixture(scope="module")
-def demo_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    keep = tmp_path_factory.mktemp("demo")
-    done = cli("demo", "--keep", str(keep))
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "GRADE A" in done.stdout and "value-change" in done.stdout and "structure-change" in done.stdout
-    return keep / "demo.jsonl"
 
 
 def test_replay_healthy_passes_and_writes_every_report(demo_cassette: Path, tmp_path: Path) -> None:

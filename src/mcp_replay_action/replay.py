@@ -49,6 +49,7 @@ from mcp_replay_action.verdict import judge, missing_finding, pass_into
 
 if TYPE_CHECKING:
     from mcp_replay_action.carry import Carry
+    from mcp_replay_action.early import EarlyServer
     from mcp_replay_action.noise import NoiseRule
     from mcp_replay_action.update import UpdateSummary
 
@@ -370,8 +371,11 @@ def replay_cassette(
     *,
     on_live: OnLive | None = None,
     confirm: Callable[[], Transport] | None = None,
+    start: Callable[[], None] | None = None,
 ) -> CassetteResult:
-    """Replay one cassette against a transport that has not been started yet, and close it after.
+    """Replay one cassette against a transport that has not been started yet (``start``, when
+    given, is called in place of ``transport.start()``: ``early.py`` started it already), and
+    close it after.
 
     ``confirm`` opens a fresh transport to the same server: when an interaction fails, the
     cassette is replayed once more through it and what differs between the two live runs is moved
@@ -393,7 +397,7 @@ def replay_cassette(
     started = time.monotonic()
     session: _Session | None = None
     try:
-        transport.start()
+        (start or transport.start)()
         # Set up while the server starts (a node server takes a few hundred ms to answer).
         session = _Session(cassette, transport, options, on_live)
         session.run()
@@ -554,21 +558,26 @@ class Outcome:
         return bool(self.updates) and not any(u.kept for u in self.updates)
 
 
-def run(plan: Plan) -> Outcome:
+def run(plan: Plan, early: EarlyServer | None = None) -> Outcome:
     """Replay every cassette of ``plan`` against a fresh server each, gate the report and, in
-    update or refresh mode, rewrite each cassette's changed responses.
+    update or refresh mode, rewrite each cassette's changed responses. ``early``: the first
+    cassette's server, spawned already (``early.spawn_early``); stopped here if never used.
 
-    Every cassette is validated before any server starts, but only one is held in memory at a
-    time in check mode: with several, each is read once to check it and again just before its
+    Every cassette is validated before any server is spoken to (only the early one may have
+    started), but only one is held in memory at a time in check mode: with several, each is read once to check it and again just before its
     replay. Nothing is written until every cassette has replayed, so a server that cannot start
     leaves every file as it was. Raises ``CassetteError`` for a bad cassette and
     ``ServerStartError`` for a server that cannot be used.
     """
-    with thawing():  # the cassettes read are kept from the collector's walks until the end
-        return _run(plan)
+    try:
+        with thawing():  # the cassettes read are kept from the collector's walks until the end
+            return _run(plan, early)
+    finally:
+        if early is not None:
+            early.discard()  # a server no replay took (a bad cassette) is stopped and reaped
 
 
-def _run(plan: Plan) -> Outcome:
+def _run(plan: Plan, early: EarlyServer | None) -> Outcome:
     cassettes: Iterable[Cassette]
     # A check-mode replay only iterates each cassette: a large one is streamed from disk.
     stream = not plan.rewrites
@@ -599,12 +608,15 @@ def _run(plan: Plan) -> Outcome:
         cassettes = ()
     for cassette in cassettes:
         live_by_seq: dict[int, dict[str, Any]] = {}
+        # Only the first cassette's server may have been started early.
+        transport, start = early.take() if early and not early.taken else (open_transport(plan.target), None)
         result = replay_cassette(
             cassette,
-            open_transport(plan.target),
+            transport,
             options,
             on_live=_keep_in(live_by_seq) if plan.rewrites else None,
             confirm=_opener(plan) if plan.confirm and not plan.rewrites else None,
+            start=start,
         )
         result = replace(result, path=plan.shown(result.path))
         results.append(result)

@@ -167,8 +167,6 @@ def replay(
 
     Exit 0 when the gate passes, 1 when it fails (by default: a breaking change or a missing
     response; see --fail-on), 2 for a bad option or cassette, 3 when the server cannot be used."""
-    from mcp_replay_action.replay import run
-
     context = click.get_current_context()
     params = dict(context.params)
     if context.info_name == "verify" and not (params.get("fail_on") or params.get("min_grade")):
@@ -176,7 +174,18 @@ def replay(
 
     check_outputs(report=report_file, markdown=markdown_file, junit=junit_file, badge=badge_file)
     plan = replay_plan(params)
-    outcome = run(plan)
+    from mcp_replay_action.early import spawn_early
+
+    # The server starts now, and the replay engine is imported and the cassette read while it
+    # does (``replay.run`` stops it if it goes unused).
+    early = spawn_early(plan)
+    try:
+        from mcp_replay_action.replay import run
+    except BaseException:
+        if early is not None:
+            early.discard()
+        raise
+    outcome = run(plan, early)
     warn_unused_rules(plan.compare, plan.paths)
     emit_report(
         outcome.report,
