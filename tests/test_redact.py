@@ -423,3 +423,67 @@ def test_a_bearer_token_deep_in_a_large_text_is_still_redacted():
     out = Redactor().apply(text)
     assert "abcdef1234567890" not in out and "hunter2hunter2" not in out
     assert out.startswith("[" + filler[:1000])
+
+
+def _secret_shapes(rnd: random.Random) -> list[str]:
+    """One text fragment of every shape the built-in rules know, and near misses of each."""
+    base62 = string.ascii_letters + string.digits
+
+    def run(n: int, alphabet: str = base62) -> str:
+        return "".join(rnd.choice(alphabet) for _ in range(n))
+
+    return [
+        "Bearer " + run(rnd.randint(6, 40)),
+        "bEaReR\t" + run(12, base62 + "-._~+/") + "==",
+        "Authorization: Basic " + base64.b64encode(b"user:" + run(8).encode()).decode(),
+        "BASIC " + run(10),
+        "BAS\u0130C " + run(10),  # a dotted capital I: not ASCII, never matched
+        "-----BEGIN RSA PRIVATE KEY-----\n" + run(64) + "\n-----END RSA PRIVATE KEY-----",
+        "-----BEGIN PRIVATE KEY-----" + run(20),
+        "sk-" + run(rnd.randint(18, 30), base62 + "_-"),
+        rnd.choice("pousr").join(("gh", "_")) + run(rnd.randint(28, 40)),
+        "github_pat_" + run(rnd.randint(20, 30), base62 + "_"),
+        "glpat-" + run(22),
+        "xox" + rnd.choice("abposr") + "-" + run(rnd.randint(8, 14), base62 + "-"),
+        rnd.choice(("AKIA", "ASIA")) + run(16, string.ascii_uppercase + string.digits),
+        "AIza" + run(35, base62 + "_-"),
+        rnd.choice(("sk", "rk", "pk")) + rnd.choice(("_live_", "_test_")) + run(rnd.randint(14, 24)),
+        "npm_" + run(36),
+        "hf_" + run(rnd.randint(28, 34)),
+        JWT,
+        run(rnd.randint(30, 60), base62 + "_-+/") + "=" * rnd.randint(0, 2),
+        str(uuid.uuid4()),
+        hashlib.sha256(run(8).encode()).hexdigest(),
+        "x" + run(40),
+        "." + run(40),
+    ]
+
+
+def test_the_built_in_shapes_less_what_cannot_match_find_what_all_of_them_find() -> None:
+    # _builtin_for leaves out the alternatives a text cannot match: the matches (and so every
+    # redaction) must be those of the whole pattern, on texts holding every shape and near miss.
+    import re
+
+    from mcp_replay_action.redact import _BUILTIN_ALTERNATIVES, _builtin_for, _Hints
+
+    whole = re.compile("|".join(_BUILTIN_ALTERNATIVES))
+    rnd = random.Random(20261201)
+    words = ["the", "token", "key", "ghost", "basically", "bearers", "sk", "xo", "eyJ", "AKI", " ", "\n", ":", "="]
+    left_out = 0
+    for _ in range(3000):
+        shapes = _secret_shapes(rnd)
+        parts = rnd.sample(shapes, rnd.randint(0, 3)) + rnd.choices(words, k=rnd.randint(0, 12))
+        rnd.shuffle(parts)
+        text = rnd.choice(("", " ", '{"v": "')).join(parts)
+        reduced = _builtin_for(_Hints(text))
+        spans = [(m.lastgroup, m.span()) for m in reduced.finditer(text)]
+        assert spans == [(m.lastgroup, m.span()) for m in whole.finditer(text)], text
+        left_out += reduced.pattern != whole.pattern
+    assert left_out > 1000  # most texts do leave some out
+
+
+def test_a_text_with_a_long_run_and_no_secret_is_left_as_it_is_and_one_with_secrets_is_not() -> None:
+    now = json.dumps({"time": "2026-12-01T05:39:49+00:00", "requestId": str(uuid.uuid4())})
+    assert Redactor().apply(now) == now
+    leaky = f"{now} Bearer {GHP} {JWT}"
+    assert Redactor().apply(leaky) == f"{now} Bearer {R} {R}"
