@@ -161,12 +161,14 @@ def _both_ways(monkeypatch: pytest.MonkeyPatch, before: Any, after: Any, options
     return narrowed, full
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", range(18))
 def test_narrowed_compare_finds_exactly_what_the_full_compare_finds(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     rng = random.Random(seed)
     if seed % 2:
         # Windows of a few characters: members cut mid-number ("1." of "1.5") and read again.
         monkeypatch.setattr(narrow, "_WINDOWS", (3, 7, 20))
+    # Runs of one to a few items: shared items read in runs, a run's end tried at many commas.
+    monkeypatch.setattr(narrow, "RUN_CHARS", (60, 250, 700)[seed % 3])
     settled = 0
     calls = 0
     real = narrow.skeletons

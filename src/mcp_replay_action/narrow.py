@@ -40,11 +40,15 @@ def _skip_space(text: str, at: int) -> int:
 _CLOSE = {"{": "}", "[": "]"}
 _AFTER_VALUE = frozenset(" \t\n\r,]}")
 _SPACE = frozenset(" \t\n\r")
-_MISSING = object()
+MISSING = _MISSING = object()  # a key an object does not have, in ``Slice.ids``
 # A member is first read from a copy of its next few KiB, so that a big one (the member that
 # holds the difference, above all) is never parsed whole just to find where it ends; the window
 # grows for bigger members, and past the last size the member is walked member by member.
 _WINDOWS = (1024, 16384, 262144)
+# Shared items of an array are read in runs of about this many characters, one ``json.loads``
+# each (the run ends at a comma that a parse proves is between items), not one scan per item.
+RUN_CHARS = 65536
+_RUN_TRIES = 8  # commas tried, from the run's end back, before the items are read one by one
 
 
 class Fallback(Exception):
@@ -52,28 +56,37 @@ class Fallback(Exception):
 
 
 class Slice:
-    """A JSON value at ``start`` in ``text`` whose bytes both sides share: parsed only when asked.
-    ``ids`` are the raw values of the identity keys of an object (read when it was scanned), so a
-    named list's identities need no second parse."""
+    """A JSON value at ``start`` in ``text`` whose bytes both sides share: parsed only when asked
+    (or item ``index`` of the run of array items ``text[start:stop]``). ``kind`` is its first
+    character ("{", "[", or "s" for a scalar in a run); ``ids`` are the raw values of the identity
+    keys of an object (read when it was scanned), so a named list's identities need no second
+    parse."""
 
-    __slots__ = ("text", "start", "ids")
+    __slots__ = ("text", "start", "stop", "index", "kind", "ids")
 
-    def __init__(self, text: str, start: int, ids: tuple[Any, ...] | None) -> None:
+    def __init__(
+        self, text: str, start: int, ids: tuple[Any, ...] | None, stop: int = -1, index: int = -1, kind: str = ""
+    ) -> None:
         self.text = text
         self.start = start
+        self.stop = stop
+        self.index = index
+        self.kind = kind or text[start]
         self.ids = ids
 
     def load(self) -> Any:
         """The parsed value."""
-        return _SCAN(self.text, self.start)[0]
+        if self.index < 0:
+            return _SCAN(self.text, self.start)[0]
+        return json.loads("[" + self.text[self.start : self.stop] + "]")[self.index]
 
     @property
     def is_object(self) -> bool:
-        return self.text[self.start] == "{"
+        return self.kind == "{"
 
     @property
     def is_container(self) -> bool:
-        return self.text[self.start] in "{["
+        return self.kind in "{["
 
     # Read-only mapping access, meant for the identity keys of an object (``normalize`` reads a
     # named list's identities through these).
@@ -106,6 +119,11 @@ class Slice:
 _ID_KEYS: tuple[str, ...] = ()
 _ID_INDEX: dict[str, int] = {}
 _MISSINGS: tuple[object, ...] = ()
+
+
+def identity_index(field: str) -> int | None:
+    """Where ``Slice.ids`` keeps ``field``'s raw value (None: it does not keep it)."""
+    return _ID_INDEX.get(field)
 
 
 def set_identity_keys(keys: Sequence[str]) -> None:
@@ -227,6 +245,36 @@ def _ids(value: Any) -> tuple[Any, ...] | None:
     return tuple(map(value.get, _ID_KEYS, _MISSINGS)) if type(value) is dict else None
 
 
+def _run(text: str, at: int, limit: int) -> list[Slice] | None:
+    """The items of an array from ``at`` (an item's start) up to a comma before ``limit``, as
+    ``Slice`` objects of one run, parsed with one ``json.loads``; None when no comma tried ends a
+    run. A comma inside a string or a nested container cannot end one: ``"[" + run + "]"`` would
+    leave a string or a container open. Objects in an array are tried at "},{" first."""
+    hi = min(at + RUN_CHARS, limit)
+    opener = text[at]
+    marks = ("}," + opener, ",") if opener == "{" else ("],[", ",") if opener == "[" else (",",)
+    for mark in marks:
+        cut = hi
+        for _ in range(_RUN_TRIES):
+            cut = text.rfind(mark, at, cut)
+            if cut < 0:
+                break
+            comma = cut + mark.index(",")
+            if comma + 1 > hi:
+                continue
+            try:
+                items = json.loads("[" + text[at:comma] + "]")
+            except (ValueError, RecursionError):
+                continue
+            if not items:
+                return None
+            return [
+                Slice(text, at, _ids(v), comma, i, "{" if type(v) is dict else "[" if type(v) is list else "s")
+                for i, v in enumerate(items)
+            ]
+    return None
+
+
 def _skip(text: str, at: int) -> int:
     """Where the value at ``at`` ends, checked as JSON, without holding it whole."""
     got = _fit(text, at, len(text))
@@ -280,6 +328,13 @@ class _Narrower:
             at = ca.pos
             if at >= p:
                 break
+            if not obj and p - at > _WINDOWS[0]:
+                run = _run(ta, at, p)
+                if run is not None:
+                    shared.extend(run)
+                    resume = run[0].stop  # the comma after the run's last item
+                    ca.after(resume)
+                    continue
             key, start = ca.member()
             if start >= p:
                 ca.pos = at
@@ -305,12 +360,14 @@ class _Narrower:
             ca.after(end)
             if ca.done and ca.end <= p:
                 return _Closed(ca.end)
-        # a's other members: where each ends, and the identities of the objects of an array.
+        # a's other members, read as b's reading needs them: where each ends, and the identities
+        # of the objects of an array.
         rest_keys: list[str | None] = []
         rest_starts = array("q")
         rest_ends = array("q")
         rest_ids: list[tuple[Any, ...] | None] = []
-        while not ca.done:
+
+        def read_a() -> None:
             key, start = ca.member()
             ids = None
             if path is not None and start == path[0]:
@@ -327,14 +384,16 @@ class _Narrower:
             rest_ends.append(end)
             rest_ids.append(ids)
             ca.after(end)
-        # b's members after the shared ones, until one ends where a's does, counted from the end.
+
+        # b's members after the shared ones, until one ends where one of a's does, counted from
+        # the end: from there on both sides read the same bytes.
         cb = _Cursor(tb, c)
         if resume >= 0:
             cb.after(resume)
         b_keys: list[str | None] = []
         b_values: list[Any] = []
-        tail = len(rest_ends)  # a's members from here on are b's last members
-        end_b = -1
+        tail = -1  # a's members from here on are b's last members
+        aligned = False
         i = 0
         while not cb.done:
             key, start = cb.member()
@@ -346,15 +405,19 @@ class _Narrower:
             b_values.append(value)
             if end >= self.qb:
                 target = end - self.shift
+                while not ca.done and (not rest_ends or rest_ends[-1] < target):
+                    read_a()
                 while i < len(rest_ends) and rest_ends[i] < target:
                     i += 1
                 if i < len(rest_ends) and rest_ends[i] == target:
                     tail = i + 1
-                    end_b = ca.end + self.shift
+                    aligned = True
                     break
             cb.after(end)
-        if end_b < 0:
-            end_b = cb.end
+        if tail < 0:  # b ran to its end: every member of a left is a's alone
+            while not ca.done:
+                read_a()
+            tail = len(rest_ends)
         a_values = []
         for j in range(tail):
             if path is not None and rest_starts[j] == path[0]:
@@ -362,6 +425,16 @@ class _Narrower:
             else:
                 a_values.append(_scan(ta, rest_starts[j])[0])
         suffix = [Slice(ta, rest_starts[j], rest_ids[j]) for j in range(tail, len(rest_starts))]
+        while not ca.done:  # the shared members after the difference
+            if not obj:
+                run = _run(ta, ca.pos, len(ta))
+                if run is not None:
+                    suffix.extend(run)
+                    ca.after(run[0].stop)
+                    continue
+            read_a()
+            suffix.append(Slice(ta, rest_starts[-1], rest_ids[-1]))
+        end_b = ca.end + self.shift if aligned else cb.end
         if obj:
             suffix_keys = rest_keys[tail:]
             skel_a = _object(keys, shared, rest_keys[:tail], a_values, suffix_keys, suffix)

@@ -44,7 +44,7 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 from mcp_replay_action.minted import MINTED_KEYS, is_minted_key, looks_minted
-from mcp_replay_action.narrow import Slice, set_identity_keys, skeletons
+from mcp_replay_action.narrow import MISSING, Slice, identity_index, set_identity_keys, skeletons
 from mcp_replay_action.paths import Token, parse_path
 
 # -- placeholders -----------------------------------------------------------------------------
@@ -602,7 +602,7 @@ class _Normalizer:
                 if type(item) is not Same:
                     return None
                 raw = item.raw  # Same.is_dict, written out: this runs once per item
-                if not (type(raw) is dict or (type(raw) is Slice and raw.text[raw.start] == "{")):
+                if not (type(raw) is dict or (type(raw) is Slice and raw.kind == "{")):
                     return None
                 if item.depth > MAX_DEPTH:
                     return None
@@ -624,13 +624,19 @@ class _Normalizer:
             return [_identity(item, field) for item in items]
         days = self.days
         names: list[Any] = []
+        at = identity_index(field)  # where a Slice keeps the field's raw value, if it does
         for item in items:
             raw = item.raw if type(item) is Same and not item.states else None
-            if type(raw) is dict or (type(raw) is Slice and raw.text[raw.start] == "{"):
+            if type(raw) is dict or (type(raw) is Slice and raw.kind == "{"):
                 if item._id_field == field:  # the other side of the pair holds the same object
                     names.append(item._id_name)
                     continue
-                value = raw.get(field)
+                if isinstance(raw, Slice) and raw.ids is not None and at is not None:
+                    value = raw.ids[at]  # Slice.get, written out
+                    if value is MISSING:
+                        value = None
+                else:
+                    value = raw.get(field)
                 if type(value) is str and (not value or value[0] not in _JSON_STARTS):
                     item._id_field = field
                     item._id_name = name = _plain_string(value, days)  # string(): no JSON in it
@@ -859,7 +865,7 @@ class _Pairer:
                 sx = n._step_item(states, index, x) if x is not _DROP else None
                 sy = n._step_item(states, index, y) if y is not _DROP else None
             if x is not _DROP and y is not _DROP and sx is not None and sx == sy:
-                if x is y and type(x) is Slice and x.text[x.start] in "{[" and depth < MAX_DEPTH:
+                if x is y and type(x) is Slice and x.kind in "{[" and depth < MAX_DEPTH:
                     same = Same(n, x, sx, None, depth + 1)  # what pair() makes of it, inline
                     items_a.append(same)
                     items_b.append(same)
