@@ -18,7 +18,7 @@ from mcp import Client
 
 from e2e_helpers import NODE_BIN, TAG_VAR, command, reap_strays, record_through_proxy, tagged_processes
 from mcp_replay_action.commands import replay as replay_command
-from mcp_replay_action.early import spawn_early
+from mcp_replay_action.early import EarlyServer, spawn_early
 from mcp_replay_action.plan import Plan
 from mcp_replay_action.replay import run
 from mcp_replay_action.report.json import to_dict
@@ -136,7 +136,7 @@ def cli_plan(*args: str) -> Plan:
 
 def report_of(plan: Plan, *, early: bool) -> dict[str, Any]:
     """The JSON report of ``plan``'s run, without what is timed (durations, latencies)."""
-    outcome = run(plan, spawn_early(plan) if early else None)
+    outcome = run(plan, spawn_early(plan.target, plan.jobs) if early else None)
     return {"exit": outcome.exit_code, "report": _untimed(to_dict(outcome.report))}
 
 
@@ -198,16 +198,38 @@ def test_an_early_spawn_of_server_everything_reports_exactly_what_a_late_one_doe
     assert late["exit"] == 0, late
 
 
-def test_no_early_spawn_where_it_would_change_what_runs_first(tmp_path: Path, demo_cassette: Path) -> None:
-    other = tmp_path / "other.jsonl"
-    other.write_bytes(demo_cassette.read_bytes())
-    assert spawn_early(cli_plan("--server", CALC, "--setup", "true", "--cassette", str(demo_cassette))) is None
-    assert spawn_early(cli_plan("--url", "http://127.0.0.1:9/mcp", "--cassette", str(demo_cassette))) is None
-    parallel = cli_plan("--server", CALC, "--jobs", "2", "--cassette", str(demo_cassette), "--cassette", str(other))
-    assert spawn_early(parallel) is None
-    early = spawn_early(cli_plan("--server", CALC, "--cassette", str(demo_cassette)))
-    assert early is not None
-    pid = early._transport.pid
+def test_no_early_spawn_where_it_would_change_what_runs_first(demo_cassette: Path) -> None:
+    def early(*args: str) -> EarlyServer | None:
+        plan = cli_plan(*args, "--cassette", str(demo_cassette))
+        return spawn_early(plan.target, plan.jobs)
+
+    assert early("--server", CALC, "--setup", "true") is None
+    assert early("--url", "http://127.0.0.1:9/mcp") is None
+    assert early("--server", CALC, "--jobs", "2") is None
+    started = early("--server", CALC)
+    assert started is not None
+    pid = started._transport.pid
     assert pid is not None and alive(pid)
-    early.discard()
+    started.discard()
     assert not alive(pid)
+
+
+def test_an_option_error_found_after_the_spawn_reads_as_before(tmp_path: Path) -> None:
+    """The cassettes are looked for, and the compare options checked, after the server is
+    spawned: the errors are main's (f59552c printed these very lines), and nothing the run
+    started is left."""
+    tag = uuid.uuid4().hex
+    missing = tmp_path / "nothing-here" / "*.jsonl"
+    try:
+        no_match = cli("replay", "--server", CALC, "--cassette", str(missing), env={TAG_VAR: tag})
+        bad_path = cli(
+            "replay", "--server", CALC, "--cassette", str(tmp_path), "--ignore-path", "result..x", env={TAG_VAR: tag}
+        )
+        left = tagged_processes(tag)
+    finally:
+        reap_strays(tag, grace=0)
+    assert (no_match.returncode, no_match.stdout) == (2, "")
+    assert no_match.stderr == f"mcp-replay: error: --cassette: no file matches {missing}\n"
+    assert (bad_path.returncode, bad_path.stdout) == (2, "")
+    assert bad_path.stderr == "mcp-replay: error: invalid ignore path 'result..x': cannot read '..x'\n"
+    assert left == []

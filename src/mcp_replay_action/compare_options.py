@@ -1,6 +1,7 @@
 """How to compare (``CompareOptions``), apart from the comparison itself: a replay decides its
-options, and checks every ``--ignore-path``, before any server starts, and the compare engine
-(``compare.py``, ``normalize.py``) is imported only once the server is starting.
+options, and checks every ``--ignore-path``, before any server is spoken to (the CLI's first
+server may be starting meanwhile: ``early.py``), and the compare engine (``compare.py``,
+``normalize.py``) is imported only once an answer differs from its recording.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ class CompareOptions:
 
     ``ignore_paths`` use the notation in the module docstring (``result.content[].text`` or
     ``$.result.content[0].text``); ``ignore_keys`` drop a key at any depth. A bad path raises
-    ``ConfigError`` here, before any server is started.
+    ``ConfigError`` here, before any server is spoken to.
     """
 
     ignore_paths: tuple[str, ...] = ()

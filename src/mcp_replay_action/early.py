@@ -1,13 +1,14 @@
-"""The first server of a replay, spawned as soon as the plan is made: a server takes a while to
-start (node: a few hundred milliseconds before its first answer), and importing the replay engine
-and reading the cassette can happen meanwhile instead of before.
+"""The first server of a replay, spawned as soon as the server options are parsed: a server takes
+a while to start (node: a few hundred milliseconds before its first answer), and making the rest
+of the plan (finding the cassettes), importing the replay engine and reading the cassette can
+happen meanwhile instead of before.
 
 Nothing else changes: the server is spawned exactly as ``replay_cassette`` would spawn it (the
 same ``open_transport(plan.target)``, environment, directory and ``--isolate`` home), and a spawn
 that fails raises its error where the replay would have started it, after the cassettes were
 read, so a bad cassette is still reported first and a start-up failure is still redacted with its
-cassette's rules. A server spawned for a replay that never happens (a bad cassette) is stopped and
-reaped by ``replay.run``.
+cassette's rules. A server spawned for a replay that never happens (a bad option, no cassette
+found, a bad cassette) is stopped at once and reaped.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mcp_replay_action.errors import ServerError
-from mcp_replay_action.plan import Plan
-from mcp_replay_action.transport import Transport, open_transport
+from mcp_replay_action.transport import Target, Transport, open_transport
 from mcp_replay_action.transport.stdio import StdioTransport
 
 
@@ -47,14 +47,12 @@ class EarlyServer:
             self._transport.close()
 
 
-def spawn_early(plan: Plan) -> EarlyServer | None:
-    """Start the server ``plan``'s first cassette replays against, or None when it is not
-    started early: an HTTP target (its start waits for the port), a ``--setup`` command (it must
-    not run before the cassettes are checked), or cassettes replayed by parallel workers."""
-    target = plan.target
-    if target.url or not target.command or target.setup or not plan.paths:
-        return None
-    if plan.jobs > 1 and len(plan.paths) > 1:
+def spawn_early(target: Target, jobs: int = 1) -> EarlyServer | None:
+    """Start the server of ``target`` that a replay's first cassette will use, or None when it
+    is not started early: an HTTP target (its start waits for the port), a ``--setup`` command
+    (it must not run before the cassettes are checked), or ``jobs`` > 1 (cassettes may go to
+    parallel workers, each starting its own)."""
+    if target.url or not target.command or target.setup or jobs > 1:
         return None
     transport = open_transport(target)
     assert isinstance(transport, StdioTransport)  # no URL: open_transport's stdio transport

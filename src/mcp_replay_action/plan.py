@@ -1,4 +1,6 @@
-"""A plan: everything one replay run needs, decided before any server starts.
+"""A plan: everything one replay run needs, decided before any server is spoken to (the CLI
+spawns the first server as soon as its options are parsed, and makes the rest of the plan while
+it starts: ``early.py``).
 
 The CLI and the action entrypoint each parse their own inputs into one ``Plan`` and hand it to
 ``replay.run``; nothing downstream knows which edge built it, so an option means the same in
@@ -9,11 +11,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from mcp_replay_action.compare_options import CompareOptions
-from mcp_replay_action.gate import GatePolicy
-from mcp_replay_action.transport import Target
+if TYPE_CHECKING:
+    # Only for the annotations: importing this module stays cheap, since the CLI imports it (for
+    # --jobs) before it spawns the server, and these are built after.
+    from mcp_replay_action.compare_options import CompareOptions
+    from mcp_replay_action.gate import GatePolicy
+    from mcp_replay_action.transport import Target
 
 # check: replay and gate. update: also rewrite each cassette's changed responses with the live
 # ones; exit 0 once every change is rewritten. refresh: the same rewrite, for the refresh flow:
@@ -30,8 +35,8 @@ class Plan:
 
     paths: tuple[str, ...]  # absolute (``discovery.find_cassettes``)
     target: Target
-    compare: CompareOptions = field(default_factory=CompareOptions)
-    gate: GatePolicy = field(default_factory=GatePolicy)
+    compare: CompareOptions = field(default_factory=lambda: _default_compare())
+    gate: GatePolicy = field(default_factory=lambda: _default_gate())
     mode: Mode = "check"
     timeout: float = 30.0
     total_timeout: float = 900.0
@@ -61,6 +66,18 @@ class Plan:
         """``path`` as reports show it: relative to ``root`` with forward slashes when inside it."""
         rel = os.path.relpath(path, self.root)
         return path if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def _default_compare() -> CompareOptions:
+    from mcp_replay_action.compare_options import CompareOptions
+
+    return CompareOptions()
+
+
+def _default_gate() -> GatePolicy:
+    from mcp_replay_action.gate import GatePolicy
+
+    return GatePolicy()
 
 
 def parse_jobs(value: str) -> int:

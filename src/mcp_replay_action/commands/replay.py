@@ -173,13 +173,14 @@ def replay(
         params["fail_on_regression"] = True
 
     check_outputs(report=report_file, markdown=markdown_file, junit=junit_file, badge=badge_file)
-    plan = replay_plan(params)
+    target = replay_target(params)
     from mcp_replay_action.early import spawn_early
 
-    # The server starts now, and the replay engine is imported and the cassette read while it
-    # does (``replay.run`` stops it if it goes unused).
-    early = spawn_early(plan)
+    # The server starts as soon as it is known; the rest of the plan is made, the replay engine
+    # imported and the cassette read while it does (a server no replay takes is stopped).
+    early = spawn_early(target, jobs)
     try:
+        plan = replay_plan(params, target=target)
         from mcp_replay_action.replay import run
     except BaseException:
         if early is not None:
@@ -221,22 +222,17 @@ def _jobs(value: str) -> int:
         raise click.BadParameter(str(exc)) from None
 
 
-def replay_plan(params: Mapping[str, Any], root: str | None = None) -> Any:
-    """The ``Plan`` the ``replay`` command's parsed options (``params``) describe; cassette
-    patterns are resolved against ``root`` (default: the working directory)."""
-    from mcp_replay_action.compare_options import CompareOptions
-    from mcp_replay_action.discovery import find_cassettes
-    from mcp_replay_action.gate import GatePolicy, fail_on_from_flags
-    from mcp_replay_action.plan import Plan, startup_timeout_for
+def replay_target(params: Mapping[str, Any]) -> Any:
+    """The ``Target`` the ``replay`` command's server options (``params``) describe."""
+    from mcp_replay_action.plan import startup_timeout_for
     from mcp_replay_action.transport import recorder_endpoint
 
-    root = root or os.getcwd()
     url = params.get("url")
     if params.get("recorder_url"):
         if url:
             raise click.UsageError("give --url or --target, not both")
         url = recorder_endpoint(params["recorder_url"])
-    target = make_target(
+    return make_target(
         params.get("server"),
         url,
         parse_headers(params.get("headers") or ()),
@@ -246,6 +242,19 @@ def replay_plan(params: Mapping[str, Any], root: str | None = None) -> Any:
         startup_timeout_for(params["timeout"], params.get("startup_timeout")),
         setup=params.get("setup"),
     )
+
+
+def replay_plan(params: Mapping[str, Any], root: str | None = None, target: Any = None) -> Any:
+    """The ``Plan`` the ``replay`` command's parsed options (``params``) describe, for
+    ``target`` (default: ``replay_target(params)``); cassette patterns are resolved against
+    ``root`` (default: the working directory)."""
+    from mcp_replay_action.compare_options import CompareOptions
+    from mcp_replay_action.discovery import find_cassettes
+    from mcp_replay_action.gate import GatePolicy, fail_on_from_flags
+    from mcp_replay_action.plan import Plan
+
+    root = root or os.getcwd()
+    target = target or replay_target(params)
     paths = tuple(find_cassettes(params["cassettes"], root))
     if params.get("shard"):
         from mcp_replay_action.shard import parse_shard, share
