@@ -399,3 +399,38 @@ def test_a_last_message_without_newline_is_still_delivered(transports):
     assert t.receive(10) == {"jsonrpc": "2.0", "method": "bye"}
     with pytest.raises(ServerExited, match="status 0"):
         t.receive(10)
+
+
+def test_a_line_is_parsed_exactly_as_json_loads_parses_it():
+    # parse_line skips json.loads' look for UTF-16/32 on lines that cannot be either: the value,
+    # or the kind of error, must be loads' own on every sort of line a server may write.
+    import random
+
+    from mcp_replay_action.transport.stdio import parse_line
+
+    rnd = random.Random(7)
+    texts = ["é", "日本", "\U0001f600", "\\ud800", "plain", '"quoted"', "1.0", "true", "\u2028"]
+
+    def message() -> str:
+        body = {"jsonrpc": "2.0", "id": rnd.choice([1, "a", 1.5, None]), "result": {"t": rnd.choice(texts)}}
+        text = json.dumps(body, ensure_ascii=rnd.random() < 0.5)
+        return text.replace('"\\\\ud800"', '"\\ud800"')
+
+    lines: list[bytes] = [b"", b"{", b"{}", b"{\x00", b"{\x00\x00\x00", b" {}", b"[]", b"\xef\xbb\xbf{}", b"{\xff}"]
+    for _ in range(2000):
+        text = rnd.choice([message(), "[" + message() + "]", message()[: rnd.randint(0, 30)], "not json"])
+        encoding = rnd.choice(["utf-8", "utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32", "latin-1"])
+        try:
+            lines.append(text.encode(encoding))
+        except UnicodeEncodeError:
+            lines.append(text.encode("utf-8", "surrogatepass"))
+    for line in lines:
+        try:
+            expected: object = json.loads(line)
+        except ValueError as exc:
+            expected = type(exc)
+        try:
+            got: object = parse_line(line)
+        except ValueError as exc:
+            got = type(exc)
+        assert repr(got) == repr(expected), line

@@ -31,7 +31,19 @@ from mcp_replay_action.transport.process import (
 # The transport
 # ---------------------------------------------------------------------------------------------
 
+
+def parse_line(line: bytes) -> Any:
+    """``json.loads(line)``, exactly, without its look for a UTF-16 or UTF-32 encoding on a line
+    that cannot be one: ``json.detect_encoding`` calls a line UTF-8 when it starts with ``{`` and
+    its second byte is not NUL, and ``loads`` then decodes it as this does. Raises ValueError
+    (``JSONDecodeError``, ``UnicodeDecodeError``) as ``loads`` does."""
+    if line[:1] == b"{" and line[1:2] != b"\x00":
+        return _DECODE(line.decode("utf-8", "surrogatepass"))
+    return json.loads(line)
+
+
 _CHUNK = 1 << 16
+_DECODE = json.JSONDecoder().decode  # what json.loads decodes text with, given no options
 _CRASH_CHECK = 0.25  # seconds between looks at whether a silent server is still alive
 
 
@@ -217,7 +229,7 @@ class StdioTransport:
 
     def _take_line(self, line: bytes) -> None:
         try:
-            value = json.loads(line)
+            value = parse_line(line)
         except ValueError:
             if line.strip():
                 self._count_stray(line)
