@@ -37,7 +37,7 @@ from typing import Any
 from mcp_replay_action.compare_options import CompareOptions
 from mcp_replay_action.gcpause import paused
 from mcp_replay_action.matchers import ENVELOPE, unchanged
-from mcp_replay_action.narrow import common_prefix
+from mcp_replay_action.narrow import common_prefix, forget
 from mcp_replay_action.normalize import (
     BOX_TYPES,
     Base64Text,
@@ -108,7 +108,10 @@ def compare(
     raw_before, raw_after = _body(recorded), _body(live)
     # Both sides at once: what they share is left out as one ``Same`` object on each side.
     with paused():
-        return compare_normal(*normalize_pair(raw_before, raw_after, options), options)
+        try:
+            return compare_normal(*normalize_pair(raw_before, raw_after, options), options)
+        finally:
+            forget()  # the run of shared items kept parsed, and the text it holds
 
 
 def compare_normal(before: Any, after: Any, options: CompareOptions) -> tuple[Finding, ...]:

@@ -78,7 +78,13 @@ class Slice:
         """The parsed value."""
         if self.index < 0:
             return _SCAN(self.text, self.start)[0]
-        return json.loads("[" + self.text[self.start : self.stop] + "]")[self.index]
+        global _LAST_RUN
+        text, start, items = _LAST_RUN
+        if text is not self.text or start != self.start:
+            # One run kept parsed: a list read whole reads its items in order, one run at a time.
+            items = json.loads("[" + self.text[self.start : self.stop] + "]")
+            _LAST_RUN = (self.text, self.start, items)
+        return items[self.index]
 
     @property
     def is_object(self) -> bool:
@@ -114,6 +120,16 @@ class Slice:
 
     def __repr__(self) -> str:
         return f"Slice({self.start})"
+
+
+_LAST_RUN: tuple[Any, int, list[Any]] = (None, -1, [])
+
+
+def forget() -> None:
+    """Drop the run kept parsed (and the text it holds): once a comparison is done, no ``Slice``
+    of it is read again."""
+    global _LAST_RUN
+    _LAST_RUN = (None, -1, [])
 
 
 _ID_KEYS: tuple[str, ...] = ()

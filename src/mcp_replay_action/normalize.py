@@ -491,16 +491,14 @@ class _Normalizer:
         return self._step(states, lambda t: (t[0] == "key" and t[1] == key) or t[0] == "anykey")
 
     def _step_item(self, states: State, index: int, item: Any) -> State | None:
-        if type(item) is Slice and any(self.patterns[pi][pos][0] == "ident" for pi, pos in states):
-            item = item.load()
-
         def match(t: Token) -> bool:
             if t[0] == "any":
                 return True
             if t[0] == "index":
                 return bool(t[1] == index)
             if t[0] == "ident":
-                if not isinstance(item, dict):
+                # A Slice of an object answers get() from the identities it kept, else it is read.
+                if not (isinstance(item, dict) or (type(item) is Slice and item.kind == "{")):
                     return False
                 field = item.get(t[1])
                 return str(field.load() if type(field) is Slice else field) == t[2]
