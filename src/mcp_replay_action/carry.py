@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 import string
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from mcp_replay_action.gcpause import paused
@@ -61,19 +61,24 @@ class Carry:
     def _quoted(self) -> _Quoted | None:
         """Every string the outgoing messages quote; None when any value may be learned."""
         if self._outgoing is not None:
-            self._index = _Quoted()
+            index = self._index = _Quoted()
+            # A cassette repeats most strings ("2.0", the method, a tool's name) in every message:
+            # each distinct one is indexed once. Bounded, so a million-message cassette's strings
+            # are not all kept; a string seen again after a clear is only indexed again.
+            seen: set[str] = set()
             for message in self._outgoing:
-                strings: set[str] = set()
-                _collect_strings(message, strings)
-                self._index.update(strings)
+                index.update(_strings_of(message, seen))
+                if len(seen) > 50_000:
+                    seen.clear()
             self._outgoing = None
         return self._index
 
     def learn(self, recorded: Any, live: Any) -> None:
         """Remember every minted value that differs between a recorded and a live response and
         that the live response no longer holds anywhere."""
+        candidates: list[tuple[str, str]] = []
         with paused():  # a JSON text in the answers is parsed whole (gcpause.py)
-            candidates = list(_pairs(recorded, live, None))
+            _pairs(recorded, live, None, candidates)
         if not candidates:
             return
         quoted = self._quoted()
@@ -81,8 +86,7 @@ class Carry:
             candidates = [(r, v) for r, v in candidates if r in quoted]
             if not candidates:
                 return  # nothing later quotes these values: nothing worth learning
-        present: set[str] = set()
-        _collect_strings(live, present)
+        present = _strings_of(live, set())
         dumped = json.dumps(live, ensure_ascii=False)
         for rec, value in candidates:
             if rec and not _still_present(rec, present, dumped) and self.mapping.get(rec) != value:
@@ -166,8 +170,10 @@ class _Quoted:
         return first, (first + step) & cls._MASK, (first + 2 * step) & cls._MASK
 
 
-def _pairs(recorded: Any, live: Any, key: str | None) -> Iterator[tuple[str, str]]:
-    """Every (recorded, live) pair of differing minted strings at the same place in two answers."""
+def _pairs(recorded: Any, live: Any, key: str | None, out: list[tuple[str, str]]) -> None:
+    """Append to ``out`` every (recorded, live) pair of differing minted strings at the same place
+    in two answers, in document order. Plain recursion into a list, not nested generators: this
+    runs on every answer that differs."""
     if loosely_equal(recorded, live):
         # Equal subtrees hold equal strings at every place (lists pair by identity, which in
         # equal lists is by place): nothing to learn, and a big answer is not walked.
@@ -175,22 +181,21 @@ def _pairs(recorded: Any, live: Any, key: str | None) -> Iterator[tuple[str, str
     if isinstance(recorded, dict) and isinstance(live, dict):
         for k, value in recorded.items():
             if k in live:
-                yield from _pairs(value, live[k], k)
+                _pairs(value, live[k], k, out)
     elif isinstance(recorded, list) and isinstance(live, list):
         for i, j in _align(recorded, live):
-            if not loosely_equal(recorded[i], live[j]):
-                yield from _pairs(recorded[i], live[j], key)
-    elif isinstance(recorded, str) and isinstance(live, str) and recorded != live:
-        yield from _string_pairs(recorded, live, key)
+            _pairs(recorded[i], live[j], key, out)  # an equal pair returns at once
+    elif isinstance(recorded, str) and isinstance(live, str):
+        _string_pairs(recorded, live, key, out)
 
 
-def _string_pairs(recorded: str, live: str, key: str | None) -> Iterator[tuple[str, str]]:
+def _string_pairs(recorded: str, live: str, key: str | None, out: list[tuple[str, str]]) -> None:
     if is_minted_key(key) or (looks_minted(recorded) and looks_minted(live)):
-        yield recorded, live
+        out.append((recorded, live))
         return
     parsed = json_text_of(recorded), json_text_of(live)
     if parsed[0] is not None and parsed[1] is not None:
-        yield from _pairs(parsed[0], parsed[1], key)
+        _pairs(parsed[0], parsed[1], key, out)
         return
     # Tokens embedded in text ("started 1b4e...") pair up when the surrounding text agrees.
     rec_tokens = [m.group() for m in TOKEN_IN_TEXT.finditer(recorded) if looks_minted(m.group())]
@@ -199,9 +204,7 @@ def _string_pairs(recorded: str, live: str, key: str | None) -> Iterator[tuple[s
     live_tokens = [m.group() for m in TOKEN_IN_TEXT.finditer(live) if looks_minted(m.group())]
     if len(rec_tokens) != len(live_tokens) or TOKEN_IN_TEXT.sub("", recorded) != TOKEN_IN_TEXT.sub("", live):
         return
-    for rec, value in zip(rec_tokens, live_tokens, strict=True):
-        if rec != value:
-            yield rec, value
+    out.extend((rec, value) for rec, value in zip(rec_tokens, live_tokens, strict=True) if rec != value)
 
 
 def _still_present(value: str, strings: set[str], dumped: str) -> bool:
@@ -249,23 +252,28 @@ def _align(recorded: list[Any], live: list[Any]) -> list[tuple[int, int]]:
     return [(i, i) for i in range(min(len(recorded), len(live)))]
 
 
-def _collect_strings(value: Any, into: set[str]) -> None:
-    """Every string a message carries, every token embedded in those strings, and every string
-    inside JSON text."""
-    if isinstance(value, dict):
-        for item in value.values():
-            _collect_strings(item, into)
-    elif isinstance(value, list):
-        for item in value:
-            _collect_strings(item, into)
-    elif isinstance(value, str):
-        into.add(value)
-        if len(value) > MIN_LENGTH:
-            for match in TOKEN_IN_TEXT.finditer(value):
-                token = match.group()
-                into.add(token)
-                # tasks://tsk_81f0c2a9d3/log quotes tsk_81f0c2a9d3
-                into.update(p for p in _TOKEN_PARTS.split(token) if len(p) >= MIN_LENGTH)
-            inner = json_text_of(value)
-            if inner is not None:
-                _collect_strings(inner, into)
+def _strings_of(message: Any, seen: set[str]) -> set[str]:
+    """Every string ``message`` carries, every token embedded in those strings, and every string
+    inside JSON text; less those that strings already in ``seen`` gave (``seen`` gains the rest:
+    each string is read once)."""
+    into: set[str] = set()
+    stack = [message]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, str) and value not in seen:
+            seen.add(value)
+            into.add(value)
+            if len(value) > MIN_LENGTH:
+                for match in TOKEN_IN_TEXT.finditer(value):
+                    token = match.group()
+                    into.add(token)
+                    # tasks://tsk_81f0c2a9d3/log quotes tsk_81f0c2a9d3
+                    into.update(p for p in _TOKEN_PARTS.split(token) if len(p) >= MIN_LENGTH)
+                inner = json_text_of(value)
+                if inner is not None:
+                    stack.append(inner)
+    return into
