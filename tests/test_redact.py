@@ -451,6 +451,7 @@ def _secret_shapes(rnd: random.Random) -> list[str]:
         "npm_" + run(36),
         "hf_" + run(rnd.randint(28, 34)),
         JWT,
+        "eyJ" + run(rnd.randint(7, 12)) + ".eyJ" + run(rnd.randint(7, 12)) + "." + run(rnd.randint(7, 12)),
         run(rnd.randint(30, 60), base62 + "_-+/") + "=" * rnd.randint(0, 2),
         str(uuid.uuid4()),
         hashlib.sha256(run(8).encode()).hexdigest(),
@@ -480,6 +481,42 @@ def test_the_built_in_shapes_less_what_cannot_match_find_what_all_of_them_find()
         assert spans == [(m.lastgroup, m.span()) for m in whole.finditer(text)], text
         left_out += reduced.pattern != whole.pattern
     assert left_out > 1000  # most texts do leave some out
+
+
+@pytest.mark.parametrize(
+    "token",
+    ["xoxb-0123456789", "xoxp-abcdefghij", "eyJhbGciOiJ.eyJzdWIiOiJ.abcdefgh", "eyJabcdefgh.eyJabcdefgh.abcdefgh"],
+)
+def test_a_known_prefix_token_without_a_long_run_is_redacted(token: str) -> None:
+    # The 20-character gate in front of the built-in shapes once skipped these, though the
+    # known-prefix rule matches them.
+    redactor = Redactor()
+    assert redactor.apply({"text": token, "note": f"use {token} here"}) == {"text": R, "note": f"use {R} here"}
+    assert redactor.hits["known-prefixes"] == 2
+
+
+def test_every_known_prefix_match_is_redacted_whatever_the_gate_lets_through() -> None:
+    # The gate is a fast path: every text the known-prefix rule matches anywhere must reach it,
+    # so the redacted text holds none of those matches and each counts once.
+    import re
+
+    from mcp_replay_action.redact import _BUILTIN_ALTERNATIVES
+
+    whole = re.compile("|".join(_BUILTIN_ALTERNATIVES))
+    rnd = random.Random(15)
+    words = ["the", "token", "xox", "xoxb", "eyJ", "sk", "-", ".", " ", "\n", "ok"]
+    found = 0
+    for _ in range(3000):
+        parts = rnd.sample(_secret_shapes(rnd), rnd.randint(0, 2)) + rnd.choices(words, k=rnd.randint(0, 6))
+        rnd.shuffle(parts)
+        text = rnd.choice(("", " ", ", ")).join(parts)
+        prefixes = [m.group() for m in whole.finditer(text) if m.lastgroup == "prefix"]
+        redactor = Redactor()
+        out = redactor.apply([text])[0]
+        assert redactor.hits["known-prefixes"] == len(prefixes), text
+        assert not any(token in out for token in prefixes), (text, out)
+        found += bool(prefixes)
+    assert found > 800  # most texts hold one
 
 
 def test_a_text_with_a_long_run_and_no_secret_is_left_as_it_is_and_one_with_secrets_is_not() -> None:

@@ -217,6 +217,9 @@ _BUILTIN_WITHOUT: dict[tuple[bool, ...], re.Pattern[str]] = {}
 # A cheap test that lets most strings skip the built-in shapes: every secret they find has a run of 20 token
 # characters, or the word bearer/basic, or a PEM armour line.
 _LONG_RUN = re.compile(r"[A-Za-z0-9_\-+/]{20,}")
+# The literals of the known-prefix shapes that match without such a run (``xoxb-0123456789`` is
+# 15 characters; a JWT's runs are cut by its dots): a text holding one is scanned too.
+_SHORT_PREFIX_MARKS = ("xox", "eyJ")
 _BUILTIN_NAMES = (
     "secret-keys",
     "bearer",
@@ -582,7 +585,10 @@ class Redactor:
         if len(text) < MIN_VALUE_LENGTH:
             return hints
         long_run = len(text) >= 12 and _LONG_RUN.search(text) is not None
-        if long_run or (len(text) >= 12 and ("PRIVATE KEY" in text or hints.any(_SCHEME_HINTS))):
+        if long_run or (
+            len(text) >= 12
+            and ("PRIVATE KEY" in text or any(mark in text for mark in _SHORT_PREFIX_MARKS) or hints.any(_SCHEME_HINTS))
+        ):
             opaque = self._opaque_key(key)
             replaced = _builtin_for(hints).sub(lambda m: self._builtin(m, opaque), text)
             if replaced != text:
