@@ -30,7 +30,7 @@ from typing import Any
 
 from mcp_replay_action.gcpause import paused
 from mcp_replay_action.minted import MIN_LENGTH, TOKEN_IN_TEXT, is_minted_key, looks_minted
-from mcp_replay_action.normalize import IDENTITY_KEYS, json_text_of, loosely_equal
+from mcp_replay_action.normalize import _JSON_STARTS, IDENTITY_KEYS, json_text_of, loosely_equal
 from mcp_replay_action.results import Substitution
 
 # How list items are paired: the identity keys comparison uses, then a plain ``id``.
@@ -181,7 +181,13 @@ def _pairs(recorded: Any, live: Any, key: str | None, out: list[tuple[str, str]]
     if isinstance(recorded, dict) and isinstance(live, dict):
         for k, value in recorded.items():
             if k in live:
-                _pairs(value, live[k], k, out)
+                other = live[k]
+                if isinstance(value, (dict, list)):
+                    _pairs(value, other, k, out)
+                elif isinstance(value, str) and isinstance(other, str) and value != other:
+                    # A scalar pairs only string with differing string: settled here, not in a call
+                    # per member.
+                    _string_pairs(value, other, k, out)
     elif isinstance(recorded, list) and isinstance(live, list):
         for i, j in _align(recorded, live):
             _pairs(recorded[i], live[j], key, out)  # an equal pair returns at once
@@ -190,7 +196,8 @@ def _pairs(recorded: Any, live: Any, key: str | None, out: list[tuple[str, str]]
 
 
 def _string_pairs(recorded: str, live: str, key: str | None, out: list[tuple[str, str]]) -> None:
-    if is_minted_key(key) or (looks_minted(recorded) and looks_minted(live)):
+    # Text that can hold JSON starts with a character no token holds: looks_minted is not asked.
+    if is_minted_key(key) or (recorded[:1] not in _JSON_STARTS and looks_minted(recorded) and looks_minted(live)):
         out.append((recorded, live))
         return
     parsed = json_text_of(recorded), json_text_of(live)
@@ -232,6 +239,8 @@ def _identity(item: Any, field: str) -> Any:
 
 def _align(recorded: list[Any], live: list[Any]) -> list[tuple[int, int]]:
     """Index pairs: by the first identity key both lists carry uniquely, the rest in order."""
+    if len(recorded) == 1 == len(live):
+        return [(0, 0)]  # paired by identity or left over, one item pairs with the other
     for field in PAIR_KEYS:
         if not recorded or not live or _identity(recorded[0], field) is None or _identity(live[0], field) is None:
             continue  # settled by the first items, without a pass over every item
