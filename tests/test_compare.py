@@ -793,3 +793,30 @@ def test_unchanged_is_same_json_of_the_bodies(a: Any, b: Any) -> None:
 
 def _body_of(answer: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in answer.items() if k not in ("jsonrpc", "id")}
+
+
+@pytest.mark.parametrize("one_leaf", [True, False])
+def test_keys_starting_with_two_underscores_are_data_and_compared(one_leaf: bool) -> None:
+    # DeepDiff skips "__" keys as private attributes by default: a GraphQL __typename that
+    # changed beside another change, or vanished, was never reported.
+    import mcp_replay_action.compare as compare_module
+
+    def answer(user: dict[str, Any]) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": 1, "result": {"structuredContent": {"user": user}}}
+
+    before = answer({"__typename": "User", "name": "x", "age": 3})
+    compare_module.ONE_LEAF = one_leaf
+    try:
+        alone = compare(before, answer({"__typename": "Admin", "name": "x", "age": 3}))
+        beside = compare(before, answer({"__typename": "Admin", "name": "x", "age": 4}))
+        gone = compare(before, answer({"name": "x", "age": 3}))
+    finally:
+        compare_module.ONE_LEAF = True
+    assert [(f.path, f.before, f.after) for f in alone] == [
+        ("$.result.structuredContent.user.__typename", "User", "Admin")
+    ]
+    assert sorted(f.path for f in beside) == [
+        "$.result.structuredContent.user.__typename",
+        "$.result.structuredContent.user.age",
+    ]
+    assert [(f.path, f.kind) for f in gone] == [("$.result.structuredContent.user.__typename", "structure-change")]

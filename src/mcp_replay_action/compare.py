@@ -415,8 +415,8 @@ def _window(text: str, at: int, limit: int = RENDER_CAP) -> str:
 # DeepDiff reports it, where that is certain: both aligned bodies of the same shape (the same
 # container types, the same keys, lists of one length), exactly one pair of scalars differing.
 # A list whose items are all scalars on both sides is left to DeepDiff, which lines those up by
-# content (difflib) rather than by index; so is anything else. Keys starting with "__" are
-# skipped, as DeepDiff skips them.
+# content (difflib) rather than by index; so is anything else. Keys starting with "__" (a
+# GraphQL ``__typename``) are data like any other: DeepDiff is told not to skip them either.
 
 ONE_LEAF = True  # tests turn this off to compare against DeepDiff
 _LEAF_TYPES = frozenset({str, int, float, bool, type(None)})
@@ -449,10 +449,9 @@ def _leaves(x: Any, y: Any, path: list[Any], found: list[tuple[str, tuple[Any, .
     if tx is not ty:
         return False
     if tx in _MAPPING_TYPES:
-        keys = [k for k in x if not (isinstance(k, str) and k.startswith("__"))]
-        if set(keys) != {k for k in y if not (isinstance(k, str) and k.startswith("__"))}:
+        if x.keys() != y.keys():
             return False
-        for k in keys:
+        for k in x:
             path.append(k)
             if not _leaves(x[k], y[k], path, found):
                 return False
@@ -498,7 +497,11 @@ class _Differ:
             # leaf pays it.
             from deepdiff import DeepDiff
 
-            tree = DeepDiff(a, b, view="tree", threshold_to_diff_deeper=0, verbose_level=2)
+            # By default DeepDiff skips keys starting with "__" as private attributes; in JSON
+            # they are data (a GraphQL ``__typename``), so a change there must be found.
+            tree = DeepDiff(
+                a, b, view="tree", threshold_to_diff_deeper=0, verbose_level=2, ignore_private_variables=False
+            )
             for report_type, levels in tree.items():
                 for level in levels:
                     params = level.path(output_format="list", use_t2=report_type.endswith("_added"))
