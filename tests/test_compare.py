@@ -770,6 +770,32 @@ def test_same_json_tells_apart_what_equality_forgives() -> None:
     for _ in range(100_000):
         deep = [deep]
     assert not same_json(deep, deep)  # hostile nesting: never a RecursionError
+    assert not same_json({"x": -0.0}, {"x": 0.0})
+    # Long containers (told apart by repr) and short ones (walked) alike.
+    for size in (3, 63, 64, 200):
+        items = list(range(size))
+        assert same_json({"r": items}, {"r": list(items)})
+        assert not same_json({"r": [*items, True]}, {"r": [*items, 1]})
+        assert not same_json([*items, {"a": 1.0}], [*items, {"a": 1}])
+        keys = {f"k{i}": i for i in range(size)}
+        assert same_json(keys, dict(keys))
+        assert not same_json(keys, dict(reversed(keys.items())))
+
+
+def test_same_json_copies_no_long_text() -> None:
+    # repr would copy a long text on both sides: 2 x 20 MiB for a moment, on every equal answer.
+    import tracemalloc
+
+    text = "x" * (20 << 20)
+    a = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": text}]}}
+    b = json.loads(json.dumps(a))
+    tracemalloc.start()
+    try:
+        assert same_json(a, b) and unchanged(a, b)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20, peak
 
 
 def _envelope_variants(body: Any) -> list[dict[str, Any]]:

@@ -241,3 +241,32 @@ def test_common_prefix_and_suffix() -> None:
     assert common_suffix("abcdef", "abcxef", 3) == 2
     assert common_suffix("xyz", "xyz", 3) == 3
     assert common_suffix("ab" * 1000 + "Q" + "c" * 777, "ab" * 1000 + "R" + "c" * 777, 2000) == 777
+
+
+def test_common_prefix_and_suffix_are_the_naive_ones_at_every_window_size(monkeypatch: Any) -> None:
+    def naive_prefix(a: str, b: str) -> int:
+        n = 0
+        while n < min(len(a), len(b)) and a[n] == b[n]:
+            n += 1
+        return n
+
+    def naive_suffix(a: str, b: str, limit: int) -> int:
+        n = 0
+        while n < limit and a[len(a) - 1 - n] == b[len(b) - 1 - n]:
+            n += 1
+        return n
+
+    rng = random.Random(5)
+    for window in (1, 2, 3, 7, 64, 1 << 18):
+        monkeypatch.setattr(narrow, "_WINDOW", window)
+        for _ in range(300):
+            base = "".join(rng.choice("ab") for _ in range(rng.randrange(0, 120)))
+            other = list(base)
+            for _ in range(rng.randrange(0, 3)):
+                if other:
+                    other[rng.randrange(len(other))] = rng.choice("abc")
+            b = "".join(other) + "".join(rng.choice("ab") for _ in range(rng.randrange(0, 3)))
+            p = common_prefix(base, b)
+            assert p == naive_prefix(base, b), (window, base, b)
+            limit = min(len(base), len(b)) - p
+            assert common_suffix(base, b, limit) == naive_suffix(base, b, limit), (window, base, b)
