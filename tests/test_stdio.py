@@ -434,3 +434,69 @@ def test_a_line_is_parsed_exactly_as_json_loads_parses_it():
         except ValueError as exc:
             got = type(exc)
         assert repr(got) == repr(expected), line
+
+
+def test_lines_in_any_pieces_are_read_as_json_loads_reads_each_whole_line(tmp_path: Path, transports: Any) -> None:
+    # Long lines arrive in many reads and are grown in one buffer whose bytes are let go before
+    # the parse: the messages, the stray count and the last stray line must be what splitting
+    # the whole stream on newlines and json.loads of each line give.
+    import random
+
+    from mcp_replay_action.jsonrpc import is_message
+
+    rnd = random.Random(3)
+    big = "x" * 70_000
+
+    def note(text: str) -> bytes:
+        return json.dumps({"jsonrpc": "2.0", "method": "n", "params": {"t": text}}).encode()
+
+    shapes = [
+        lambda: note("short"),
+        lambda: note(big + str(rnd.random())),
+        lambda: json.dumps([{"jsonrpc": "2.0", "method": "b", "params": {"t": big}}]).encode(),
+        lambda: b'{"jsonrpc": "2.0", "method": "s", "params": {"t": "\xed\xa0\x80' + big.encode() + b'"}}',
+        lambda: b'{"jsonrpc": "2.0", "method": "bad", "params": {"t": "\xff' + big.encode() + b'"}}',
+        lambda: b"{not json " + big.encode() + b"   ",
+        lambda: json.dumps({"not": "a message", "t": big}).encode(),
+        lambda: b"plain words on stdout",
+        lambda: b"   ",
+        lambda: json.dumps({"jsonrpc": "2.0", "method": "w", "params": {"t": big}}).encode("utf-16"),
+    ]
+    lines = [rnd.choice(shapes)() for _ in range(60)]
+    stream = b"\n".join(lines) + rnd.choice([b"\n", b""])
+    expected: list[Any] = []
+    strays = 0
+    last = ""
+    for line in stream.split(b"\n"):
+        try:
+            value = json.loads(line)
+        except ValueError:
+            value = None
+            if not line.strip():
+                continue
+        if type(value) is dict and is_message(value):
+            expected.append(value)
+        elif type(value) is list and value and all(is_message(v) for v in value):
+            expected.extend(value)
+        else:
+            strays += 1
+            last = line.decode("utf-8", "replace").strip()[:200]
+    (tmp_path / "stream").write_bytes(stream)
+    writer = (
+        "import os, random, sys, time\n"
+        f"data = open({str(tmp_path / 'stream')!r}, 'rb').read()\n"
+        "rnd = random.Random(9)\n"
+        "i = 0\n"
+        "while i < len(data):\n"
+        "    n = rnd.choice([1, 7, 4096, 65536, 100000, 300000])\n"
+        "    sys.stdout.buffer.write(data[i:i + n]); sys.stdout.buffer.flush(); i += n\n"
+        "    if rnd.random() < 0.1: time.sleep(0.001)\n"
+    )
+    t = transports([PY, "-c", writer], exit_check=0)
+    t.start()
+    got: list[Any] = []
+    with pytest.raises(ServerExited):
+        while True:
+            got.append(t.receive(20))
+    assert got == expected
+    assert (t.non_json_lines, t.last_non_json) == (strays, last)

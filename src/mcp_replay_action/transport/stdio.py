@@ -32,14 +32,20 @@ from mcp_replay_action.transport.process import (
 # ---------------------------------------------------------------------------------------------
 
 
-def parse_line(line: bytes) -> Any:
+def parse_line(line: bytes | bytearray) -> Any:
     """``json.loads(line)``, exactly, without its look for a UTF-16 or UTF-32 encoding on a line
-    that cannot be one: ``json.detect_encoding`` calls a line UTF-8 when it starts with ``{`` and
-    its second byte is not NUL, and ``loads`` then decodes it as this does. Raises ValueError
-    (``JSONDecodeError``, ``UnicodeDecodeError``) as ``loads`` does."""
-    if line[:1] == b"{" and line[1:2] != b"\x00":
+    that cannot be one (see ``_utf8_object``). Raises ValueError (``JSONDecodeError``,
+    ``UnicodeDecodeError``) as ``loads`` does."""
+    if _utf8_object(line):
         return _DECODE(line.decode("utf-8", "surrogatepass"))
     return json.loads(line)
+
+
+def _utf8_object(line: bytes | bytearray) -> bool:
+    """Whether ``json.loads`` reads ``line`` as UTF-8 without looking further:
+    ``json.detect_encoding`` calls a line UTF-8 when it starts with ``{`` and its second byte is
+    not NUL, and ``loads`` then decodes it with ``surrogatepass``."""
+    return line[:1] == b"{" and line[1:2] != b"\x00"
 
 
 _CHUNK = 1 << 16
@@ -91,7 +97,9 @@ class StdioTransport:
         self._in_fd = -1  # the server's stdin (ours to write), non-blocking
         self._out_fd = -1  # the server's stdout (ours to read)
         self._messages: collections.deque[dict[str, Any]] = collections.deque()
-        self._partial: list[bytes] = []  # the start of a line not yet ended by \n
+        # The start of a line not yet ended by \n, grown in place: a long line's pieces and their
+        # join are never held at once.
+        self._partial = bytearray()
         self._eof = False  # the server's stdout has closed
         self._closed = False
         self.non_json_lines = 0
@@ -212,28 +220,51 @@ class StdioTransport:
         if not chunk:
             self._eof = True
             if self._partial:  # a last line without its newline
-                self._take_line(b"".join(self._partial))
-                self._partial = []
+                self._take_partial()
             return
         if b"\n" not in chunk:
-            self._partial.append(chunk)  # a long line arriving in pieces: join once, at its end
+            self._partial += chunk  # a long line arriving in pieces
             return
         lines = chunk.split(b"\n")
-        if self._partial:
-            self._partial.append(lines[0])
-            lines[0] = b"".join(self._partial)
         last = lines.pop()
-        self._partial = [last] if last else []
+        if self._partial:
+            self._partial += lines.pop(0)
+            self._take_partial()
         for line in lines:
             self._take_line(line)
+        self._partial += last
 
-    def _take_line(self, line: bytes) -> None:
+    def _take_partial(self) -> None:
+        """Queue the line that ``_partial`` holds, which may be a long one grown from many pieces:
+        its bytes are let go once decoded, before the parse builds the value, so a 50 MiB answer
+        is held twice at most (text and value), not three times."""
+        line, self._partial = self._partial, bytearray()
+        if not _utf8_object(line):
+            self._take_line(line)
+            return
+        try:
+            text = line.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            self._take_line(line)  # not JSON: counted as a stray line, as any other
+            return
+        del line
+        try:
+            value = _DECODE(text)
+        except ValueError:
+            self._count_stray(text)  # it starts with "{": never blank
+            return
+        self._take_value(value, text)
+
+    def _take_line(self, line: bytes | bytearray) -> None:
         try:
             value = parse_line(line)
         except ValueError:
             if line.strip():
                 self._count_stray(line)
             return
+        self._take_value(value, line)
+
+    def _take_value(self, value: Any, line: bytes | bytearray | str) -> None:
         if type(value) is dict and is_message(value):
             self._heard = True
             self._messages.append(value)
@@ -243,7 +274,9 @@ class StdioTransport:
         else:
             self._count_stray(line)
 
-    def _count_stray(self, line: bytes) -> None:
+    def _count_stray(self, line: bytes | bytearray | str) -> None:
+        if isinstance(line, str):  # decoded with surrogatepass: these are the line's own bytes
+            line = line.encode("utf-8", "surrogatepass")
         self.non_json_lines += 1
         self.last_non_json = line.decode("utf-8", "replace").strip()[:200]
 
