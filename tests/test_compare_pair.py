@@ -340,3 +340,50 @@ def test_one_changed_leaf_in_random_documents_is_reported_as_deepdiff_reports_it
     finally:
         compare_module.one_leaf = real
     assert used > 30  # the shortcut did the work in many cases
+
+
+def test_same_canonical_is_canonical_equality() -> None:
+    # compare's equality checks use same_canonical, which walks instead of writing both sides
+    # out: it must say exactly what comparing the written forms says.
+    import math
+    import random
+
+    from mcp_replay_action.compare import _body
+    from mcp_replay_action.normalize import Keyed, canonical, normalize, same_canonical
+    from test_narrow import OPTIONS, _answer, _document, _edit, _text
+
+    def agree(a: Any, b: Any) -> None:
+        assert same_canonical(a, b) == (canonical(a) == canonical(b)), (a, b)
+
+    rng = random.Random(17)
+    for _ in range(300):
+        doc = _document(rng)
+        before, after = _answer(_text(rng, doc)), _answer(_text(rng, _edit(rng, doc)))
+        options = rng.choice(OPTIONS)
+        agree(*normalize_pair(_body(before), _body(after), options))
+        agree(normalize(_body(before), options), normalize(_body(after), options))
+        agree(*normalize_pair(_body(before), _body(before), options))
+    same = normalize_pair({"a": [{"x": 1}] * 3}, {"a": [{"x": 1}] * 3})
+    for a, b in [
+        (True, 1),
+        (1, 1.0),
+        (math.nan, math.nan),
+        (0.0, -0.0),
+        ({"a": 1, "b": 2}, {"b": 2, "a": 1}),
+        ({"a": 1}, {"b": 1}),
+        ({"a": [1]}, {"a": [1], "b": None}),
+        ({1: "x"}, {"1": "x"}),
+        (Keyed("name", [("a", 1)]), {"a": 1}),
+        ([1, [2, {"k": None}]], [1, [2, {"k": None}]]),
+        ([1, 2], [1, 2, 3]),
+        (same[0], "<same>"),
+        (same[0], same[1]),
+        ("x", ["x"]),
+    ]:
+        agree(a, b)
+        agree(b, a)
+    deep: Any = 1
+    for _ in range(950):  # deeper than the walk goes, not deeper than json.dumps goes
+        deep = [deep]
+    agree(deep, [deep])
+    agree(deep, json.loads(json.dumps(deep)))

@@ -49,6 +49,7 @@ from mcp_replay_action.normalize import (
     materialize,
     normalize,
     normalize_pair,
+    same_canonical,
 )
 from mcp_replay_action.paths import box_segment, ident_segment, index_segment, key_segment
 from mcp_replay_action.results import CLASS_ORDER, KIND_ORDER, Finding, FindingClass, Status
@@ -119,7 +120,7 @@ def compare_normal(before: Any, after: Any, options: CompareOptions) -> tuple[Fi
     both); ``before`` and ``after`` may be changed in place."""
     _drop_false_is_error(before)
     _drop_false_is_error(after)
-    if canonical(before) == canonical(after):
+    if same_canonical(before, after):
         return ()
     flip = _tool_error_flip(before, after)
     if flip is not None:
@@ -510,7 +511,7 @@ class _Differ:
             # DeepDiff forgives what Python's == forgives inside lists (False == 0, True == 1.0);
             # the canonical forms differ, so the difference is real: find it leaf by leaf.
             self.findings.extend(_strict_differences(a, b, "$"))
-        if self.dropped and canonical([x for x, _ in self.dropped]) != canonical([y for _, y in self.dropped]):
+        if self.dropped and not same_canonical([x for x, _ in self.dropped], [y for _, y in self.dropped]):
             # Something ``==`` forgave (True == 1, the order of named items) was left out: look
             # again with nothing left out.
             again = _Differ(self.options, drop_equal=False)

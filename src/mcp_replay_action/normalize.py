@@ -1013,3 +1013,44 @@ def normalize(obj: Any, options: NormalizeRules | None = None) -> Any:
 def canonical(obj: Any) -> str:
     """A string equal for two normalised values exactly when they are equal (order-sensitive lists)."""
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def same_canonical(a: Any, b: Any) -> bool:
+    """``canonical(a) == canonical(b)``, without writing out what the two share: a subtree at the
+    same place on both sides (a ``Same`` from ``normalize_pair``) is equal to itself at once, where
+    writing a 44k-record named list out twice cost ~0.6 s and ~80 MiB at 50 MiB. Objects
+    (``Keyed`` and the boxes are dicts) and lists are walked; strings, ints, booleans and null of
+    one type are equal as written exactly when ``==``; anything else is written out and compared."""
+    try:
+        return _same_canonical(a, b)
+    except RecursionError:  # deeper than a walk in Python goes: as written
+        return canonical(a) == canonical(b)
+
+
+def _same_canonical(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    kind = type(a)
+    if isinstance(a, dict) and isinstance(b, dict):
+        if len(a) != len(b):
+            return False
+        for (key_a, value_a), (key_b, value_b) in zip(a.items(), b.items(), strict=True):
+            if type(key_a) is not str or type(key_b) is not str:
+                return canonical(a) == canonical(b)  # json.dumps spells such keys its own way
+            if key_a != key_b or not _same_canonical(value_a, value_b):
+                return False
+        return True
+    if kind is list and type(b) is list:
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b, strict=True):
+            if not _same_canonical(x, y):
+                return False
+        return True
+    if kind is type(b) and kind in _WRITTEN_AS_EQUAL:
+        return bool(a == b)
+    return canonical(a) == canonical(b)
+
+
+# Types whose equal values json.dumps writes alike, and unequal ones differently (not float: NaN).
+_WRITTEN_AS_EQUAL = frozenset({str, int, bool, type(None)})
