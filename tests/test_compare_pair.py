@@ -387,3 +387,134 @@ def test_same_canonical_is_canonical_equality() -> None:
         deep = [deep]
     agree(deep, [deep])
     agree(deep, json.loads(json.dumps(deep)))
+
+
+# -- long named lists: the shortcuts over what both sides share ----------------------------------
+
+_NAME_TEXT = st.text(
+    alphabet=st.sampled_from("0123456789abcdefxyzADFJMNOSTU -_:/.,+()T\x00\u0663\u00e9"),
+    max_size=22,
+) | st.sampled_from(["item-1", "Monday", "0x1f2e3d", "/tmp/x1", "a1b2c3d4", "1-2", "\u0661-\u0662", "x" * 19])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_NAME_TEXT, max_size=300), st.lists(st.tuples(st.integers(0, 10_000), _NAME_TEXT), max_size=5))
+def test_many_names_at_once_are_each_what_plain_string_makes_of_it(
+    names: list[str], planted: list[tuple[int, str]]
+) -> None:
+    """Joined, scanned as bytes and halved: exactly ``_plain_string`` of each (a name that may be
+    masked anywhere in a long stretch of plain ones, non-ASCII digits, NUL, 19 and 20 characters)."""
+    from mcp_replay_action.normalize import _plain_string, _plain_strings, reference_days
+
+    assert [
+        _plain_string(v) for v in ("12:30:45", "Monday", "/tmp/x1", "a1b2c3d4e5f6a7b8", "aB3kQ9z_mP2vL7_wR4tY_k")
+    ] == [
+        "<timestamp>",
+        "<timestamp>",
+        "/tmp/<tmp>",
+        "<hex>",
+        "<opaque>",  # 20 characters or more: looks_minted decides, not the pre-check
+    ]
+    values = [f"item-{i}" for i in range(500)] + names
+    # One value each that only one of the scans finds, and that masking does change.
+    plants = [
+        (7, "12:30:45"),
+        (70, "Monday"),
+        (170, "/tmp/x1"),
+        (270, "a1b2c3d4e5f6a7b8"),
+        (370, "aB3kQ9z_mP2vL7_wR4tY_k"),
+    ]
+    for at, name in [*planted, *plants]:
+        values.insert(at % (len(values) + 1), name)
+    for days in ((), reference_days()):
+        assert _plain_strings(values, days) == [_plain_string(v, days) for v in values]
+        assert _plain_strings(names, days) == [_plain_string(v, days) for v in names]
+
+
+def _named(n: int, field: str = "name") -> list[dict[str, Any]]:
+    return [{field: f"item-{i}", "n": i, "tags": ["a", i % 3]} for i in range(n)]
+
+
+def test_long_named_list_with_changed_records_is_keyed_as_the_full_walk_keys_it() -> None:
+    """The live side's named list is the recorded one's copied with its changed records swapped
+    in, whenever that is what keying it afresh makes of it; every way out of that shortcut (a
+    renamed record, a duplicate name, a name that is no string or holds JSON, a record that is no
+    object, an earlier identity field, one more or one less record) is keyed afresh."""
+    base = _named(64)
+    edits: list[Any] = [
+        lambda r: r[10].update(n=-1),
+        lambda r: (r[10].update(n=-1), r[40].update(tags=["b"])),
+        lambda r: r[10].update(n=True),  # 10 == True to ==, not to the normal form
+        lambda r: r[1].update(n=1.0),
+        lambda r: r[10].update(name="item-new"),
+        lambda r: r[10].update(name="item-11"),  # a duplicate: no named list any more
+        lambda r: r[10].update(name=7),
+        lambda r: r[10].update(name='{"x": 1}'),
+        lambda r: r[10].update(name="2026-11-30T10:00:00Z"),
+        lambda r: r.__setitem__(10, ["not", "an", "object"]),
+        lambda r: r[10].update(uri="file:///x"),
+        lambda r: [x.update(uri=f"u{i}") for i, x in enumerate(r)],
+        lambda r: r.append({"name": "item-64", "n": 64}),
+        lambda r: r.pop(),
+        lambda r: (r[10].update(name="item-11"), r[11].update(name="item-10")),
+        lambda r: r[0].update(n=-1),
+        lambda r: [x.update(n=-1) for x in r[:20]],
+    ]
+    with_uri = [{**r, "uri": f"u{i % 2}"} for i, r in enumerate(base)]  # uri names none: keyed by name
+    for records_a in (base, with_uri):
+        for edit in edits:
+            records_b = copy.deepcopy(records_a)
+            edit(records_b)
+            for options in (
+                CompareOptions(),
+                CompareOptions(allow_reorder=True),
+                CompareOptions(ignore_keys=["tags"]),
+                CompareOptions(ignore_paths=("result.content[].text.records[name=item-3]",)),
+            ):
+                assert_pair_is_exact(answer({"records": records_a}), answer({"records": records_b}), options)
+                assert_pair_is_exact({"result": records_a}, {"result": records_b}, options)
+
+
+def test_named_lists_with_the_same_names_in_order_line_up_as_before() -> None:
+    """``align_keyed``'s shortcut for the same names in the same order leaves out only items that
+    are one object on both sides; what it keeps, drops and finds is what lining up every name
+    finds (``==`` forgives True == 1 and NaN is unequal to itself: both still decide)."""
+    from mcp_replay_action.compare import _Differ
+    from mcp_replay_action.normalize import Keyed
+
+    nan = float("nan")
+    shared = {"x": [1, 2]}
+    values: list[Any] = [shared, {"x": 1}, {"x": True}, {"x": 1.0}, {"x": nan}, {"x": [nan]}, {"x": "a"}]
+    for i, left in enumerate(values):
+        for right in values[i:]:
+            for inner in ({"v": left}, left):
+                a = Keyed("name", {"p": shared, "q": inner, "r": {"x": 0}})
+                b = Keyed("name", {"p": shared, "q": right if inner is left else {"v": right}, "r": {"x": 0}})
+                fast, slow = _Differ(CompareOptions()), _Differ(CompareOptions())
+                got = fast.align_keyed(a, b, "$")
+                want = _align_every_name(slow, a, b, "$")
+                assert canonical(got) == canonical(want)
+                assert fast.findings == slow.findings
+                assert canonical(fast.dropped) == canonical([d for d in slow.dropped if d[0] is not d[1]])
+                assert _Differ(CompareOptions()).run(a, b) == _run_every_name(a, b)
+
+
+def _align_every_name(differ: Any, a: Any, b: Any, path: str) -> Any:
+    """``_Differ.align_keyed`` as it was before its shortcut, for names in one order."""
+    from mcp_replay_action.normalize import Keyed
+    from mcp_replay_action.paths import ident_segment
+
+    na, nb = Keyed(a.key), Keyed(b.key)
+    for k, value in a.items():
+        if differ.same(value, b[k]):
+            continue
+        na[k], nb[k] = differ.align(value, b[k], path + ident_segment(a.key, k), None)
+    return na, nb
+
+
+def _run_every_name(a: Any, b: Any) -> Any:
+    from mcp_replay_action.compare import _Differ
+
+    differ = _Differ(CompareOptions())
+    differ.align_keyed = lambda x, y, path: _align_every_name(differ, x, y, path)  # type: ignore[method-assign]
+    return differ.run(a, b)

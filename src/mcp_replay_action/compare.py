@@ -32,6 +32,8 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import is_not
 from typing import Any
 
 from mcp_replay_action.compare_options import CompareOptions
@@ -559,6 +561,16 @@ class _Differ:
         return a, b
 
     def align_keyed(self, a: Keyed, b: Keyed, path: str) -> tuple[Keyed, Keyed]:
+        names = list(a)
+        if len(a) == len(b) and names == list(b):
+            # The same names in the same order (a long named list with a few changed records):
+            # no ordering finding, and only the items that are not the very object on both sides
+            # (one ``Same``, or a subtree ``==`` to itself) can differ.
+            na, nb = Keyed(a.key), Keyed(b.key)
+            for k in compress(names, map(is_not, a.values(), b.values())):
+                if not self.same(a[k], b[k]):
+                    na[k], nb[k] = self.align(a[k], b[k], path + ident_segment(a.key, k), None)
+            return na, nb
         common = [k for k in a if k in b]
         if not self.allow_reorder and len(common) > 1 and common != [k for k in b if k in a]:
             self.findings.append(
