@@ -524,3 +524,50 @@ def test_a_text_with_a_long_run_and_no_secret_is_left_as_it_is_and_one_with_secr
     assert Redactor().apply(now) == now
     leaky = f"{now} Bearer {GHP} {JWT}"
     assert Redactor().apply(leaky) == f"{now} Bearer {R} {R}"
+
+
+def test_a_long_text_has_a_long_run_exactly_where_the_regex_finds_one() -> None:
+    """Long texts are tested for a 20-character token run as bytes, a window at a time: a run on
+    a window's edge, across it, 19 long, cut by a non-ASCII letter or a lone surrogate, is found
+    or not exactly as ``_LONG_RUN`` finds it."""
+    from mcp_replay_action.redact import _LONG_RUN, _LONG_TEXT, _RUN_WINDOW, _has_long_run
+
+    rnd = random.Random(11)
+    filler = ('{"id":1,"name":"item-1","tags":["a","b"]},' * (_RUN_WINDOW // 20))[: 2 * _RUN_WINDOW + 100]
+    cuts = ["\u00e9", "\ud800", "\U0001f600", " ", ".", "=", "\x00"]
+    for _ in range(200):
+        length = rnd.choice([19, 20, 21, 40])
+        run = "".join(rnd.choice(string.ascii_letters + string.digits + "_-+/") for _ in range(length))
+        if rnd.random() < 0.3:
+            at = rnd.randrange(1, length)
+            run = run[:at] + rnd.choice(cuts) + run[at:]
+        edge = rnd.choice([_RUN_WINDOW, 2 * _RUN_WINDOW, _LONG_TEXT, 0, len(filler)])
+        where = max(0, min(len(filler), edge + rnd.randint(-length - 2, 2)))
+        text = filler[:where] + run + filler[where:]
+        if rnd.random() < 0.2:
+            text = text[: rnd.choice([_LONG_TEXT - 1, _LONG_TEXT, _RUN_WINDOW + 19, len(text)])]
+        assert _has_long_run(text) == (_LONG_RUN.search(text) is not None), (where, run)
+    dots = "." * (2 * _RUN_WINDOW + 100)
+    for edge in (_RUN_WINDOW, 2 * _RUN_WINDOW):
+        for where in range(edge - 25, edge + 5):
+            for length in (19, 20):
+                text = dots[:where] + "k" * length + dots[where:]
+                assert _has_long_run(text) == (length == 20), (where, length)
+
+
+def test_a_long_text_answers_each_hint_search_as_a_fresh_search_would() -> None:
+    """A long text remembers the words it was found not to hold: asked again, in any grouping
+    and order, every answer is the plain substring search's."""
+    from mcp_replay_action.redact import _ASSIGNMENT_HINTS, _KEY_HINTS, _LONG_TEXT, _SCHEME_HINTS, _Hints
+
+    rnd = random.Random(12)
+    groups = [_ASSIGNMENT_HINTS, _KEY_HINTS, _SCHEME_HINTS, ("bearer",), ("basic",), ("pw", "token"), ()]
+    words = sorted({w for g in groups for w in g})
+    for _ in range(60):
+        text = "x" * _LONG_TEXT
+        for word in rnd.sample(words, rnd.randint(0, 3)):
+            at = rnd.randrange(len(text))
+            text = text[:at] + word.upper() + text[at:]
+        hints = _Hints(text)
+        for group in rnd.choices(groups, k=8):
+            assert hints.any(group) == any(word in text.lower() for word in group), group
