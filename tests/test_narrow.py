@@ -270,3 +270,40 @@ def test_common_prefix_and_suffix_are_the_naive_ones_at_every_window_size(monkey
             assert p == naive_prefix(base, b), (window, base, b)
             limit = min(len(base), len(b)) - p
             assert common_suffix(base, b, limit) == naive_suffix(base, b, limit), (window, base, b)
+
+
+def _shape(value: Any, seen: dict[int, int]) -> Any:
+    """``value`` written out with each ``Same`` named by the order it was first met in: two
+    normalised pairs with the same shape share the same subtrees at the same places."""
+    if type(value) is normalize.Same:
+        return ("same", seen.setdefault(id(value), len(seen)), normalize.canonical(value.value()))
+    if isinstance(value, dict):
+        return (type(value).__name__, [(k, _shape(v, seen)) for k, v in value.items()])
+    if isinstance(value, list):
+        return ("list", [_shape(v, seen) for v in value])
+    return ("leaf", normalize.canonical(value))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_shared_items_of_a_skeleton_list_are_taken_a_stretch_at_a_time_as_one_at_a_time(
+    monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """Under no ignore rule the shared items of a list are made in one pass and taken a stretch
+    at a time; an ignore rule that matches nothing sends the same pair through the walk one item
+    at a time. Both make the same items, sharing the same subtrees, on random documents and edits
+    (records, scalars and arrays in runs, lists of other lengths)."""
+    rng = random.Random(100 + seed)
+    monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", 0)
+    monkeypatch.setattr(narrow, "RUN_CHARS", (60, 250, 700)[seed % 3])
+    nothing = CompareOptions(ignore_paths=("result.content[].text.nothing",))
+    for _ in range(40):
+        doc = _document(rng)
+        if rng.random() < 0.3:
+            doc = [rng.choice([1, "x", [1, 2], None, {"a": 1}]) for _ in range(rng.randint(1, 40))]
+        edited = _edit(rng, doc)
+        before, after = _answer(_text(rng, doc)), _answer(_text(rng, edited))
+        fast = normalize.normalize_pair(before, after)
+        slow = normalize.normalize_pair(before, after, nothing)
+        seen_fast: dict[int, int] = {}
+        seen_slow: dict[int, int] = {}
+        assert [_shape(x, seen_fast) for x in fast] == [_shape(x, seen_slow) for x in slow]

@@ -656,7 +656,7 @@ class _Normalizer:
             if type(_identity(items[0], field)) is not str:
                 continue  # settled by the first item, without a pass over every item
             names = [item.get(field) for item in items] if plain else self.identities(items, field)
-            if all(type(n) is str for n in names) and len(set(names)) == len(names):
+            if set(map(type, names)) == {str} and len(set(names)) == len(names):
                 pairs = zip(names, items, strict=True)
                 return Keyed(field, sorted(pairs, key=lambda p: p[0]) if self.allow_reorder else pairs)
         return None
@@ -907,7 +907,29 @@ class _Pairer:
         # Positions in items_a, items_b walked as a pair into two different objects (one shared
         # ``Same`` is never apart from itself, so those are not noted).
         paired: list[tuple[int, int]] = []
-        for index in range(max(len(a), len(b))):
+        # Under no ignore rule, the items both sides share (a long list read from skeletons is
+        # mostly one shared Slice after another) are made in one pass, and taken a stretch at a
+        # time: what the walk below makes of each, without its tests per item.
+        shared: list[Same | None] = []
+        if not states and depth < MAX_DEPTH:
+            shared = [
+                Same(n, x, states, None, depth + 1) if x is y and type(x) is Slice and x.kind in "{[" else None
+                for x, y in zip(a, b, strict=False)
+            ]
+        index = -1
+        end = max(len(a), len(b))
+        while index + 1 < end:
+            index += 1
+            if index < len(shared) and shared[index] is not None:
+                try:
+                    stop = shared.index(None, index)
+                except ValueError:
+                    stop = len(shared)
+                stretch = shared[index:stop]
+                items_a.extend(stretch)
+                items_b.extend(stretch)
+                index = stop - 1
+                continue
             x = a[index] if index < len(a) else _DROP
             y = b[index] if index < len(b) else _DROP
             sx: State | None = states
