@@ -556,16 +556,25 @@ def test_a_long_text_has_a_long_run_exactly_where_the_regex_finds_one() -> None:
 
 
 def test_a_long_text_answers_each_hint_search_as_a_fresh_search_would() -> None:
-    """A long text remembers the words it was found not to hold: asked again, in any grouping
-    and order, every answer is the plain substring search's."""
+    """A long text remembers the words and letters it was found not to hold: asked again, in any
+    grouping and order, every answer is the plain substring search's (filler holding some of the
+    words' letters, near misses, the words themselves in upper case)."""
     from mcp_replay_action.redact import _ASSIGNMENT_HINTS, _KEY_HINTS, _LONG_TEXT, _SCHEME_HINTS, _Hints
 
     rnd = random.Random(12)
     groups = [_ASSIGNMENT_HINTS, _KEY_HINTS, _SCHEME_HINTS, ("bearer",), ("basic",), ("pw", "token"), ()]
     words = sorted({w for g in groups for w in g})
-    for _ in range(60):
-        text = "x" * _LONG_TEXT
-        for word in rnd.sample(words, rnd.randint(0, 3)):
+    letters = sorted({ch for word in words for ch in word})
+    for _ in range(120):
+        # Filler of a few of the words' letters (so some letters are there and some are not),
+        # near misses (a word with one letter changed), and now and then words themselves.
+        alphabet = "x{}:," + "".join(rnd.sample(letters, rnd.randint(0, len(letters))))
+        text = "".join(rnd.choice(alphabet) for _ in range(_LONG_TEXT))
+        for word in rnd.sample(words, rnd.randint(0, 4)):
+            at = rnd.randrange(len(text))
+            miss = rnd.randrange(len(word))
+            text = text[:at] + word[:miss] + "x" + word[miss + 1 :] + text[at:]
+        for word in rnd.sample(words, rnd.choice([0, 0, 1, 2])):
             at = rnd.randrange(len(text))
             text = text[:at] + word.upper() + text[at:]
         hints = _Hints(text)

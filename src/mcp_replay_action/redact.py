@@ -287,7 +287,7 @@ class _Hints:
     def __init__(self, text: str) -> None:
         self.text = text
         self._folded: str | None = None
-        self._absent: set[str] | None = None  # words a long text is known not to hold
+        self._absent: set[str] | None = None  # words and letters a long text is known not to hold
 
     def any(self, words: tuple[str, ...]) -> bool:
         """Whether any of the lower-case ASCII ``words`` occurs in the text, in any case."""
@@ -302,14 +302,25 @@ class _Hints:
         return False
 
     def _any_long(self, words: tuple[str, ...]) -> bool:
+        # A word with a letter the text lacks is not in it: one memchr over the text per letter
+        # settles most words of a text that is data, not prose, before any word is searched.
         absent = self._absent
         if absent is None:
             absent = self._absent = set()
+        folded: str = self._folded  # type: ignore[assignment]  # folded by any()
         for word in words:
-            if word not in absent:
-                if word in self._folded:  # type: ignore[operator]  # folded by any()
+            if word in absent:
+                continue
+            for letter in word:
+                if letter in absent:
+                    break
+                if letter not in folded:
+                    absent.add(letter)
+                    break
+            else:
+                if word in folded:
                     return True
-                absent.add(word)
+            absent.add(word)
         return False
 
 
