@@ -196,3 +196,84 @@ def test_learning_a_replay_maps_what_the_slow_carry_mapped() -> None:
         assert list(fast.mapping.items()) == list(slow.mapping.items())
         for message in outgoing:
             assert fast.rewrite(message) == slow.rewrite(message)
+
+
+# Keys in every spelling is_minted_key folds (and near misses it does not), for may_learn_from.
+_KEYS = ["text", "requestId", "uri", "name", "id", "time", "data", "items", "Session-Id", "session_id"]
+_KEYS += ["NEXT_CURSOR", "taskId", "cursors", "handler", "job-id", "Ünïcode", "k\u212aey"]
+
+
+def _answer(rng: random.Random, depth: int, tokens: list[str]) -> Any:
+    """An answer shape: strings (tokens, prose around them, JSON texts written with and without
+    escapes), numbers, nested objects and lists, under keys minted or not."""
+    roll = rng.random()
+    if depth > 3 or roll < 0.4:
+        pick = rng.random()
+        if pick < 0.35:
+            return rng.choice(tokens)
+        if pick < 0.5:
+            return f"job {rng.choice(tokens)}, see {rng.choice(tokens)}/log"
+        if pick < 0.6:
+            return json.dumps(_answer(rng, depth + 1, tokens), ensure_ascii=rng.random() < 0.5)
+        if pick < 0.65:  # a JSON text spelling a key with a \u escape, or a slash as \/
+            inner = json.dumps({rng.choice(_KEYS): rng.choice(tokens)})
+            return inner.replace("a", "\\u0061", 1) if rng.random() < 0.5 else inner.replace("/", "\\/")
+        if pick < 0.7:
+            return " " + json.dumps([rng.choice(tokens), {rng.choice(_KEYS): rng.choice(tokens)}])
+        if pick < 0.8:
+            return rng.choice([0, 1, -0.0, 1.0, True, False, None, float("nan")])
+        return rng.choice(["2.0", "UTC", "done", "päivä", "", "tools/call", "a" * 9])
+    if roll < 0.75:
+        return {k: _answer(rng, depth + 1, tokens) for k in rng.sample(_KEYS, rng.randrange(0, 5))}
+    return [_answer(rng, depth + 1, tokens) for _ in range(rng.randrange(0, 4))]
+
+
+def _fresh(rng: random.Random, value: Any, fresh: dict[str, str]) -> Any:
+    """``value`` as a new server run might answer it: tokens re-minted (consistently), some whole
+    strings replaced, some items reordered."""
+    if isinstance(value, str) and value and rng.random() < 0.15:
+        return fresh.setdefault(value, _token(rng) or "x")
+    return _mutate(rng, value, fresh)
+
+
+def test_an_answer_may_learn_from_says_false_only_when_learning_it_could_find_nothing() -> None:
+    """``may_learn_from(recorded)`` False lets the replay skip the walk beside the live answer:
+    then no pair ``_pairs`` finds in any live twin may be quoted by the outgoing messages (what
+    ``learn`` keeps), for answers holding minted keys in every spelling, tokens the messages
+    quote (whole, inside prose, inside JSON text with and without escapes), and none."""
+    rng = random.Random(23)
+    skipped = walked = learnable = 0
+    for _ in range(400):
+        tokens = [_token(rng) for _ in range(8)]
+        outgoing = [_answer(rng, 0, tokens) for _ in range(rng.randrange(0, 5))]
+        outgoing.append({"params": {"arguments": {"message": f"message number {rng.randrange(99)}"}}})
+        carry_ = Carry(iter(outgoing))
+        assert carry_.may_learn_from({"result": {}})  # no index yet: always walked
+        quoted = carry_._quoted()
+        assert quoted is not None
+        for _ in range(12):
+            recorded = {"jsonrpc": "2.0", "id": 1, "result": _answer(rng, 0, tokens)}
+            may = carry_.may_learn_from(recorded)
+            for _ in range(3):
+                live = _fresh(rng, recorded, {})
+                found: list[tuple[str, str]] = []
+                carry._pairs(recorded, live, None, found)
+                kept = [(r, v) for r, v in found if r in quoted]
+                learnable += bool(kept)
+                if not may:
+                    assert kept == [], (recorded, live, kept)
+            skipped += not may
+            walked += may
+    assert skipped > 1000 and walked > 1000 and learnable > 300
+
+
+def test_may_learn_from_is_true_when_the_messages_quote_too_many_tokens_to_keep() -> None:
+    tokens = [str(uuid.UUID(int=i)) for i in range(carry._TOKENS_KEPT + 1)]
+    many = Carry(iter([{"params": {"ids": tokens}}]))
+    few = Carry(iter([{"params": {"ids": tokens[:2]}}]))
+    many._quoted()
+    few._quoted()
+    plain = {"result": {"content": [{"type": "text", "text": "nothing minted here"}]}}
+    assert many.may_learn_from(plain)
+    assert not few.may_learn_from(plain)
+    assert few.may_learn_from({"result": {"text": f"see {tokens[1]}"}})

@@ -94,6 +94,57 @@ def test_minted_job_id_is_threaded_into_the_next_call() -> None:
     assert result.score.grade == "A"
 
 
+@pytest.mark.parametrize("overlap", [True, False])
+def test_answers_nothing_can_be_learned_from_are_redacted_and_compared_after_the_next_send(
+    overlap: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once carry has indexed what the cassette sends, an answer that differs from its recording
+    but holds nothing a later message quotes is neither walked for minted values nor redacted
+    before the next request goes out. Still, the job id minted in between is threaded, and an
+    echoed secret the recording holds redacted is redacted before it is compared (it passes);
+    with latency judged (no overlap), each answer is settled before the next send instead."""
+    import uuid
+
+    from mcp_replay_action.carry import Carry
+    from mcp_replay_action.redact import Redactor
+
+    old_job = "93b4f6f5-414f-4b2c-854d-4dbf783fb39d"
+    secret = "token ghp_" + "a1B2c3D4e5" * 4
+
+    def now(seq: int) -> Interaction:
+        stamp = json.dumps({"time": "2026-01-01T00:00:00+00:00", "zone": "UTC", "requestId": str(uuid.UUID(int=seq))})
+        return req(seq, seq, "tools/call", {"name": "now", "arguments": {}}, text(stamp))
+
+    started = {"content": [{"type": "text", "text": f"started {old_job}"}], "structuredContent": {"jobId": old_job}}
+    status = {"content": [{"type": "text", "text": "done"}], "structuredContent": {"jobId": old_job, "items": 3}}
+    echo = {"name": "echo", "arguments": {"message": secret}}
+    c = cassette(
+        *handshake(),
+        now(2),
+        req(3, 3, "tools/call", {"name": "start_job", "arguments": {"size": 3}}, {"result": started}),
+        now(4),
+        req(5, 5, "tools/call", echo, text(str(Redactor().apply(secret)))),
+        now(6),
+        req(7, 7, "tools/call", {"name": "job_status", "arguments": {"jobId": old_job}}, {"result": status}),
+        now(8),
+    )
+    learned: list[int] = []
+    original = Carry.learn
+
+    def spy(self: Carry, recorded: Any, live: Any) -> None:
+        learned.append(recorded["id"])
+        original(self, recorded, live)
+
+    monkeypatch.setattr(Carry, "learn", spy)
+    result = run(c, CALC, max_slowdown=None if overlap else 1000.0)
+    assert statuses(result) == ["pass"] * 8, [r.findings for r in result.results]
+    [threaded] = [r for r in result.results if r.seq == 7]
+    assert [s.recorded for s in threaded.substitutions] == [old_job]
+    # Learned from: the first answer that differs (it builds the index) and the two holding the
+    # job id (a minted key); never the echo or a later timestamp, which nothing quotes.
+    assert learned == [2, 3, 7], learned
+
+
 def test_stateless_era_multi_round_trip_threads_request_state() -> None:
     discover = {
         "supportedVersions": [STATELESS, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],

@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from mcp_replay_action.gcpause import paused
-from mcp_replay_action.minted import MIN_LENGTH, TOKEN_IN_TEXT, is_minted_key, looks_minted
+from mcp_replay_action.minted import MIN_LENGTH, MINTED_KEYS, TOKEN_IN_TEXT, is_minted_key, looks_minted
 from mcp_replay_action.normalize import _JSON_STARTS, IDENTITY_KEYS, json_text_of, loosely_equal
 from mcp_replay_action.results import Substitution
 
@@ -37,6 +37,9 @@ from mcp_replay_action.results import Substitution
 PAIR_KEYS = (*IDENTITY_KEYS, "id")
 _TOKEN_PARTS = re.compile(r"[/:.=+]+")
 _ASCII_ALNUM = frozenset(string.ascii_letters + string.digits)
+# At most this many token-shaped strings quoted by the outgoing messages are kept by name, for
+# ``Carry.may_learn_from`` to look for in an answer; beyond, every differing answer is walked.
+_TOKENS_KEPT = 64
 
 
 class Carry:
@@ -54,6 +57,10 @@ class Carry:
         # and the index walks every message a long cassette sends.
         self._outgoing = outgoing
         self._index: _Quoted | None = None
+        # The token-shaped (``looks_minted``) strings among those indexed (None: no index yet,
+        # or more than _TOKENS_KEPT of them), and one alternation of them (None when none).
+        self._tokens: frozenset[str] | None = None
+        self._token_pattern: re.Pattern[str] | None = None
 
     def __bool__(self) -> bool:
         return bool(self.mapping)
@@ -66,12 +73,35 @@ class Carry:
             # each distinct one is indexed once. Bounded, so a million-message cassette's strings
             # are not all kept; a string seen again after a clear is only indexed again.
             seen: set[str] = set()
+            tokens: set[str] | None = set()
             for message in self._outgoing:
-                index.update(_strings_of(message, seen))
+                strings = _strings_of(message, seen)
+                index.update(strings)
+                if tokens is not None:
+                    tokens.update(s for s in strings if len(s) >= MIN_LENGTH and looks_minted(s))
+                    if len(tokens) > _TOKENS_KEPT:
+                        tokens = None
                 if len(seen) > 50_000:
                     seen.clear()
             self._outgoing = None
+            if tokens is not None:
+                self._tokens = frozenset(tokens)
+                if tokens:
+                    self._token_pattern = re.compile("|".join(re.escape(t) for t in sorted(tokens)))
         return self._index
+
+    def may_learn_from(self, recorded: Any) -> bool:
+        """False only when ``learn(recorded, live)`` would learn nothing, whatever ``live`` is.
+
+        Once the outgoing messages are indexed, a value is learned only if they quote it, and it
+        is either under a minted key or token-shaped: an answer that names no minted key and
+        holds none of the few token-shaped strings the messages quote has nothing to learn, so
+        the replay need not walk it beside its live answer (or redact that answer) before the
+        next message is sent. True (walk it) until the index is built, and when the messages
+        quote more than ``_TOKENS_KEPT`` token-shaped strings."""
+        if self._tokens is None:
+            return True
+        return _may_hold(recorded, self._token_pattern)
 
     def learn(self, recorded: Any, live: Any) -> None:
         """Remember every minted value that differs between a recorded and a live response and
@@ -259,6 +289,38 @@ def _align(recorded: list[Any], live: list[Any]) -> list[tuple[int, int]]:
         left_live = [j for j in range(len(live)) if j not in taken]
         return pairs + list(zip(left_rec, left_live, strict=False))
     return [(i, i) for i in range(min(len(recorded), len(live)))]
+
+
+def _may_hold(recorded: Any, tokens: re.Pattern[str] | None) -> bool:
+    """Whether ``recorded`` may hold a learnable value: a key ``is_minted_key`` names, or one of
+    ``tokens`` anywhere in a string, at any depth of the JSON texts ``_pairs`` would parse.
+
+    A string that ``json_text_of`` may parse is searched as text, never parsed: without a
+    backslash, every key and string in it is written out literally (an escape, a nested JSON
+    text's quotes or a ``\\u`` spelling of a key would need one, so a backslash answers True)."""
+    stack = [recorded]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            for key, member in value.items():
+                if not isinstance(key, str) or is_minted_key(key):
+                    return True
+                stack.append(member)
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, str):
+            if tokens is not None and tokens.search(value) is not None:
+                return True
+            if value[:1] in _JSON_STARTS and ("\\" in value or _names_minted_key(value)):
+                return True
+    return False
+
+
+def _names_minted_key(text: str) -> bool:
+    """Whether ``text`` holds a minted key's name as ``norm_key`` spells it (lower case, no ``_``
+    or ``-``): a key in it that ``is_minted_key`` names always is, and mere prose may be."""
+    folded = text.lower().replace("_", "").replace("-", "")
+    return any(name in folded for name in MINTED_KEYS)
 
 
 def _strings_of(message: Any, seen: set[str]) -> set[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from mcp_replay_action.assemble import build_report
 from mcp_replay_action.cassette import Cassette, Interaction, load
@@ -109,10 +109,10 @@ class _Session:
         # rules), which a deterministic server repeats exactly, so nothing of them is walked again.
         self.twins: dict[int, dict[str, Any]] = {}
         self.carry: Carry | None = None  # made when an answer first differs (``_learn``)
-        # A recorded and a live answer that differ, learned from just before the next message is
-        # sent: after the last one, nothing could quote what they minted, and a big last answer
-        # is never walked.
-        self.to_learn: tuple[dict[str, Any], dict[str, Any]] | None = None
+        # An answer that differs from its recording, learned from just before the next message is
+        # sent: after the last one, nothing could quote what it minted, and a big last answer is
+        # never walked.
+        self.to_learn: _Answer | None = None
         self.results = ResultList()
         # Read on the server's first request to us: most sessions have none, and a streamed
         # cassette is read from disk again on every pass over it.
@@ -152,15 +152,34 @@ class _Session:
     def _learn(self) -> None:
         """Learn the minted values of the last answer that differed, before the next message is
         rewritten: it may quote one."""
-        if self.to_learn is None:
+        answer, self.to_learn = self.to_learn, None
+        if answer is None:
             return
+        recorded = answer.inter.response
+        if self.carry is not None and not self.carry.may_learn_from(recorded):
+            # Nothing in it can be learned: its live answer is redacted and compared while the
+            # server works on the next request (``_settle``), not before that request is sent.
+            return
+        live = self._redacted(answer)
+        if recorded == live:
+            return  # what differed was a secret, redacted alike on both sides
         if self.carry is None:
             from mcp_replay_action.carry import Carry
 
             outgoing = (i.message for i in self.cassette.interactions if i.kind in ("request", "notification"))
             self.carry = Carry(outgoing)
-        self.carry.learn(*self.to_learn)
-        self.to_learn = None
+        self.carry.learn(recorded, live)
+
+    def _redacted(self, answer: _Answer) -> dict[str, Any]:
+        """The live answer of ``answer``, redacted (once, when first needed)."""
+        if not answer.redacted:
+            # The recording was redacted before it reached disk, so the parts of a live answer
+            # equal to it hold nothing to redact: only what changed is walked.
+            clean = self.twins.get(answer.inter.seq, answer.inter.response)
+            live = answer.live
+            answer.live = self.redactor.apply(live) if clean is None else self.redactor.apply_beside(live, clean)
+            answer.redacted = True
+        return answer.live
 
     def _notify(self, inter: Interaction) -> None:
         if self.dead is not None:
@@ -239,25 +258,22 @@ class _Session:
         self.consecutive_timeouts = 0
         if self.on_live is not None:
             self.on_live(inter, live)
+        answer = _Answer(inter, message, substitutions, live, latency, first)
         recorded = inter.response
-        # The recording was redacted before it reached disk, so the parts of a live answer equal
-        # to it hold nothing to redact: only what changed is walked.
-        clean = self.twins.get(inter.seq, recorded)
-        live = self.redactor.apply(live) if clean is None else self.redactor.apply_beside(live, clean)
         if recorded is not None and recorded != live:
-            self.to_learn = (recorded, live)
+            self.to_learn = answer  # it may hold a value the server minted afresh (``_learn``)
         if self.gather is not None:
             if inter.seq in self.gather:
-                self.live[inter.seq] = live
+                self.live[inter.seq] = self._redacted(answer)
             return
-        self.unsettled = _Answer(inter, message, substitutions, live, latency, first)
+        self.unsettled = answer
 
     def _settle(self) -> None:
         """Compare and judge the answer received last, if any."""
         answer, self.unsettled = self.unsettled, None
         if answer is None:
             return
-        inter, live, recorded = answer.inter, answer.live, answer.inter.response
+        inter, live, recorded = answer.inter, self._redacted(answer), answer.inter.response
         # The first answer's time is mostly the server starting: it says nothing about speed.
         slow = None if answer.first else slowdown(inter.latency_ms, answer.latency, self.options.max_slowdown)
         findings = _compared(recorded, live, self.compare_options)
@@ -352,16 +368,30 @@ def _noise_rules(meta: Mapping[str, Any]) -> dict[int, list[NoiseRule]]:
     return noise.rules_by_seq(meta)
 
 
-class _Answer(NamedTuple):
-    """A live answer received and not yet compared (see ``_Session.unsettled``). A named tuple:
-    one is made per request, and a frozen dataclass costs four times as much to make."""
+class _Answer:
+    """A live answer received and not yet compared (see ``_Session.unsettled``). Its live answer
+    is redacted when first needed (``_Session._redacted``): before the next message is sent when
+    carry may learn from it, else while the server works on that message. Slots, not a frozen
+    dataclass: one is made per request, and the dataclass costs several times as much to make."""
 
-    inter: Interaction
-    sent: dict[str, Any]  # the request as really sent
-    substitutions: tuple[Substitution, ...]
-    live: dict[str, Any]  # redacted
-    latency: float  # milliseconds
-    first: bool
+    __slots__ = ("inter", "sent", "substitutions", "live", "latency", "first", "redacted")
+
+    def __init__(
+        self,
+        inter: Interaction,
+        sent: dict[str, Any],
+        substitutions: tuple[Substitution, ...],
+        live: dict[str, Any],
+        latency: float,
+        first: bool,
+    ) -> None:
+        self.inter = inter
+        self.sent = sent  # the request as really sent
+        self.substitutions = substitutions
+        self.live = live  # redacted once ``redacted`` is set
+        self.latency = latency  # milliseconds
+        self.first = first
+        self.redacted = False
 
 
 def replay_cassette(
