@@ -580,3 +580,31 @@ def test_a_long_text_answers_each_hint_search_as_a_fresh_search_would() -> None:
         hints = _Hints(text)
         for group in rnd.choices(groups, k=8):
             assert hints.any(group) == any(word in text.lower() for word in group), group
+
+
+def test_a_long_text_is_redacted_as_the_short_text_path_redacts_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every shortcut a long text takes (its long-run test on bytes, remembered words, letters
+    and literals) leaves exactly what the plain path leaves: long texts of JSON records holding
+    every secret shape and near miss, redacted both ways, with the same hits."""
+    from mcp_replay_action import redact
+
+    rnd = random.Random(13)
+    record = '{"id":%d,"name":"item-%d","tags":["a","b"],"owner":{"team":"t%d"}},'
+    filler = "".join(record % (i, i, i % 13) for i in range(1200))
+    for _ in range(40):
+        parts = [filler, filler[: rnd.randrange(len(filler))]]
+        for shape in rnd.sample(_secret_shapes(rnd), rnd.randint(0, 3)):
+            parts.append('{"note":"' + shape.replace('"', "'") + '"},')
+        for literal in rnd.sample(["PRIVATE KEY", "xox", "eyJ", "Bearer", "token=", "key", "@x://", "ghp_"], 3):
+            if rnd.random() < 0.5:
+                parts.append('{"v":"' + literal + '"},')
+        rnd.shuffle(parts)
+        text = "[" + "".join(parts).rstrip(",") + "]"
+        assert len(text) >= redact._LONG_TEXT
+        fast = Redactor()
+        got = fast.apply({"text": text})
+        monkeypatch.setattr(redact, "_LONG_TEXT", 1 << 62)
+        plain = Redactor()
+        assert got == plain.apply({"text": text})
+        assert fast.hits == plain.hits
+        monkeypatch.undo()
