@@ -16,6 +16,7 @@ import pytest
 
 from mcp_replay_action.errors import ConfigError, ServerExited, ServerStartError, TransportTimeout
 from mcp_replay_action.jsonrpc import decode, decode_all, encode, is_error, is_notification, is_request, is_response
+from mcp_replay_action.transport import stdio
 from mcp_replay_action.transport.process import spawn_server, split_command, terminate_group
 from mcp_replay_action.transport.stdio import StdioTransport
 
@@ -58,8 +59,11 @@ def wait_dead(pid: int, timeout: float = 10.0) -> bool:
     return False
 
 
-@pytest.fixture
-def transports():
+@pytest.fixture(params=["look", "sleep"])
+def transports(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """Transports to start, closed after the test. Every test runs twice: with answers awaited by
+    polling the pipe first (as with a second CPU) and by sleeping in select() at once (one CPU)."""
+    monkeypatch.setattr(stdio, "_usable_cpus", lambda: 2 if request.param == "look" else 1)
     started: list[StdioTransport] = []
 
     def make(command: Any, **kw: Any) -> StdioTransport:
@@ -500,3 +504,42 @@ def test_lines_in_any_pieces_are_read_as_json_loads_reads_each_whole_line(tmp_pa
             got.append(t.receive(20))
     assert got == expected
     assert (t.non_json_lines, t.last_non_json) == (strays, last)
+
+
+def test_polling_stops_after_misses_in_a_row_and_resumes_after_a_quick_wake() -> None:
+    """A server slower than a look costs no busy CPU: after POLL_MISSES empty looks in a row,
+    ``wait`` returns at once without polling, until a sleep ends within POLL_FOR of its start;
+    a look that finds the pipe readable says so and starts the count again."""
+    ready = [False]
+    polls = [0]
+
+    def poll(timeout: float) -> list[tuple[int, int]]:
+        polls[0] += 1
+        return [(3, 1)] if ready[0] else []
+
+    poller = stdio._Poller(poll)
+    for _ in range(stdio.POLL_MISSES):
+        assert poller.wait(20e-6) is False
+    before = polls[0]
+    assert before >= stdio.POLL_MISSES and poller.wait(1.0) is False and polls[0] == before
+    poller.woken(stdio.POLL_FOR * 2)  # a slow answer: still not looking
+    assert poller.wait(1.0) is False and polls[0] == before
+    poller.woken(stdio.POLL_FOR / 2)  # an answer a look would have caught: looking again
+    ready[0] = True
+    assert poller.wait(1.0) is True and polls[0] == before + 1
+    ready[0] = False
+    for _ in range(stdio.POLL_MISSES - 1):
+        assert poller.wait(0.0) is False
+    ready[0] = True
+    assert poller.wait(0.0) is True  # one short of giving up, then found: the count starts again
+    ready[0] = False
+    for _ in range(stdio.POLL_MISSES - 1):
+        assert poller.wait(0.0) is False
+    assert polls[0] > before + 2 * stdio.POLL_MISSES - 2
+
+
+def test_no_polling_on_one_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stdio, "_usable_cpus", lambda: 1)
+    assert stdio._Poller.for_fd(0) is None
+    monkeypatch.setattr(stdio, "_usable_cpus", lambda: 2)
+    assert isinstance(stdio._Poller.for_fd(0), stdio._Poller)

@@ -11,7 +11,7 @@ import os
 import select
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from mcp_replay_action.errors import ServerExited, ServerExitedAtStart, ServerStartError, TransportTimeout
@@ -51,6 +51,15 @@ def _utf8_object(line: bytes | bytearray) -> bool:
 _CHUNK = 1 << 16
 _DECODE = json.JSONDecoder().decode  # what json.loads decodes text with, given no options
 _CRASH_CHECK = 0.25  # seconds between looks at whether a silent server is still alive
+# How long ``receive`` looks at the pipe without sleeping before it sleeps in select(). A process
+# that sleeps until the server writes is woken by the kernel, and on a VM that wake-up costs tens
+# of microseconds per answer, about as much as a fast server takes to answer at all; a look costs
+# a quarter of a microsecond. Only with a second CPU for the server to run on, and only while it
+# pays (see ``_Poller``).
+POLL_FOR = 100e-6
+# After this many looks in a row that ended without an answer, ``receive`` sleeps at once, until
+# an answer comes within ``POLL_FOR`` of the sleep again: a slow server costs no busy CPU.
+POLL_MISSES = 4
 
 
 class StdioTransport:
@@ -65,9 +74,9 @@ class StdioTransport:
     that exits before it says anything is reported as a start-up failure by whichever call sees it).
 
     stdout is read in the caller's thread with ``select``: a replay is lock-step, and handing every
-    message across threads would cost more than the parsing. It cannot deadlock: ``send`` keeps
-    reading stdout into a buffer for as long as the server's stdin is full. One thread at a time
-    may use a transport.
+    message across threads would cost more than the parsing. A fast server's answer is awaited by
+    polling first (``POLL_FOR``). It cannot deadlock: ``send`` keeps reading stdout into a buffer
+    for as long as the server's stdin is full. One thread at a time may use a transport.
     """
 
     def __init__(
@@ -105,6 +114,7 @@ class StdioTransport:
         self.non_json_lines = 0
         self.last_non_json = ""
         self._heard = False  # the server has sent at least one message
+        self._poller: _Poller | None = None  # set by start() when looking without sleeping may pay
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -121,6 +131,7 @@ class StdioTransport:
         self._in_fd = popen.stdin.fileno()
         self._out_fd = popen.stdout.fileno()
         os.set_blocking(self._in_fd, False)
+        self._poller = _Poller.for_fd(self._out_fd)
         self._stderr = StderrTail(popen.stderr, lines=self.stderr_tail_lines)
         self._stderr.start()
         if self.exit_check > 0:
@@ -195,12 +206,20 @@ class StdioTransport:
             raise RuntimeError("StdioTransport.receive() before start()")
         deadline = time.monotonic() + timeout
         popen = self._server.popen
+        poller = self._poller
+        waiting = time.perf_counter()
         while not messages:
             if self._eof or self._closed:
                 raise self._exited()
             left = deadline - time.monotonic()
+            if poller is not None and poller.wait(min(POLL_FOR, left)):
+                self._read_chunk()
+                continue
+            left = deadline - time.monotonic()
             readable, _, _ = select.select([self._out_fd], [], [], min(max(0.0, left), _CRASH_CHECK))
             if readable:
+                if poller is not None:
+                    poller.woken(time.perf_counter() - waiting)
                 self._read_chunk()
             elif popen.poll() not in (None, 0):
                 # The server crashed, but something it started (a setsid() grandchild) still holds
@@ -318,3 +337,52 @@ class StdioTransport:
             "non_json_lines": self.non_json_lines,
             "last_non_json_line": self.last_non_json,
         }
+
+
+class _Poller:
+    """Looks at a pipe without sleeping, for as long as that pays: ``wait`` polls for up to a
+    given time, and stops being tried after ``POLL_MISSES`` waits in a row saw nothing (the
+    server is slower than a look lasts); ``woken`` tries it again once a sleep ended sooner than
+    a look would have."""
+
+    def __init__(self, poll: Callable[[float], list[tuple[int, int]]]) -> None:
+        self._poll = poll
+        self._misses = 0
+
+    @classmethod
+    def for_fd(cls, fd: int) -> _Poller | None:
+        """A poller for ``fd``, or None where looking cannot pay: one CPU (the server needs it
+        to answer while we look), or no ``select.poll``."""
+        if not hasattr(select, "poll") or _usable_cpus() < 2:
+            return None
+        poll = select.poll()
+        poll.register(fd, select.POLLIN)
+        return cls(poll.poll)
+
+    def wait(self, seconds: float) -> bool:
+        """Whether the pipe became readable (or closed) within ``seconds`` of polling; False at
+        once while looking does not pay."""
+        if self._misses >= POLL_MISSES:
+            return False
+        poll, clock = self._poll, time.perf_counter
+        end = clock() + seconds
+        while not poll(0):
+            if clock() >= end:
+                self._misses += 1
+                return False
+        self._misses = 0
+        return True
+
+    def woken(self, waited: float) -> None:
+        """The pipe became readable ``waited`` seconds after the wait began, in a sleep: a wait
+        that short would have been caught by a look, so looking is tried again."""
+        if waited < POLL_FOR:
+            self._misses = 0
+
+
+def _usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask where the OS has one)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is not None:
+        return len(affinity(0))
+    return os.cpu_count() or 1
