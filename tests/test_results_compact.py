@@ -178,3 +178,38 @@ def test_a_clean_verdict_packed_straight_in_equals_the_judged_result() -> None:
                 judged = judge(inter, (), live, latency_ms=latency, sent=sent)
                 assert judged.status == "pass" and list(held) == [judged]
                 assert vars(held[0]) == vars(judged)
+
+
+def test_a_result_list_is_listed_as_its_results_are_listed_one_by_one() -> None:
+    """The console reads a ResultList's packed results as rows without building them: the text,
+    coloured or not, verbose or not, is what rendering the same results one by one gives, for
+    every status, whole and packed results mixed, repeated labels and labels a terminal or a
+    runner would act on."""
+    import random
+
+    from report_fixtures import HOSTILE
+
+    rng = random.Random(4)
+    names = [None, "add", "add", "x\ny", "::error::x", "\x1b[31mred", "é" * 400, HOSTILE]
+    for _ in range(60):
+        results = []
+        for seq in range(rng.randrange(0, 40)):
+            extra: dict[str, object] = rng.choice(
+                [
+                    {},
+                    {},
+                    {},
+                    {"findings": (FINDING,)},
+                    {"noise": (FINDING,)},
+                    {"substitutions": (Substitution("a", "b"),)},
+                ]
+            )
+            status = rng.choice(["pass", "pass", "fail", "missing", "skipped"])
+            method = rng.choice(["tools/call", "initialize", "prompts/get"])
+            results.append(InteractionResult(seq, seq + 2, method, rng.choice(names), status, **extra))  # type: ignore[arg-type]
+        one_by_one = replace(healthy_cassette(), results=tuple(results))
+        held = replace(one_by_one, results=ResultList(results))
+        for color in (False, True):
+            for verbose in (False, True):
+                expected = console.render(report(one_by_one), color=color, verbose=verbose)
+                assert console.render(report(held), color=color, verbose=verbose) == expected

@@ -93,7 +93,7 @@ class InteractionResult:
 
     @property
     def label(self) -> str:
-        return f"{self.method} {self.name}" if self.name else self.method
+        return label_of(self.method, self.name)
 
     @property
     def kind(self) -> str | None:
@@ -106,6 +106,11 @@ class InteractionResult:
         """The worst finding class, or None."""
         classes = [f.cls for f in self.findings]
         return min(classes, key=CLASS_ORDER.index) if classes else None
+
+
+def label_of(method: str, name: str | None) -> str:
+    """How a result is named in reports: the method, and the tool's (or prompt's) name."""
+    return f"{method} {name}" if name else method
 
 
 _STATUSES: tuple[Status, ...] = ("pass", "fail", "missing", "skipped")
@@ -200,6 +205,15 @@ class ResultList(Sequence[InteractionResult]):
 
     def __iter__(self) -> Iterator[InteractionResult]:
         return (self._item(i) for i in range(len(self)))
+
+    def rows(self) -> Iterator[tuple[int, Status, str, InteractionResult | None]]:
+        """Each result's seq, status and label in order, and the result itself when it is held
+        whole (it has findings, noise or substitutions), else None: all a listing of the others
+        shows, read without building them."""
+        labels = [label_of(method, name) for method, name in self._label_list]
+        numbers, whole = self._numbers, self._whole
+        for index, code in enumerate(self._codes):
+            yield numbers[2 * index], _STATUSES[code & 3], labels[code >> 6], whole.get(index)
 
     def statuses(self) -> Counter[str]:
         """How many results have each status, read from the packed codes (no result is built)."""

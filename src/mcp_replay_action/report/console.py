@@ -16,7 +16,7 @@ import click
 
 from mcp_replay_action.report import _format
 from mcp_replay_action.report.safe import no_workflow_commands, visible
-from mcp_replay_action.results import CassetteResult, InteractionResult, Report, Score
+from mcp_replay_action.results import CassetteResult, InteractionResult, Report, ResultList, Score
 
 LINE_LIMIT = 300  # characters of server/cassette text on one line
 FINDINGS_SHOWN = 5  # per interaction, unless verbose
@@ -81,8 +81,18 @@ def _cassette_lines(cassette: CassetteResult, paint: _Painter, verbose: bool) ->
         heading += "  (" + visible(" ".join(facts), 80) + ")"
     yield paint(heading, bold=True)
     labels: dict[str, str] = {}  # a replay repeats a few labels thousands of times
-    for result in cassette.results:
-        yield from _interaction_lines(result, paint, verbose, labels)
+    results = cassette.results
+    if isinstance(results, ResultList) and not verbose:
+        # A result with nothing but its verdict is its row alone: listed without being built.
+        heads = {status: _row_head(status, paint) for status in _format.STATUS_TAGS}
+        for seq, status, label, whole in results.rows():
+            if whole is None:
+                yield f"{heads[status]}{seq} {_visible_label(label, labels)}"
+            else:
+                yield from _interaction_lines(whole, paint, verbose, labels)
+    else:
+        for result in results:
+            yield from _interaction_lines(result, paint, verbose, labels)
     lines: list[str] = []
     if not cassette.results:
         lines.append(_ROW + "no interactions replayed")
@@ -101,9 +111,7 @@ def _cassette_lines(cassette: CassetteResult, paint: _Painter, verbose: bool) ->
 def _interaction_lines(
     result: InteractionResult, paint: _Painter, verbose: bool, labels: dict[str, str] | None = None
 ) -> list[str]:
-    tag = _format.STATUS_TAGS.get(result.status, result.status.upper())
-    row = f"{_ROW}{paint(f'[{tag}]', _STATUS_COLOURS.get(result.status))} #{result.seq} "
-    row += _visible_label(result.label, labels)
+    row = f"{_row_head(result.status, paint)}{result.seq} {_visible_label(result.label, labels)}"
     if result.status != "pass" and result.kind:
         row += "  " + paint(result.kind, _STATUS_COLOURS.get(result.status))
     if verbose and result.latency_ms is not None:
@@ -131,6 +139,12 @@ def _interaction_lines(
     if hidden > 0:
         lines.append(_DETAIL + f"... and {hidden} more finding(s) (--verbose or the JSON report)")
     return lines
+
+
+def _row_head(status: str, paint: _Painter) -> str:
+    """``  [PASS] #``: how an interaction's first line starts (its seq and label follow)."""
+    tag = _format.STATUS_TAGS.get(status, status.upper())
+    return f"{_ROW}{paint(f'[{tag}]', _STATUS_COLOURS.get(status))} #"
 
 
 _LABELS_KEPT = 4096
