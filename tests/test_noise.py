@@ -311,3 +311,51 @@ def test_the_confirming_run_redacts_a_fresh_secret_beside_the_first_runs_answer(
     }, call_result.noise
     assert "ghp_" not in repr(result), result
     assert [m["method"] for m in second.sent if "id" in m] == ["initialize", "tools/call"]
+
+
+def test_a_streamed_cassette_confirms_with_the_interactions_the_first_run_failed_on(
+    noisy_cassette: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cassette too big to hold is read from disk again by the confirming run; the lines the
+    first run failed on are not decoded again (it still holds their interactions), and the
+    replay confirms exactly as it does from a cassette held in memory."""
+    import shlex
+
+    from mcp_replay_action.cassette import jsonl, load
+    from mcp_replay_action.cassette.schema import interaction_from_json
+    from mcp_replay_action.replay import ReplayOptions, replay_cassette
+    from mcp_replay_action.transport.stdio import StdioTransport
+
+    def replayed(cassette: Any) -> Any:
+        result = replay_cassette(
+            cassette,
+            StdioTransport(shlex.split(NOISY)),
+            ReplayOptions(timeout=30.0),
+            confirm=lambda: StdioTransport(shlex.split(NOISY)),
+        )
+        return [
+            (r.seq, r.line, r.status, [f.path for f in r.findings], sorted(f.path for f in r.noise))
+            for r in result.results
+        ]
+
+    held = replayed(load(noisy_cassette))
+    decoded: list[int] = []
+
+    def counted(doc: Any, *, path: str, line: int) -> Any:
+        decoded.append(line)
+        return interaction_from_json(doc, path=path, line=line)
+
+    monkeypatch.setattr(jsonl, "STREAM_ABOVE_BYTES", 0)
+    monkeypatch.setattr(jsonl, "interaction_from_json", counted)
+    streamed = load(noisy_cassette, stream=True)
+    assert isinstance(streamed.interactions, jsonl.StreamedInteractions)
+    decoded.clear()
+    assert replayed(streamed) == held
+    reusing = list(decoded)
+    decoded.clear()
+    monkeypatch.setattr(jsonl.StreamedInteractions, "reusing", lambda self, known: self)
+    assert replayed(streamed) == held
+    noisy_lines = {line for _, line, _, _, noise in held if noise}
+    assert noisy_lines
+    for line in set(decoded):
+        assert reusing.count(line) == decoded.count(line) - (line in noisy_lines), (line, reusing, decoded)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_replay_action.assemble import build_report
 from mcp_replay_action.cassette import Cassette, Interaction, load
+from mcp_replay_action.cassette.jsonl import StreamedInteractions
 from mcp_replay_action.compare_options import CompareOptions
 from mcp_replay_action.errors import (
     EXIT_GATE,
@@ -101,7 +102,7 @@ class _Session:
         # Redacted live answers by seq, for confirmation: only those that differ, so a long
         # passing replay does not hold every answer in memory.
         self.live: dict[int, dict[str, Any]] = {}
-        self.recorded: dict[int, Any] = {}  # their recorded answers, beside them
+        self.recorded: dict[int, Interaction] = {}  # their recorded interactions, beside them
         # Set on a confirming run: it compares nothing and keeps only the answers to these seqs
         # (the ones the first run failed on), which is all the confirmation reads.
         self.gather: frozenset[int] | None = None
@@ -279,7 +280,7 @@ class _Session:
         findings = _compared(recorded, live, self.compare_options)
         if findings:
             self.live[inter.seq] = live
-            self.recorded[inter.seq] = recorded
+            self.recorded[inter.seq] = inter
         ignored: tuple[Finding, ...] = ()
         if findings and inter.seq in self.noise_rules:
             rules = self.noise_rules[inter.seq]
@@ -516,6 +517,9 @@ def _confirmed(
     from mcp_replay_action.compare import status_for
 
     transport = confirm()
+    if isinstance(cassette.interactions, StreamedInteractions):
+        # Read from disk again on this pass: what the first run failed on, it still holds.
+        cassette = replace(cassette, interactions=cassette.interactions.reusing(first.recorded.values()))
     second = _Session(cassette, transport, options)
     second.gather = frozenset(r.seq for r in first.results if r.status == "fail")
     second.twins = first.live
@@ -533,7 +537,7 @@ def _confirmed(
             out.append(result)
             continue
         rules = noise.learn([live_a, live_b], first.compare_options, result.seq)
-        kept, ignored = noise.split(result.findings, rules, first.recorded[result.seq], first.compare_options)
+        kept, ignored = noise.split(result.findings, rules, first.recorded[result.seq].response, first.compare_options)
         if ignored:
             result = replace(result, findings=kept, noise=result.noise + ignored, status=status_for(kept))
         out.append(result)

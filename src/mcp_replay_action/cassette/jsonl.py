@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -30,15 +30,24 @@ class StreamedInteractions:
     """The interactions of a large JSONL cassette ``load`` has already checked, read a line at a
     time on every iteration; only the count is kept."""
 
-    def __init__(self, path: str, count: int) -> None:
+    def __init__(self, path: str, count: int, known: Mapping[int, Interaction] | None = None) -> None:
         self.path = path
         self.count = count
+        self.known: Mapping[int, Interaction] = known or {}
+
+    def reusing(self, known: Iterable[Interaction]) -> StreamedInteractions:
+        """These interactions, where each of ``known`` (read from this file on an earlier pass)
+        stands for its line, not decoded again: a replay confirming a failed answer of 50 MiB
+        already holds its interaction."""
+        return StreamedInteractions(self.path, self.count, {**self.known, **{i.line: i for i in known}})
 
     def __iter__(self) -> Iterator[Interaction]:
         lines = iter_lines(self.path)
         next(lines, None)  # the header
+        known = self.known
         for number, text in lines:
-            yield interaction_from_json(_decode(text, self.path, number), path=self.path, line=number)
+            inter = known.get(number) if known else None
+            yield inter or interaction_from_json(_decode(text, self.path, number), path=self.path, line=number)
 
     def __len__(self) -> int:
         return self.count
