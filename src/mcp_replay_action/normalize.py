@@ -656,9 +656,12 @@ class _Normalizer:
             if type(_identity(items[0], field)) is not str:
                 continue  # settled by the first item, without a pass over every item
             names = [item.get(field) for item in items] if plain else self.identities(items, field)
-            if set(map(type, names)) == {str} and len(set(names)) == len(names):
-                pairs = zip(names, items, strict=True)
-                return Keyed(field, sorted(pairs, key=lambda p: p[0]) if self.allow_reorder else pairs)
+            if set(map(type, names)) == {str}:
+                keyed = Keyed(field, zip(names, items, strict=True))
+                if len(keyed) == len(names):  # every name once: the mapping lost no item
+                    if self.allow_reorder:
+                        return Keyed(field, sorted(keyed.items(), key=lambda p: p[0]))
+                    return keyed
         return None
 
     def identities(self, items: list[Any], field: str) -> list[Any]:
