@@ -1,7 +1,8 @@
 """Row: 10,000 ``tools/call`` against a stdlib server (the bundled calc sample server).
 
-Floor: ``_raw_loop.py`` (the same exchanges over a bare pipe). Peer: ``mcp-recorder verify`` on
-the same cassette converted to its format, when installed.
+Floor: ``_raw_loop.py`` (the same exchanges over a bare pipe); for reference, the same loop
+waiting without sleeping (``--poll``), as the replay's transport first does. Peer:
+``mcp-recorder verify`` on the same cassette converted to its format, when installed.
 
     python benchmarks/bench_calls.py [--interactions 10000] [--rounds 5]
 """
@@ -49,6 +50,19 @@ def rows(interactions: int = 10_000, rounds: int = 5) -> list[Row]:
                 ratio <= 1.25,
             )
         ]
+        looking_argv = [PY, str(HERE / "_raw_loop.py"), "--poll", str(path), *CALC_SERVER]
+        lookers, tools, looked = paired(lambda: run(looking_argv), lambda: run(tool_argv), rounds)
+        check_ok(lookers, "raw loop --poll")
+        out.append(
+            Row(
+                "… vs the raw loop polling the pipe, as the replay does",
+                f"replay {fmt_s(median_s(tools))}, polling raw loop {fmt_s(median_s(lookers))}",
+                looked,
+                "raw pipe loop, --poll",
+                "for reference",
+                None,
+            )
+        )
         out.append(peer_row(path, CALC_SERVER, tool_argv, max(3, rounds // 2), 2.5))
         return out
 
