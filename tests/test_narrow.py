@@ -307,3 +307,68 @@ def test_shared_items_of_a_skeleton_list_are_taken_a_stretch_at_a_time_as_one_at
         seen_fast: dict[int, int] = {}
         seen_slow: dict[int, int] = {}
         assert [_shape(x, seen_fast) for x in fast] == [_shape(x, seen_slow) for x in slow]
+
+
+def test_comparisons_in_several_threads_find_what_each_finds_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The run of shared items kept parsed (``Slice.load``) is one module-level tuple, read once
+    # into locals and replaced whole: a thread that finds another's run there parses its own, and
+    # ``forget`` in one thread only makes another parse again. Safe by construction; this checks
+    # the whole results under a switch every microsecond (a cache read in two steps races in a
+    # window of a few bytecodes, which such a run seldom hits: it is no proof of that).
+    import sys
+    import threading
+
+    monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", 0)
+    monkeypatch.setattr(narrow, "RUN_CHARS", 120)  # many short runs: the kept run changes often
+    rng = random.Random(7)
+    pairs = []
+    for _ in range(16):
+        # Records without a name: the list is lined up by content, and every shared record is
+        # read through the run it is in.
+        doc = {"records": [{"v": i, "score": _leaf(rng), "tags": ["a"]} for i in range(rng.randint(100, 300))]}
+        edited = json.loads(json.dumps(doc))
+        edited["records"][rng.randrange(len(doc["records"]))]["score"] = "changed"
+        text = json.dumps(doc, separators=(",", ":"))
+        options = rng.choice([OPTIONS[0], OPTIONS[1], OPTIONS[3]])
+        pairs.append((_answer(text), _answer(json.dumps(edited, separators=(",", ":"))), options))
+    alone = [compare(before, after, options) for before, after, options in pairs]
+    loads = 0
+    real_load = narrow.Slice.load
+
+    def counted(self: narrow.Slice) -> Any:
+        nonlocal loads
+        loads += self.index >= 0
+        return real_load(self)
+
+    monkeypatch.setattr(narrow.Slice, "load", counted)
+    found: dict[tuple[int, int], Any] = {}
+    errors: list[BaseException] = []
+
+    def work(worker: int) -> None:
+        order = list(range(len(pairs)))
+        random.Random(worker).shuffle(order)
+        try:
+            for _ in range(3):
+                for i in order:
+                    before, after, options = pairs[i]
+                    got = compare(before, after, options)
+                    if found.setdefault((worker, i), got) != got:
+                        raise AssertionError(("not repeatable", worker, i))
+        except BaseException as exc:  # reported by the main thread
+            errors.append(exc)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(w,)) for w in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+    finally:
+        sys.setswitchinterval(interval)
+    assert not any(t.is_alive() for t in threads)
+    assert not errors, errors
+    assert loads > 100, loads  # shared items were read through the kept run, from every thread
+    for (worker, i), got in found.items():
+        assert got == alone[i], (worker, i)
