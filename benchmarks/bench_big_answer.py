@@ -1,5 +1,6 @@
 """Rows: one changed leaf in a large JSON answer (5 MiB and 50 MiB), against the same replay of
-the unchanged answer; the replay's own peak RSS; and compare's own time on that pair.
+the unchanged answer; the replay's own peak RSS; and compare's own time on that pair. For
+reference, the same changed replay with ``--no-confirm``.
 
     python benchmarks/bench_big_answer.py [--mib 5] [--rounds 3]
 """
@@ -71,7 +72,26 @@ def rows(mib: float = 5, rounds: int = 3, timeout: float = 600) -> list[Row]:
             goal, met = "<= 2x unchanged, compare < 0.5 s", ratio <= 2 and cmp_s < 0.5
         else:
             goal, met = "< 5 s, peak < 3x the answer", median_s(tools) < 5 and rss < 3 * answer_mib
-        return [Row(f"one changed leaf, {mib:g} MiB answer", figure, ratio, "same replay, unchanged answer", goal, met)]
+        out = [Row(f"one changed leaf, {mib:g} MiB answer", figure, ratio, "same replay, unchanged answer", goal, met)]
+        # For reference: the same replay without the confirmation pass (which starts the server
+        # again to tell a regression from noise), i.e. what the second server run costs.
+        alone = lambda: run([*argv, "--no-confirm"], env={**env, "BIG_CHANGE": "1"}, timeout=timeout)  # noqa: E731
+        floors, lone, lone_ratio = paired(same, alone, rounds)
+        check_ok(floors, "unchanged replay")
+        if any("1 failed" not in t.stdout for t in lone):
+            raise SystemExit(f"the changed replay should report one failure: {lone[0].stdout[-2000:]}")
+        lone_rss = max(t.self_rss_mib or 0 for t in lone)
+        out.append(
+            Row(
+                "… the same with --no-confirm",
+                f"{fmt_s(median_s(lone))} vs unchanged {fmt_s(median_s(floors))}; peak RSS {lone_rss:.0f} MiB",
+                lone_ratio,
+                "same replay, unchanged answer",
+                "for reference",
+                None,
+            )
+        )
+        return out
 
 
 def main() -> None:
