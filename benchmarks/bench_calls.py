@@ -53,6 +53,7 @@ def rows(interactions: int = 10_000, rounds: int = 5) -> list[Row]:
         looking_argv = [PY, str(HERE / "_raw_loop.py"), "--poll", str(path), *CALC_SERVER]
         lookers, tools, looked = paired(lambda: run(looking_argv), lambda: run(tool_argv), rounds)
         check_ok(lookers, "raw loop --poll")
+        check_ok(tools, "replay")
         out.append(
             Row(
                 "… vs the raw loop polling the pipe, as the replay does",
