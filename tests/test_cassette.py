@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -137,3 +138,93 @@ def test_an_interaction_read_from_a_line_equals_the_one_its_constructor_makes() 
         assert type(read.ts) is float and pickle.loads(pickle.dumps(read)) == made
         with pytest.raises(dataclasses.FrozenInstanceError):
             read.seq = 9  # type: ignore[misc]
+
+
+# Blank lines as a file may hold them: every character str.isspace (and so str.strip) knows as
+# space, a carriage return (read as a line break), and nothing at all.
+_BLANKS = ("\n", " \n", "\t\t\n", "\r\n", "\r", "\u3000\n", "\x1c\x1d\n", "\u2028\n", "\x0b\x0c\n")
+
+
+def _random_cassette(rng: Any, path: Path) -> None:
+    """A cassette of a few interactions of very different lengths, with blank lines anywhere
+    (before the header too) and a file that may end without a newline or with blank lines."""
+    parts = [rng.choice(_BLANKS) for _ in range(rng.randrange(3))]
+    parts.append(json.dumps(HEADER) + "\n")
+    for seq in range(rng.randrange(1, 9)):
+        parts.extend(rng.choice(_BLANKS) for _ in range(rng.randrange(3)))
+        text = 'é \\ " \u2028 ' + "x" * rng.choice((0, 10, 300, 3000))
+        line = {
+            **REQ,
+            "seq": seq,
+            "message": {**REQ["message"], "id": seq},
+            "response": {"jsonrpc": "2.0", "id": seq, "result": {"content": [{"type": "text", "text": text}]}},
+        }
+        parts.append(json.dumps(line, ensure_ascii=rng.random() < 0.5) + rng.choice(("\n", "\r\n", "\r")))
+    parts.extend(rng.choice(_BLANKS) for _ in range(rng.randrange(3)))
+    text = "".join(parts)
+    if rng.random() < 0.3:
+        text = text.rstrip("\n")
+    path.write_text(text, newline="")
+
+
+def test_a_streamed_cassette_hands_out_kept_and_known_lines_as_read_ones(tmp_path: Path, monkeypatch: Any) -> None:
+    """A streamed cassette keeps its longest line decoded from the check pass (``KEEP_LINE_CHARS``)
+    and any interactions it is given (``reusing``): each is handed out for its line, in order,
+    without decoding that line again, and a reader that stops at one never reads its line. On
+    random files with blank lines of every kind, every pass equals the loaded cassette's."""
+    import random
+
+    from mcp_replay_action.cassette import jsonl
+
+    read: list[int] = []  # line numbers read by the passes
+    decoded: list[int] = []  # line numbers decoded by the passes
+    iter_lines, decode = jsonl.iter_lines, jsonl._decode
+
+    def counted_lines(path: str) -> Any:
+        for number, text in iter_lines(path):
+            read.append(number)
+            yield number, text
+
+    def counted_decode(text: str, path: str, line: int) -> Any:
+        decoded.append(line)
+        return decode(text, path, line)
+
+    rng = random.Random(11)
+    for trial in range(150):
+        path = tmp_path / f"c{trial}.jsonl"
+        _random_cassette(rng, path)
+        plain = [(n, t) for n, t in enumerate(open(path, encoding="utf-8"), start=1) if t.strip()]
+        assert list(jsonl.iter_lines(path)) == plain  # blank is what strip() calls blank
+        held = load(path).interactions
+        monkeypatch.setattr(jsonl, "STREAM_ABOVE_BYTES", 0)
+        monkeypatch.setattr(jsonl, "KEEP_LINE_CHARS", rng.choice((1, 500, 5000)))
+        streamed = load(path, stream=True).interactions
+        monkeypatch.undo()
+        assert isinstance(streamed, jsonl.StreamedInteractions)
+        assert len(streamed.known) <= 1 and set(streamed.known) <= {i.line for i in held}
+        reused = rng.sample(list(held), rng.randrange(len(held) + 1))
+        for lazy in (streamed, streamed.reusing(reused)):
+            monkeypatch.setattr(jsonl, "iter_lines", counted_lines)
+            monkeypatch.setattr(jsonl, "_decode", counted_decode)
+            for _ in range(2):
+                read.clear()
+                decoded.clear()
+                assert tuple(lazy) == held
+                assert sorted(decoded) == sorted(i.line for i in held if i.line not in lazy.known)
+                assert read == sorted(set(read))  # every line read once, in order
+                assert read[-1] == held[-1].line or held[-1].line in lazy.known
+            # A reader that stops at an interaction it is handed reads no further line, and not
+            # that interaction's line when it was known and no blank line is before it.
+            stop = rng.randrange(len(held))
+            read.clear()
+            handed = iter(lazy)
+            for _ in range(stop):
+                next(handed)
+            inter = next(handed)
+            del handed  # stopped here: the pass is closed
+            assert inter == held[stop]
+            if inter.line in lazy.known and inter.line - 1 in dict(plain):
+                assert max(read, default=0) < inter.line
+            else:
+                assert max(read) <= inter.line
+            monkeypatch.undo()

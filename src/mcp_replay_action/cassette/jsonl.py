@@ -24,11 +24,17 @@ SCHEMA_ID = "mcp-replay/cassette@1"
 # A cassette larger than this is not held in memory when read for a check-mode replay: its
 # interactions are read from disk a line at a time, again on each pass over them.
 STREAM_ABOVE_BYTES = 16 * 1024 * 1024
+# Except its longest line, when it is this long or longer: the check pass keeps that one decoded.
+# A replay holds it whole at its turn anyway (the recorded answer it compares), and decoding a
+# 50 MiB line costs 0.2 s a pass; one line kept keeps memory bounded however long the file is.
+KEEP_LINE_CHARS = 1 << 20
 
 
 class StreamedInteractions:
     """The interactions of a large JSONL cassette ``load`` has already checked, read a line at a
-    time on every iteration; only the count is kept."""
+    time on every iteration; only the count is kept, and ``known``: interactions already decoded
+    (the check pass's longest line, a confirming run's failed ones), each handed out for its line
+    without reading that line again."""
 
     def __init__(self, path: str, count: int, known: Mapping[int, Interaction] | None = None) -> None:
         self.path = path
@@ -43,11 +49,34 @@ class StreamedInteractions:
 
     def __iter__(self) -> Iterator[Interaction]:
         lines = iter_lines(self.path)
-        next(lines, None)  # the header
+        header = next(lines, None)
         known = self.known
-        for number, text in lines:
-            inter = known.get(number) if known else None
-            yield inter or interaction_from_json(_decode(text, self.path, number), path=self.path, line=number)
+        left = self.count
+        ahead = header[0] + 1 if header else 0  # the line after the last one read
+        while left > 0:
+            inter = known.get(ahead)
+            if inter is not None:
+                # Handed out before its line is read: a reader that stops at it (a confirming
+                # run, after the answer it gathers) never reads that line's text at all (when no
+                # blank line comes before it, as in every file written here).
+                yield inter
+                left -= 1
+                if left:
+                    passed = next(lines, None)  # its line, read past
+                    if passed is None:
+                        return
+                    ahead = passed[0] + 1
+                continue
+            got = next(lines, None)
+            if got is None:
+                return
+            number, text = got
+            yield known.get(number) or interaction_from_json(
+                _decode(text, self.path, number), path=self.path, line=number
+            )
+            left -= 1
+            ahead = number + 1
+        # The last interaction is handed out: whatever follows it is blank, and is not read.
 
     def __len__(self) -> int:
         return self.count
@@ -74,7 +103,8 @@ def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
     try:
         with open(path, encoding="utf-8") as fh:
             for number, text in enumerate(fh, start=1):
-                if text.strip():
+                # Not text.strip(), which copies a 50 MiB line to learn that it is not blank.
+                if not text.isspace():
                     yield number, text
     except FileNotFoundError:
         raise CassetteError(str(path), None, "no such file") from None
@@ -115,6 +145,8 @@ def load(path: str | os.PathLike[str], *, stream: bool = False) -> Cassette:
     streamed = stream and os.path.getsize(spath) > STREAM_ABOVE_BYTES
     interactions: list[Interaction] = []
     seen: set[int] = set()
+    longest = KEEP_LINE_CHARS - 1
+    kept: dict[int, Interaction] = {}  # a streamed cassette's longest line, decoded (KEEP_LINE_CHARS)
     for number, text in lines:
         inter = interaction_from_json(_decode(text, spath, number), path=spath, line=number)
         if inter.seq in seen:
@@ -122,9 +154,12 @@ def load(path: str | os.PathLike[str], *, stream: bool = False) -> Cassette:
         seen.add(inter.seq)
         if not streamed:
             interactions.append(inter)
+        elif len(text) > longest:
+            longest = len(text)
+            kept = {number: inter}
     if streamed:
         # Typed as the tuple it stands in for: every reader of a streamed cassette only iterates.
-        lazy: Any = StreamedInteractions(spath, len(seen))
+        lazy: Any = StreamedInteractions(spath, len(seen), kept)
         return Cassette(meta=header.get("meta") or {}, interactions=lazy, path=spath)
     return Cassette(meta=header.get("meta") or {}, interactions=tuple(interactions), path=spath)
 
