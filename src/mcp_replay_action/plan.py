@@ -10,6 +10,7 @@ both (``tests/test_plan.py`` feeds the same settings through both and compares t
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 # ones; exit 0 once every change is rewritten. refresh: the same rewrite, for the refresh flow:
 # the change report is the product, so the exit code does not depend on the gate.
 Mode = Literal["check", "update", "refresh"]
+REQUEST_TIMEOUT = 30.0  # seconds each answer may take, unless --timeout says otherwise
 MODES: tuple[Mode, ...] = ("check", "update", "refresh")
 
 
@@ -38,7 +40,7 @@ class Plan:
     compare: CompareOptions = field(default_factory=lambda: _default_compare())
     gate: GatePolicy = field(default_factory=lambda: _default_gate())
     mode: Mode = "check"
-    timeout: float = 30.0
+    timeout: float = REQUEST_TIMEOUT
     total_timeout: float = 900.0
     # The user's redaction rules for live answers, on top of the defaults and of what each
     # cassette's header says ran at record time.
@@ -103,3 +105,47 @@ def startup_timeout_for(timeout: float, startup_timeout: float | None = None) ->
     from mcp_replay_action.transport import STARTUP_TIMEOUT
 
     return startup_timeout if startup_timeout is not None else max(timeout, STARTUP_TIMEOUT)
+
+
+def parse_env(pairs: Sequence[str]) -> dict[str, str]:
+    """``KEY=VALUE`` options into a dict; a pair without ``=`` is a usage error."""
+    from mcp_replay_action.errors import ConfigError
+
+    env: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--env expects KEY=VALUE, got {pair!r}")
+        env[key] = value
+    return env
+
+
+def make_target(
+    server: str | None,
+    url: str | None,
+    headers: dict[str, str],
+    cwd: str | None,
+    env: dict[str, str],
+    isolate: bool,
+    startup_timeout: float = 30.0,
+    *,
+    setup: str | None = None,
+    command: str = "replay",
+) -> Target:
+    """The ``Target`` the server options describe (``open_transport`` turns it into a transport)."""
+    from mcp_replay_action.errors import ConfigError
+    from mcp_replay_action.transport import Target
+    from mcp_replay_action.transport.process import split_command
+
+    if not url and not server:
+        raise ConfigError(f"{command} needs --server CMD (stdio) or --url URL (HTTP)")
+    return Target(
+        command=tuple(split_command(server)) if server else (),
+        url=url,
+        headers=headers,
+        cwd=cwd,
+        env=env,
+        isolate=isolate,
+        setup=tuple(split_command(setup)) if setup else (),
+        startup_timeout=startup_timeout,
+    )

@@ -10,12 +10,11 @@ from mcp_replay_action.commands.common import (
     cwd_option,
     env_option,
     isolate_option,
-    make_target,
-    parse_env,
     server_option,
     setup_option,
     url_option,
 )
+from mcp_replay_action.plan import make_target, parse_env
 
 
 @click.command()

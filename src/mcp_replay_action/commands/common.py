@@ -16,17 +16,6 @@ from mcp_replay_action.errors import ConfigError
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def parse_env(pairs: Sequence[str]) -> dict[str, str]:
-    """``KEY=VALUE`` options into a dict; a pair without ``=`` is a usage error."""
-    env: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"--env expects KEY=VALUE, got {pair!r}")
-        env[key] = value
-    return env
-
-
 def parse_headers(pairs: Sequence[str]) -> dict[str, str]:
     """``Name: value`` options into a dict (values are secrets: never echoed, even in errors)."""
     if not pairs:
@@ -135,36 +124,6 @@ redact_option = click.option(
 redact_pattern_option = click.option(
     "--redact-pattern", "redact_patterns", multiple=True, metavar="REGEX", help="Also redact matches of REGEX."
 )
-
-
-def make_target(
-    server: str | None,
-    url: str | None,
-    headers: dict[str, str],
-    cwd: str | None,
-    env: dict[str, str],
-    isolate: bool,
-    startup_timeout: float = 30.0,
-    *,
-    setup: str | None = None,
-    command: str = "replay",
-) -> Any:
-    """The ``Target`` the server options describe (``open_transport`` turns it into a transport)."""
-    from mcp_replay_action.transport import Target
-    from mcp_replay_action.transport.process import split_command
-
-    if not url and not server:
-        raise ConfigError(f"{command} needs --server CMD (stdio) or --url URL (HTTP)")
-    return Target(
-        command=tuple(split_command(server)) if server else (),
-        url=url,
-        headers=headers,
-        cwd=cwd,
-        env=env,
-        isolate=isolate,
-        setup=tuple(split_command(setup)) if setup else (),
-        startup_timeout=startup_timeout,
-    )
 
 
 def emit_report(

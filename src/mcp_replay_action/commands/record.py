@@ -12,7 +12,6 @@ from mcp_replay_action.commands.common import (
     env_values,
     isolate_option,
     make_redactor,
-    parse_env,
     parse_listen,
     redact_option,
     redact_pattern_option,
@@ -20,6 +19,7 @@ from mcp_replay_action.commands.common import (
     url_option,
 )
 from mcp_replay_action.errors import ConfigError, ServerStartError
+from mcp_replay_action.plan import parse_env
 
 
 @click.command()

@@ -17,8 +17,6 @@ from mcp_replay_action.commands.common import (
     emit_report,
     header_option,
     isolate_option,
-    make_target,
-    parse_env,
     parse_headers,
     redact_option,
     redact_pattern_option,
@@ -26,6 +24,7 @@ from mcp_replay_action.commands.common import (
     setup_option,
 )
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.plan import REQUEST_TIMEOUT, make_target, parse_env
 
 
 # replay also answers to mcp-recorder's verify spellings (--target-stdio, --target, --target-env,
@@ -76,7 +75,11 @@ from mcp_replay_action.errors import ConfigError
     "between the two live runs as noise (not gating).",
 )
 @click.option(
-    "--timeout", type=Seconds(min=0.1, max=3600), default=30.0, show_default=True, help="Seconds per request."
+    "--timeout",
+    type=Seconds(min=0.1, max=3600),
+    default=REQUEST_TIMEOUT,
+    show_default=True,
+    help="Seconds per request.",
 )
 @click.option(
     "--startup-timeout",
