@@ -273,3 +273,41 @@ def test_under_an_ignore_rule_the_slow_path_runs_and_records_the_rule_as_used(op
     assert not normalized_alike(_body(recorded), _body(live), options)
     assert compare(recorded, live, options) == ()
     assert unused_rules(options) == []
+
+
+def records_answer(count: int, moment: str, *, as_text: bool) -> dict[str, Any]:
+    """An answer of ``count`` records, the last stamped with ``moment``: parsed or as JSON text."""
+    records = [{"name": f"item-{i}", "score": i % 7} for i in range(count)]
+    records[-1]["updatedAt"] = moment
+    body: Any = json.dumps({"records": records}) if as_text else {"records": records}
+    key = "text" if as_text else "structuredContent"
+    return {"jsonrpc": "2.0", "id": 9, "result": {"content": [{"type": "text", key: body}]}}
+
+
+@pytest.mark.parametrize("as_text", [False, True])
+def test_past_its_bounds_the_fast_path_leaves_a_long_answer_to_the_slow_path(
+    as_text: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed look costs what the slow path then costs again: it gives up on a long answer
+    (more values than it visits, a JSON text longer than it parses), which still compares equal."""
+    small = (
+        records_answer(3, "2026-12-01T10:00:00Z", as_text=as_text),
+        records_answer(3, "2026-12-01T11:00:00Z", as_text=as_text),
+    )
+    assert normalized_alike(_body(small[0]), _body(small[1])) is True
+    long = (
+        records_answer(400, "2026-12-01T10:00:00Z", as_text=as_text),
+        records_answer(400, "2026-12-01T11:00:00Z", as_text=as_text),
+    )
+    assert normalized_alike(_body(long[0]), _body(long[1])) is False
+    assert compare(*long) == () == slow_compare(*long, CompareOptions(), monkeypatch)
+
+
+def test_a_long_text_is_left_to_the_slow_path_however_few_values_it_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    def answer(moment: str) -> dict[str, Any]:
+        text = json.dumps({"note": "lorem ipsum " * 400, "at": moment})
+        return {"jsonrpc": "2.0", "id": 9, "result": {"content": [{"type": "text", "text": text}]}}
+
+    pair = (answer("2026-12-01T10:00:00Z"), answer("2026-12-01T11:00:00Z"))
+    assert normalized_alike(_body(pair[0]), _body(pair[1])) is False
+    assert compare(*pair) == () == slow_compare(*pair, CompareOptions(), monkeypatch)

@@ -1114,8 +1114,10 @@ def normalized_alike(a: Any, b: Any, options: NormalizeRules | None = None) -> b
     without building either: True only when the two have the same shape (the same types, keys and
     lengths) and every pair of leaves that differ are strings that normalise alike where they
     stand (a fresh timestamp or UUID in a text, JSON in text holding one, a value under a minted
-    key). False means not known: the caller normalises (under an ignore rule, past a depth, for a
-    long text that ``normalize_pair`` narrows, for any other differing leaf).
+    key). False means not known, and the caller normalises: under an ignore rule, for any other
+    differing leaf, and past a small answer's bounds (``_ALIKE_NODES`` values, ``_ALIKE_TEXT``
+    characters in a differing text, depth ``_ALIKE_DEPTH``), where comparing the long way is what
+    a failed look would have cost again.
 
     Normalising is a function of a node's own value, its key, its depth and the ignore rules still
     alive at its place, and a container's normal form is made from its children's alone (objects
@@ -1125,50 +1127,63 @@ def normalized_alike(a: Any, b: Any, options: NormalizeRules | None = None) -> b
     if normalizer.patterns or normalizer.ignore_keys:
         return False  # rules step along paths (an identity is read raw) and record what they matched
     try:
-        return _alike(a, b, None, 0, normalizer.days)
+        return _Alike(normalizer.days).alike(a, b, None, 0)
     except RecursionError:
         return False
 
 
-# ``normalized_alike`` goes no deeper than this (``MAX_DEPTH`` is far below it: never a digest).
+# ``normalized_alike``'s bounds: the values it looks at, the length of a differing string it masks
+# or parses, the depth it goes to (``MAX_DEPTH`` is far below: never a digest).
+_ALIKE_NODES = 512
+_ALIKE_TEXT = 4096
 _ALIKE_DEPTH = 32
 
 
-def _alike(a: Any, b: Any, key: str | None, depth: int, days: tuple[int, ...]) -> bool:
-    kind = type(a)
-    if kind is not type(b):
-        return False  # True and 1, 1 and 1.0: normalised apart, or not known
-    if kind is str:
-        if a == b:
+class _Alike:
+    """One ``normalized_alike`` look: the reference days, and how many more values it may visit."""
+
+    __slots__ = ("days", "left")
+
+    def __init__(self, days: tuple[int, ...]) -> None:
+        self.days = days
+        self.left = _ALIKE_NODES
+
+    def alike(self, a: Any, b: Any, key: str | None, depth: int) -> bool:
+        self.left -= 1
+        kind = type(a)
+        if self.left < 0 or depth > _ALIKE_DEPTH or kind is not type(b):
+            return False  # True and 1, 1 and 1.0: normalised apart, or not known
+        if kind is str:
+            if a == b:
+                return True
+            if key is not None and (_opaque_key(key) or key in BASE64_KEYS):
+                return _opaque_key(key)  # both <opaque>; a base64 payload is not known
+            if len(a) >= _ALIKE_TEXT or len(b) >= _ALIKE_TEXT:
+                return False
+            parsed_a, parsed_b = json_text_of(a), json_text_of(b)
+            if parsed_a is None and parsed_b is None:
+                return _plain_string(a, self.days) == _plain_string(b, self.days)  # as ``string`` makes each
+            if parsed_a is None or parsed_b is None:
+                return False
+            return self.alike(parsed_a, parsed_b, None, depth + 1)  # inside one JsonText box each
+        if kind is dict:
+            if len(a) != len(b):
+                return False
+            for k, v in a.items():
+                if type(k) is not str or k not in b or not self.alike(v, b[k], k, depth + 1):
+                    return False
             return True
-        if key is not None and (_opaque_key(key) or key in BASE64_KEYS):
-            return _opaque_key(key)  # both <opaque>; a base64 payload is not known
-        if len(a) >= NARROW_MIN_CHARS or len(b) >= NARROW_MIN_CHARS:
-            return False  # narrowed at text level by normalize_pair, not parsed whole here
-        parsed_a, parsed_b = json_text_of(a), json_text_of(b)
-        if parsed_a is None and parsed_b is None:
-            return _plain_string(a, days) == _plain_string(b, days)  # what ``string`` makes of each
-        if parsed_a is None or parsed_b is None or depth >= _ALIKE_DEPTH:
-            return False
-        return _alike(parsed_a, parsed_b, None, depth + 1, days)  # inside one JsonText box each
-    if kind is dict:
-        if len(a) != len(b) or depth >= _ALIKE_DEPTH:
-            return False
-        for k, v in a.items():
-            if type(k) is not str or k not in b or not _alike(v, b[k], k, depth + 1, days):
+        if kind is list:
+            if len(a) != len(b):
                 return False
-        return True
-    if kind is list:
-        if len(a) != len(b) or depth >= _ALIKE_DEPTH:
-            return False
-        for x, y in zip(a, b, strict=True):
-            if not _alike(x, y, None, depth + 1, days):
-                return False
-        return True
-    if kind is int or kind is float or kind is bool or a is None:
-        # One type, one value (NaN is not equal to itself: not known): the same normal form.
-        return bool(a == b)
-    return False  # anything JSON does not make
+            for x, y in zip(a, b, strict=True):
+                if not self.alike(x, y, None, depth + 1):
+                    return False
+            return True
+        if kind is int or kind is float or kind is bool or a is None:
+            # One type, one value (NaN is not equal to itself: not known): the same normal form.
+            return bool(a == b)
+        return False  # anything JSON does not make
 
 
 def normalize(obj: Any, options: NormalizeRules | None = None) -> Any:
