@@ -372,3 +372,89 @@ def test_comparisons_in_several_threads_find_what_each_finds_alone(monkeypatch: 
     assert loads > 100, loads  # shared items were read through the kept run, from every thread
     for (worker, i), got in found.items():
         assert got == alone[i], (worker, i)
+
+
+def _loaded(value: Any) -> Any:
+    """A skeleton with every ``Slice`` read: the value it stands for."""
+    if isinstance(value, narrow.Slice):
+        return value.load()
+    if isinstance(value, dict):
+        return {k: _loaded(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_loaded(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_recorded_text_read_ahead_is_narrowed_as_one_read_then(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """The runs of a recorded text read ahead (all of them, or the first few steps: the answer
+    came early) are the runs narrowing it against the live text would read with the same window:
+    skeletons and findings are those of the narrowing alone, on random documents, edits and
+    option sets, with runs of a few items and windows of a few characters; the difference ending
+    mid-run is read past item by item, and the runs read ahead are taken again from the next."""
+    rng = random.Random(300 + seed)
+    if seed % 2:
+        monkeypatch.setattr(narrow, "_WINDOWS", (3, 7, 20))
+    monkeypatch.setattr(narrow, "RUN_CHARS", (60, 250, 700, 3000)[seed % 4])
+    monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", 0)
+    fresh = 0  # runs a narrowing read itself
+    real_run = narrow._run
+
+    def counted(text: str, at: int, limit: int) -> Any:
+        nonlocal fresh
+        fresh += 1
+        return real_run(text, at, limit)
+
+    monkeypatch.setattr(narrow, "_run", counted)
+    alone_runs = ahead_runs = 0
+    for case in range(40):
+        doc = _document(rng)
+        if rng.random() < 0.5 and isinstance(doc, dict):
+            doc["records"] = [_record(rng, i, 2) for i in range(rng.randint(50, 200))]
+        edited = doc
+        for _ in range(rng.choice([1, 1, 2, 3])):
+            edited = _edit(rng, edited)
+        text_a, text_b = _text(rng, doc), _text(rng, edited)
+        before, after = _answer(text_a), _answer(text_b)
+        options = rng.choice(OPTIONS)
+        fresh = 0
+        alone = compare(before, after, options), _loaded(skeletons(text_a, text_b, 100))
+        steps = rng.choice([0, 1, 5, 1 << 30])
+        whole = steps == 1 << 30
+        alone_runs += fresh if whole else 0
+        ahead = narrow.ReadAhead(text_a)
+        for _ in range(steps):
+            if not ahead.step():
+                break
+        try:
+            fresh = 0
+            read_ahead = compare(before, after, options), _loaded(skeletons(text_a, text_b, 100))
+            ahead_runs += fresh if whole else 0
+        finally:
+            ahead.close()
+        assert read_ahead[0] == alone[0], (seed, case, options, steps)
+        assert json.dumps(read_ahead[1]) == json.dumps(alone[1]), (seed, case, options, steps)  # True is not 1
+        assert not narrow._BY_TEXT
+    # Read ahead whole, a text leaves its narrowing few runs to read: those near the difference.
+    assert ahead_runs < alone_runs // 2, (ahead_runs, alone_runs)
+
+
+def test_a_read_ahead_is_found_by_its_text_only_and_lets_go_when_closed() -> None:
+    text = json.dumps({"records": [{"name": f"item-{i}", "v": i} for i in range(3000)]})
+    copy = "".join(text)  # an equal text, another object
+    assert copy == text and copy is not text
+    ahead = narrow.ReadAhead(text)
+    while ahead.step():
+        pass
+    assert len(ahead.runs) > 1 and list(ahead.starts) == sorted(ahead.runs)
+    assert narrow._Narrower(text, text.replace("item-7", "item-8"), 10).ahead is ahead
+    assert narrow._Narrower(copy, text.replace("item-7", "item-8"), 10).ahead is None
+    ahead.close()
+    assert narrow._Narrower(text, text.replace("item-7", "item-8"), 10).ahead is None
+    assert not ahead.step()  # closed: nothing more is read
+    # What is worth reading ahead: the longest text that opens as JSON, in a few hundred values.
+    long = "[" + "1," * narrow.READ_AHEAD_CHARS + "1]"
+    assert narrow.long_json_text({"result": {"content": [{"type": "text", "text": long}]}}) is long
+    assert narrow.long_json_text({"a": long[:-2], "b": ["x" * (2 * narrow.READ_AHEAD_CHARS), long]}) is long
+    assert narrow.long_json_text({"a": "[" + "1," * 10 + "1]", "b": " " + long}) is None
+    assert narrow.long_json_text([[[[list(range(1000))]]], long]) is long

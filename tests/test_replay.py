@@ -316,3 +316,86 @@ def test_header_redaction_rules_apply_to_live_responses(monkeypatch: pytest.Monk
         path=c.path,
     )
     assert statuses(run(c, fake("echo_server"))) == ["pass", "pass"]
+
+
+def _read_ahead_cases() -> list[tuple[str, Any]]:
+    """(what, live document): one long named list, edited as a server might (the last: as it was)."""
+    records = [
+        {"name": f"item-{i}", "score": i % 7, "tags": ["a", "b"], "when": "2026-11-30T10:00:00Z", "note": 'é "q" \\'}
+        for i in range(400)
+    ]
+
+    def edited(change: Any) -> Any:
+        doc = {"records": json.loads(json.dumps(records)), "total": len(records)}
+        change(doc["records"])
+        return doc
+
+    def at(i: int, key: str, value: Any) -> Any:
+        return lambda rs: rs[i].__setitem__(key, value)
+
+    return [
+        ("first leaf", edited(at(0, "score", -1))),
+        ("middle leaf", edited(at(200, "score", -1))),
+        ("last leaf", edited(at(399, "score", True))),
+        ("1 for 1.0", edited(at(123, "score", 4.0))),
+        ("renamed", edited(at(250, "name", "item-x"))),
+        ("duplicate name", edited(at(251, "name", "item-3"))),
+        ("reordered", edited(lambda rs: rs.insert(300, rs.pop(100)))),
+        ("masked timestamp", edited(at(77, "when", "2026-12-01T09:00:00Z"))),
+        ("non-ASCII", edited(at(310, "note", "ü\u2028\ud7ff"))),
+        ("removed", edited(lambda rs: rs.pop(150))),
+        ("unchanged", edited(lambda rs: None)),
+    ]
+
+
+def test_a_long_recorded_text_read_ahead_replays_to_the_same_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a slow server works, the long JSON text of the answer it owes is read ahead
+    (``narrow.ReadAhead``); the replay finds exactly what it finds without (one CPU), for a named
+    list changed at its first, middle and last record, a name changed or repeated, records moved
+    or removed, a masked value, non-ASCII and escapes, 1 against 1.0 and true, nothing changed,
+    with and without an ignore rule and reordering allowed; and no read-ahead is left open."""
+    from mcp_replay_action import narrow, replay
+    from mcp_replay_action.compare_options import CompareOptions
+
+    monkeypatch.setattr(narrow, "READ_AHEAD_CHARS", 2000)
+    monkeypatch.setattr(narrow, "RUN_CHARS", 700)
+    steps = 0
+    real_step = narrow.ReadAhead.step
+
+    def counted(self: narrow.ReadAhead) -> bool:
+        nonlocal steps
+        steps += 1
+        return real_step(self)
+
+    monkeypatch.setattr(narrow.ReadAhead, "step", counted)
+    cases = _read_ahead_cases()
+    recorded_doc = cases[-1][1]  # the unchanged one
+    for what, live_doc in cases:
+        for compare in (CompareOptions(), CompareOptions(ignore_keys=("tags",), allow_reorder=True)):
+            c = cassette(
+                *handshake(),
+                req(
+                    2,
+                    1,
+                    "tools/call",
+                    {"name": "echo", "arguments": live_doc},
+                    {
+                        "result": {
+                            "content": [{"type": "text", "text": json.dumps(recorded_doc)}],
+                            "structuredContent": recorded_doc,
+                        }
+                    },
+                ),
+            )
+            found = []
+            for cpus in (1, 2):
+                monkeypatch.setattr(replay, "usable_cpus", lambda cpus=cpus: cpus)
+                steps = 0
+                result = run(c, fake("echo_server", "--delay", "0.1"), compare=compare)
+                found.append([(r.status, r.findings, r.noise) for r in result.results])
+                assert steps == 0 if cpus == 1 else steps > 3, (what, cpus, steps)
+                assert not narrow._BY_TEXT
+            assert found[0] == found[1], what
+            # A named list is lined up by name: records moved are no failure, with or without reordering.
+            passes = what in ("unchanged", "masked timestamp", "1 for 1.0", "reordered")
+            assert (found[1][-1][0] == "pass") == passes, (what, found[1])

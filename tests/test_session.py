@@ -5,6 +5,7 @@ aside; waits bounded."""
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -66,3 +67,61 @@ def test_a_crash_is_server_exited() -> None:
             client.call("tools/call", {"name": "echo", "arguments": {}})
     finally:
         transport.close()
+
+
+def test_work_waiting_for_a_slow_answer_is_done_a_step_at_a_time_and_never_delays_it() -> None:
+    """``idle`` runs only once a server is slow (nothing within ``IDLE_AFTER``), a step per look
+    at the transport, until it says it is done; the answer is the one awaited either way, and the
+    wait stays bounded while it runs."""
+    from mcp_replay_action.session import IDLE_AFTER
+
+    def work(steps: int) -> tuple[list[float], Any]:
+        done: list[float] = []
+
+        def idle() -> bool:
+            done.append(time.monotonic())
+            time.sleep(0.001)
+            return len(done) < steps
+
+        return done, idle
+
+    for delay, steps in ((0.0, 100), (0.3, 5), (0.3, 10_000)):
+        transport = started_with("echo_server", "--delay", str(delay))
+        try:
+            client = ClientSession(transport, timeout=10)
+            client.call("initialize", INIT)
+            done, idle = work(steps)
+            message = client.message("tools/call", {"name": "echo", "arguments": {"n": steps}})
+            sent = time.monotonic()
+            transport.send(message)
+            answer = client.await_response(message["id"], 10, idle)
+            took = time.monotonic() - sent
+        finally:
+            transport.close()
+        assert answer["id"] == message["id"] and answer["result"]["structuredContent"] == {"n": steps}
+        if delay == 0.0:
+            assert done == [] or done[0] - sent >= IDLE_AFTER  # a quick answer: no work begun
+        else:
+            assert done[0] - sent >= IDLE_AFTER
+            assert len(done) == steps if steps == 5 else 0 < len(done) < steps  # all done, or stopped
+            assert took < delay + 1.0
+    transport = started_with("hang_server")
+    try:
+        client = ClientSession(transport, timeout=10)
+        client.call("initialize", INIT)
+        done, idle = work(10_000)
+        with pytest.raises(TransportTimeout, match="within"):
+            client.request(client.message("tools/call", {"name": "echo", "arguments": {}}), 0.3)
+        message = client.message("tools/call", {"name": "echo", "arguments": {}})
+        transport.send(message)
+        with pytest.raises(TransportTimeout, match="within"):
+            client.await_response(message["id"], 0.3, idle)
+    finally:
+        transport.close()
+    assert 0 < len(done) < 10_000
+
+
+def started_with(name: str, *args: str) -> Any:
+    transport = open_transport(Target(command=(sys.executable, str(FAKES / f"{name}.py"), *args)))
+    transport.start()
+    return transport

@@ -63,7 +63,7 @@ def wait_dead(pid: int, timeout: float = 10.0) -> bool:
 def transports(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
     """Transports to start, closed after the test. Every test runs twice: with answers awaited by
     polling the pipe first (as with a second CPU) and by sleeping in select() at once (one CPU)."""
-    monkeypatch.setattr(stdio, "_usable_cpus", lambda: 2 if request.param == "look" else 1)
+    monkeypatch.setattr(stdio, "usable_cpus", lambda: 2 if request.param == "look" else 1)
     started: list[StdioTransport] = []
 
     def make(command: Any, **kw: Any) -> StdioTransport:
@@ -539,7 +539,7 @@ def test_polling_stops_after_misses_in_a_row_and_resumes_after_a_quick_wake() ->
 
 
 def test_no_polling_on_one_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(stdio, "_usable_cpus", lambda: 1)
+    monkeypatch.setattr(stdio, "usable_cpus", lambda: 1)
     assert stdio._Poller.for_fd(0) is None
-    monkeypatch.setattr(stdio, "_usable_cpus", lambda: 2)
+    monkeypatch.setattr(stdio, "usable_cpus", lambda: 2)
     assert isinstance(stdio._Poller.for_fd(0), stdio._Poller)

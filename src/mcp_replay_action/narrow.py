@@ -25,7 +25,8 @@ from __future__ import annotations
 import json
 import re
 from array import array
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Generator, Iterator, Sequence
 from json.decoder import scanstring  # type: ignore[attr-defined]  # the C one, as json uses
 from typing import Any
 
@@ -255,10 +256,11 @@ def _scan(text: str, at: int) -> tuple[Any, int]:
         raise Fallback from None
 
 
-def _fit(text: str, at: int, limit: int) -> tuple[Any, int] | None:
+def _fit(text: str, at: int, limit: int, sizes: Sequence[int] = ()) -> tuple[Any, int] | None:
     """The value at ``at`` and its end, read from windows of ``text`` that end before ``limit``;
-    None when it does not end (with one character of lookahead) inside the largest window."""
-    for size in _WINDOWS:
+    None when it does not end (with one character of lookahead) inside the largest window
+    (``_WINDOWS``, or ``sizes``)."""
+    for size in sizes or _WINDOWS:
         hi = min(at + size, limit)
         window = text[at:hi]
         try:
@@ -323,6 +325,115 @@ def _skip(text: str, at: int) -> int:
     return cursor.end
 
 
+# A recorded text shorter than this is narrowed in a few milliseconds: not worth reading ahead.
+READ_AHEAD_CHARS = 1 << 20
+_READ_AHEAD_DEPTH = 32  # containers entered, at most: the narrowing descends no deeper in practice
+_BY_TEXT: dict[int, ReadAhead] = {}  # the read-aheads open, by the id of the text each reads
+
+
+def long_json_text(value: Any) -> str | None:
+    """The longest string in a JSON value (an answer, parsed) that may be a JSON text worth
+    reading ahead: ``READ_AHEAD_CHARS`` or longer, opening with "{" or "[". A few hundred values
+    are looked at, at most, the outer first: an answer with a long text holds it near the top."""
+    best: str | None = None
+    todo = [value]
+    for looked, node in enumerate(todo):  # grows as it goes: the values a level down come after
+        if looked == 512:
+            break
+        kind = type(node)
+        if kind is str:
+            if len(node) >= READ_AHEAD_CHARS and node[0] in _CLOSE and (best is None or len(node) > len(best)):
+                best = node
+        elif kind is dict:
+            todo.extend(node.values())
+        elif kind is list:
+            todo.extend(node[:64])
+    return best
+
+
+class ReadAhead:
+    """The runs of array items of one long recorded JSON text, read before the live answer it is
+    compared with has arrived (while the server works on it, one ``step`` at a time), as
+    ``_run`` reads them: a narrowing of this text against any other takes each run it would read
+    with the same window from here, and reads only the others itself. Runs of shared items are
+    most of the work of narrowing one changed leaf in a long list (parsing every shared record
+    once, to learn its name). Open until ``close``; ``skeletons`` of ``text`` finds it by the
+    text's identity."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        # What _run(text, at, len(text)) gave at each position read (None: no run there), and
+        # those positions in increasing order (the walk goes left to right).
+        self.runs: dict[int, list[Slice] | None] = {}
+        self.starts = array("q")
+        self._steps: Iterator[Any] | None = self._container(0, 0) if text[:1] in _CLOSE else None
+        _BY_TEXT[id(text)] = self
+
+    def step(self) -> bool:
+        """Read one more run or member (about a millisecond); False once all is read, or the
+        reading stopped at what it cannot read."""
+        if self._steps is None:
+            return False
+        try:
+            next(self._steps)
+            return True
+        except (StopIteration, Fallback, ValueError, RecursionError, IndexError):
+            self._steps = None  # what was read stays right: a run depends only on its own bytes
+            return False
+
+    def close(self) -> None:
+        """Stop reading, and let ``skeletons`` no longer find it."""
+        self._steps = None
+        if _BY_TEXT.get(id(self.text)) is self:
+            del _BY_TEXT[id(self.text)]
+
+    def run(self, at: int, limit: int) -> list[Slice] | None:
+        """``_run(self.text, at, limit)``, from what was read ahead when it holds that run (read
+        with the same window: ``limit`` does not cut it shorter than the text's end did)."""
+        if min(at + RUN_CHARS, limit) == min(at + RUN_CHARS, len(self.text)):
+            run = self.runs.get(at, _MISSING)
+            if run is not _MISSING:
+                return run  # type: ignore[return-value]
+        return _run(self.text, at, limit)
+
+    def next_start(self, at: int) -> int:
+        """The first position after ``at`` where a run was read ahead (-1: none)."""
+        starts = self.starts
+        i = bisect_right(starts, at)
+        return starts[i] if i < len(starts) else -1
+
+    def _container(self, c: int, depth: int) -> Generator[None, None, int]:
+        """Read the container at ``c`` as the narrowing reads one: an array's items a run at a
+        time from its first, a member that is no run read alone, and a member too long for the
+        largest window entered; then past its end (``_Cursor.end``)."""
+        text = self.text
+        cursor = _Cursor(text, c)
+        while not cursor.done:
+            at = cursor.pos
+            if not cursor.obj:
+                run = _run(text, at, len(text))
+                self.runs[at] = run
+                self.starts.append(at)
+                yield
+                if run is not None:
+                    cursor.after(run[0].stop)
+                    continue
+            _, start = cursor.member()
+            # A container the smallest window does not hold may hold runs: it is entered, as
+            # the narrowing enters the one that holds the difference.
+            entered = text[start] in "{[" and depth < _READ_AHEAD_DEPTH
+            got = _fit(text, start, len(text), _WINDOWS[:1] if entered else ())
+            if got is not None:
+                end = got[1]
+            elif entered:
+                end = yield from self._container(start, depth + 1)
+            else:
+                end = _skip(text, start)
+            yield
+            cursor.after(end)
+        return cursor.end
+
+
 class _Closed:
     """A container that closed before the first differing byte (``end``: just past it)."""
 
@@ -342,6 +453,8 @@ class _Narrowed:
 class _Narrower:
     def __init__(self, a: str, b: str, levels: int) -> None:
         self.ta, self.tb = a, b
+        ahead = _BY_TEXT.get(id(a))
+        self.ahead = ahead if ahead is not None and ahead.text is a else None
         self.p = common_prefix(a, b)
         s = common_suffix(a, b, min(len(a), len(b)) - self.p)
         self.qb = len(b) - s  # b's bytes from qb on are a's from qb - shift on
@@ -363,7 +476,7 @@ class _Narrower:
             if at >= p:
                 break
             if not obj and p - at > _WINDOWS[0]:
-                run = _run(ta, at, p)
+                run = _run(ta, at, p) if self.ahead is None else self.ahead.run(at, p)
                 if run is not None:
                     shared.extend(run)
                     resume = run[0].stop  # the comma after the run's last item
@@ -459,9 +572,19 @@ class _Narrower:
             else:
                 a_values.append(_scan(ta, rest_starts[j])[0])
         suffix = [Slice(ta, rest_starts[j], rest_ids[j]) for j in range(tail, len(rest_starts))]
+        ahead = self.ahead
+        resync = -1  # where the runs read ahead start again, reached by reading members alone
         while not ca.done:  # the shared members after the difference
-            if not obj:
-                run = _run(ta, ca.pos, len(ta))
+            if not obj and ca.pos >= resync:
+                if ahead is None:
+                    run = _run(ta, ca.pos, len(ta))
+                elif ca.pos in ahead.runs:
+                    run = ahead.runs[ca.pos]
+                else:
+                    # The difference ended mid-run: the items up to the next run read ahead
+                    # (within a run's length) are read alone, and from there the runs are taken.
+                    resync = ahead.next_start(ca.pos)
+                    run = None if 0 <= resync - ca.pos <= RUN_CHARS else _run(ta, ca.pos, len(ta))
                 if run is not None:
                     suffix.extend(run)
                     ca.after(run[0].stop)

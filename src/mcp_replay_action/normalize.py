@@ -46,7 +46,15 @@ from operator import is_not
 from typing import Any, Protocol
 
 from mcp_replay_action.minted import MINTED_KEYS, is_minted_key, looks_minted
-from mcp_replay_action.narrow import MISSING, Slice, identity_index, set_identity_keys, skeletons
+from mcp_replay_action.narrow import (
+    MISSING,
+    ReadAhead,
+    Slice,
+    identity_index,
+    long_json_text,
+    set_identity_keys,
+    skeletons,
+)
 from mcp_replay_action.paths import Token, parse_path
 
 # -- placeholders -----------------------------------------------------------------------------
@@ -1093,6 +1101,15 @@ def _normalizer_for(options: NormalizeRules | None) -> _Normalizer:
         bool(options.allow_reorder),
         reference_days(tuple(getattr(options, "moments", ()))),
     )
+
+
+def read_ahead(answer: Any) -> ReadAhead | None:
+    """A reading ahead of the long JSON text of a recorded ``answer`` (``narrow.long_json_text``),
+    for ``normalize_pair`` to narrow it against the live answer with (``narrow.ReadAhead``); None
+    when the answer holds no such text. Made here, where the identity keys the runs keep for
+    ``keyed`` are set."""
+    text = long_json_text(answer)
+    return None if text is None else ReadAhead(text)
 
 
 def normalize_pair(a: Any, b: Any, options: NormalizeRules | None = None) -> tuple[Any, Any]:

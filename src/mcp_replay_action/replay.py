@@ -28,7 +28,7 @@ from mcp_replay_action.errors import (
     ServerStartError,
     TransportTimeout,
 )
-from mcp_replay_action.gcpause import frozen, thawing
+from mcp_replay_action.gcpause import frozen, paused, thawing
 from mcp_replay_action.grade import score
 from mcp_replay_action.matchers import same_request, unchanged
 from mcp_replay_action.plan import Plan
@@ -45,12 +45,13 @@ from mcp_replay_action.results import (
 )
 from mcp_replay_action.session import ClientSession, diag_kwargs, error_answer
 from mcp_replay_action.transport import Transport, open_transport
-from mcp_replay_action.transport.process import last_line
+from mcp_replay_action.transport.process import last_line, usable_cpus
 from mcp_replay_action.verdict import judge, missing_finding, pass_into
 
 if TYPE_CHECKING:
     from mcp_replay_action.carry import Carry
     from mcp_replay_action.early import EarlyServer
+    from mcp_replay_action.narrow import ReadAhead
     from mcp_replay_action.noise import NoiseRule
     from mcp_replay_action.update import UpdateSummary
 
@@ -130,6 +131,10 @@ class _Session:
         # would leave one idle), unless latency is judged: then each answer is timed alone.
         self.unsettled: _Answer | None = None
         self.overlap = options.max_slowdown is None and options.repeat <= 1
+        # Reading a recorded answer ahead while the server works (``_await``) needs a CPU of its own.
+        self.cpus_to_spare = usable_cpus() >= 2
+        self.awaited: Interaction | None = None  # the interaction whose answer is awaited
+        self.ahead: ReadAhead | None = None  # its recording, read ahead so far
 
     def run(self) -> None:
         self.deadline = time.monotonic() + self.options.total_timeout
@@ -171,6 +176,36 @@ class _Session:
             self.carry = Carry(outgoing)
         self.carry.learn(recorded, live)
 
+    def _await(self, inter: Interaction, request_id: Any, wait: float) -> dict[str, Any]:
+        """The live answer to ``inter``'s request; while the server is slow to give it, and a CPU
+        is left for it to work on, the long JSON text of the recorded answer is read ahead
+        (``_read_ahead``) for the comparison to come. A confirming run compares nothing."""
+        if self.gather is not None or not self.cpus_to_spare:
+            return self.client.await_response(request_id, wait)
+        self.awaited = inter
+        try:
+            return self.client.await_response(request_id, wait, self._read_ahead)
+        except BaseException:
+            if self.ahead is not None:
+                self.ahead.close()  # no answer to compare it with
+                self.ahead = None
+            raise
+
+    def _read_ahead(self) -> bool:
+        """One step of reading the awaited answer's recording ahead (``narrow.ReadAhead``): its
+        longest JSON text, parsed the way narrowing it against the live one will parse it. False
+        when there is no such text (nearly every answer) or nothing left to read."""
+        ahead = self.ahead
+        if ahead is None:
+            from mcp_replay_action.normalize import read_ahead
+
+            assert self.awaited is not None
+            ahead = self.ahead = read_ahead(self.awaited.response)
+            if ahead is None:
+                return False
+        with paused():  # a step builds a run of records: no collection walks them half built
+            return ahead.step()
+
     def _redacted(self, answer: _Answer) -> dict[str, Any]:
         """The live answer of ``answer``, redacted (once, when first needed)."""
         if not answer.redacted:
@@ -211,7 +246,7 @@ class _Session:
         try:
             self.transport.send(message)
             self._settle()  # the previous answer, compared while the server works on this one
-            live = self.client.await_response(message.get("id"), wait)
+            live = self._await(inter, message.get("id"), wait)
         except TransportTimeout:
             if first:
                 raise ServerStartError(
@@ -259,7 +294,8 @@ class _Session:
         self.consecutive_timeouts = 0
         if self.on_live is not None:
             self.on_live(inter, live)
-        answer = _Answer(inter, message, substitutions, live, latency, first)
+        answer = _Answer(inter, message, substitutions, live, latency, first, self.ahead)
+        self.ahead = None
         recorded = inter.response
         if recorded is not None and recorded != live:
             self.to_learn = answer  # it may hold a value the server minted afresh (``_learn``)
@@ -277,7 +313,11 @@ class _Session:
         inter, live, recorded = answer.inter, self._redacted(answer), answer.inter.response
         # The first answer's time is mostly the server starting: it says nothing about speed.
         slow = None if answer.first else slowdown(inter.latency_ms, answer.latency, self.options.max_slowdown)
-        findings = _compared(recorded, live, self.compare_options)
+        try:
+            findings = _compared(recorded, live, self.compare_options)
+        finally:
+            if answer.ahead is not None:
+                answer.ahead.close()
         if findings:
             self.live[inter.seq] = live
             self.recorded[inter.seq] = inter
@@ -375,7 +415,7 @@ class _Answer:
     carry may learn from it, else while the server works on that message. Slots, not a frozen
     dataclass: one is made per request, and the dataclass costs several times as much to make."""
 
-    __slots__ = ("inter", "sent", "substitutions", "live", "latency", "first", "redacted")
+    __slots__ = ("inter", "sent", "substitutions", "live", "latency", "first", "redacted", "ahead")
 
     def __init__(
         self,
@@ -385,6 +425,7 @@ class _Answer:
         live: dict[str, Any],
         latency: float,
         first: bool,
+        ahead: ReadAhead | None = None,
     ) -> None:
         self.inter = inter
         self.sent = sent  # the request as really sent
@@ -393,6 +434,7 @@ class _Answer:
         self.latency = latency  # milliseconds
         self.first = first
         self.redacted = False
+        self.ahead = ahead  # its recording's long text read ahead, closed once compared
 
 
 def replay_cassette(

@@ -37,6 +37,10 @@ def result_answer(request: Message, result: dict[str, Any]) -> Message:
     return {"jsonrpc": "2.0", "id": request.get("id"), "result": result}
 
 
+# A server that has not answered within this long is slow: work waiting for it may begin.
+IDLE_AFTER = 0.005
+
+
 class ClientSession:
     """A client talking to a started transport. ``answer`` answers server-to-client requests;
     ``on_server_request(request, answer)`` and ``on_notification(message)`` see them as they pass
@@ -92,14 +96,27 @@ class ClientSession:
         self.transport.send(message)
         return self.await_response(message.get("id"), timeout)
 
-    def await_response(self, request_id: Any, timeout: float) -> Message:
-        """Read until the response to ``request_id`` arrives (see ``request``)."""
+    def await_response(self, request_id: Any, timeout: float, idle: Callable[[], bool] | None = None) -> Message:
+        """Read until the response to ``request_id`` arrives (see ``request``). ``idle``: work to
+        do while a slow server works, a short step per call (False once there is none left),
+        begun once nothing has arrived for ``IDLE_AFTER``; the transport is looked at between
+        steps, so an answer waits for one step at most."""
         until = time.monotonic() + timeout
+        quiet = IDLE_AFTER
         while True:
             left = until - time.monotonic()
             if left <= 0:
                 raise TransportTimeout(f"no response within {timeout:g} s", **diag_kwargs(self.transport))
-            msg = self.transport.receive(left)
+            if idle is None:
+                msg = self.transport.receive(left)
+            else:
+                try:
+                    msg = self.transport.receive(min(quiet, left))
+                except TransportTimeout:
+                    quiet = 0.0
+                    if not idle():
+                        idle = None  # nothing (left) to do: wait as usual
+                    continue
             if "method" in msg:
                 if "id" in msg:
                     self._answer(msg)

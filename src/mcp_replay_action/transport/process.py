@@ -85,6 +85,14 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask where the OS has one)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is not None:
+        return len(affinity(0))
+    return os.cpu_count() or 1
+
+
 def split_command(command: str | Sequence[str]) -> list[str]:
     """The argv of a server command: a string is split like a POSIX shell would (no expansion)."""
     if isinstance(command, str):

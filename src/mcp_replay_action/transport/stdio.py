@@ -24,6 +24,7 @@ from mcp_replay_action.transport.process import (
     run_setup,
     spawn_server,
     split_command,
+    usable_cpus,
     wait_leader,
 )
 
@@ -353,7 +354,7 @@ class _Poller:
     def for_fd(cls, fd: int) -> _Poller | None:
         """A poller for ``fd``, or None where looking cannot pay: one CPU (the server needs it
         to answer while we look), or no ``select.poll``."""
-        if not hasattr(select, "poll") or _usable_cpus() < 2:
+        if not hasattr(select, "poll") or usable_cpus() < 2:
             return None
         poll = select.poll()
         poll.register(fd, select.POLLIN)
@@ -378,11 +379,3 @@ class _Poller:
         that short would have been caught by a look, so looking is tried again."""
         if waited < POLL_FOR:
             self._misses = 0
-
-
-def _usable_cpus() -> int:
-    """The CPUs this process may run on (its affinity mask where the OS has one)."""
-    affinity = getattr(os, "sched_getaffinity", None)
-    if affinity is not None:
-        return len(affinity(0))
-    return os.cpu_count() or 1
