@@ -608,3 +608,111 @@ def test_a_long_text_is_redacted_as_the_short_text_path_redacts_it(monkeypatch: 
         assert got == plain.apply({"text": text})
         assert fast.hits == plain.hits
         monkeypatch.undo()
+
+
+# Pieces of text a live answer may hold: secrets of every shape the rules know, near misses, and
+# the characters and words the rules look for before they run.
+_PIECES = [
+    "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gH3jK5",
+    "xoxb-1234-5678-abcdefghij",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc",
+    "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----",
+    "password=hunter2hunter2",
+    "password: hunter2hunter2",
+    "token: abc",
+    '"api_key": "Zx81kQ0pLm3Vb7Tn"',
+    "Authorization: Bearer Zx81kQ0pLm3Vb7TnQw",
+    "https://bob:pa55word@db.example.com/x",
+    "A1b2C3d4E5f6G7h8I9j0K1l2",  # a long token run
+    "s3cr3t-env-value",
+    "PASS",
+    "Tok en",
+    "bear er",
+    "Basic",
+    "KEY",
+    "=",
+    ":",
+    "@",
+    "//",
+    "é",
+    "İ",
+    "ß",
+    '"',
+    "\n",
+]
+
+
+def _filler(rnd: random.Random, size: int) -> str:
+    """JSON-ish data and prose, with the pieces above here and there."""
+    out: list[str] = []
+    while sum(map(len, out)) < size:
+        roll = rnd.random()
+        if roll < 0.5:
+            i = rnd.randrange(1000)
+            out.append(f'{{"id":{i},"name":"item-{i}","tags":["a","b"]}},')
+        elif roll < 0.8:
+            out.append(rnd.choice(["the quick brown fox ", "jumps over ", "a lazy dog. ", "0123 ", "x" * 19 + " "]))
+        else:
+            out.append(rnd.choice(_PIECES))
+    return "".join(out)
+
+
+def test_a_long_text_beside_its_learned_twin_is_redacted_as_it_is_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A live text that differs from its learned twin (``Redactor.learn``) in one place is left
+    as it is only when redacting it alone leaves it so: on random texts (data, prose, near
+    misses), edited with every secret shape, a piece of one, or a secret cut so that it forms
+    across the edit's edges, twins that hold some of the looked-for words themselves, and
+    redactors with user keys, patterns, env values or no built-in rules, the redacted text and
+    the hits are those of ``apply`` on the text alone."""
+    from mcp_replay_action import redact
+
+    monkeypatch.setattr(redact, "_LONG_TEXT", 200)  # long texts of a few hundred characters
+    quiet = 0
+    looked = Redactor._quiet_beside
+
+    def counted(self: Redactor, text: str, twin: str) -> bool:
+        nonlocal quiet
+        settled = looked(self, text, twin)
+        quiet += settled
+        return settled
+
+    monkeypatch.setattr(Redactor, "_quiet_beside", counted)
+    rnd = random.Random(29)
+    configs = [
+        {},
+        {"keys": ("sessionid",)},
+        {"patterns": (r"item-99\d",)},
+        {"env_values": {"DB_PASSWORD": "s3cr3t-env-value"}},
+        {"defaults": False},
+        {"defaults": False, "env_values": {"X_TOKEN": "item-4"}},
+        {"defaults": False, "keys": ("name",)},
+    ]
+    for trial in range(600):
+        twin = "[" + _filler(rnd, rnd.randint(200, 2500)) + "]" if rnd.random() < 0.7 else _filler(rnd, 400)
+        if rnd.random() < 0.5:  # a twin of plain data only: the fast look settles most of them
+            twin = json.dumps([{"id": i, "name": f"item-{i}"} for i in range(rnd.randint(10, 80))])
+        at = rnd.randrange(len(twin))
+        end = min(len(twin), at + rnd.choice([0, 1, 5, 40]))
+        piece = rnd.choice([*_PIECES, "", "item-7", "zz"])
+        if rnd.random() < 0.3 and len(piece) > 2:
+            # A secret cut in two: its second half written just after the edit, so that it is
+            # whole only in the live text, across the edit's edge.
+            cut = rnd.randrange(1, len(piece))
+            live = twin[:at] + piece[:cut] + piece[cut:] + twin[at:]
+            twin = twin[:at] + piece[cut:] + twin[at:]
+        else:
+            live = twin[:at] + piece + twin[end:]
+        if live == twin:
+            continue
+        config = rnd.choice(configs)
+        alone = Redactor(**config)
+        expected = alone.apply({"text": live})
+        beside = Redactor(**config)
+        for _ in beside.learn(twin):
+            pass
+        got = beside.apply_beside({"text": live}, {"text": twin})
+        assert got == expected, (trial, config, live, twin)
+        assert beside.hits == alone.hits, (trial, config)
+        beside.forget(twin)
+        assert not beside._twins
+    assert quiet > 50, quiet  # the look around the edit alone settled a good share of them

@@ -344,6 +344,7 @@ def _read_ahead_cases() -> list[tuple[str, Any]]:
         ("masked timestamp", edited(at(77, "when", "2026-12-01T09:00:00Z"))),
         ("non-ASCII", edited(at(310, "note", "ü\u2028\ud7ff"))),
         ("removed", edited(lambda rs: rs.pop(150))),
+        ("a secret", edited(at(180, "note", "password=hunter2hunter2 ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gH3jK5"))),
         ("unchanged", edited(lambda rs: None)),
     ]
 
@@ -354,11 +355,22 @@ def test_a_long_recorded_text_read_ahead_replays_to_the_same_results(monkeypatch
     list changed at its first, middle and last record, a name changed or repeated, records moved
     or removed, a masked value, non-ASCII and escapes, 1 against 1.0 and true, nothing changed,
     with and without an ignore rule and reordering allowed; and no read-ahead is left open."""
-    from mcp_replay_action import narrow, replay
+    from mcp_replay_action import narrow, redact, replay
     from mcp_replay_action.compare_options import CompareOptions
 
     monkeypatch.setattr(narrow, "READ_AHEAD_CHARS", 2000)
     monkeypatch.setattr(narrow, "RUN_CHARS", 700)
+    monkeypatch.setattr(redact, "_LONG_TEXT", 1000)  # the text is also learned for redaction
+    quiet = 0
+    looked = redact.Redactor._quiet_beside
+
+    def counted_look(self: redact.Redactor, text: str, twin: str) -> bool:
+        nonlocal quiet
+        settled = looked(self, text, twin)
+        quiet += settled
+        return settled
+
+    monkeypatch.setattr(redact.Redactor, "_quiet_beside", counted_look)
     steps = 0
     real_step = narrow.ReadAhead.step
 
@@ -396,6 +408,8 @@ def test_a_long_recorded_text_read_ahead_replays_to_the_same_results(monkeypatch
                 assert steps == 0 if cpus == 1 else steps > 3, (what, cpus, steps)
                 assert not narrow._BY_TEXT
             assert found[0] == found[1], what
+            assert "hunter2" not in repr(found[1]) and "ghp_" not in repr(found[1])
             # A named list is lined up by name: records moved are no failure, with or without reordering.
             passes = what in ("unchanged", "masked timestamp", "1 for 1.0", "reordered")
             assert (found[1][-1][0] == "pass") == passes, (what, found[1])
+    assert quiet > 10, quiet  # live texts redacted by looking where they differ from the learned one

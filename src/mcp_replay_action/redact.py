@@ -33,7 +33,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from mcp_replay_action.errors import ConfigError
@@ -277,6 +277,7 @@ def _folded(text: str) -> str:
 # bytes: each search of a 37 MiB answer costs ~25 ms, and one text is asked for the same words
 # up to three times (``_KEY_HINTS`` after ``_ASSIGNMENT_HINTS``, ``bearer`` after ``_SCHEME_HINTS``).
 _LONG_TEXT = 1 << 16
+_RUN = "\0run"  # the atom of Redactor._looked_for that stands for a long token run (_LONG_RUN)
 
 
 class _Hints:
@@ -485,6 +486,9 @@ class Redactor:
         self._key_cache: dict[str, bool] = {}
         self._opaque_cache: dict[str, bool] = {}
         self.hits: collections.Counter[str] = collections.Counter()
+        # Long redacted texts (recorded answers) learned ahead of their live twins (``learn``):
+        # by the text's id, the text and what it holds of what ``_text`` looks for.
+        self._twins: dict[int, tuple[str, dict[tuple[str, bool], bool]]] = {}
 
     @staticmethod
     def _compile(pattern: str) -> re.Pattern[str]:
@@ -573,6 +577,98 @@ class Redactor:
         """The same rules plus the values of these environment variables."""
         return Redactor(self.keys, self.patterns, self.defaults, {**self.env_values, **env_values})
 
+    # -- long texts beside their recording ------------------------------------------------------
+
+    def learn(self, text: str) -> Iterator[None]:
+        """Learn, a step at a time (for a replay waiting on a slow server), what the long
+        redacted ``text`` holds of everything ``_text`` looks for before it changes anything (see
+        ``_looked_for``), so that a live twin of it that differs in a few places is redacted by
+        looking only around those places (``apply_beside``), where ``_text`` searched the whole
+        twin (~0.15 s for a 37 MB text). Until ``forget``."""
+        if len(text) < _LONG_TEXT:
+            return
+        hints = _Hints(text)
+        has = _literal_test(hints)
+        held: dict[tuple[str, bool], bool] = {}
+        for atom, folded in self._looked_for():
+            if atom == _RUN:
+                held[atom, folded] = _has_long_run(text)
+            else:
+                held[atom, folded] = hints.any((atom,)) if folded else has(atom)
+            yield
+        self._twins[id(text)] = (text, held)
+
+    def forget(self, text: str) -> None:
+        """Drop what ``learn`` learned of ``text``."""
+        twin = self._twins.get(id(text))
+        if twin is not None and twin[0] is text:
+            del self._twins[id(text)]
+
+    def _looked_for(self) -> list[tuple[str, bool]]:
+        """Everything ``_text`` (with ``_builtin_text``) tests a text for before it changes it,
+        as (atom, whether it is a word looked for in the folded text): a long token run
+        (``_RUN``), literals as written, hint words; and the env values. Each is one substring
+        (or a run of 20) that either occurs or not: one that a text's twin lacks can only occur
+        in the text where the two differ, give or take its length."""
+        atoms: list[tuple[str, bool]] = []
+        if self.defaults:
+            atoms += [(_RUN, False), ("PRIVATE KEY", False), *((m, False) for m in _SHORT_PREFIX_MARKS)]
+            atoms += [(w, True) for w in (*_SCHEME_HINTS, *_ASSIGNMENT_HINTS)]
+            atoms += [("=", False), (":", False), ("@", False), ("://", False)]
+        atoms += [(w, True) for w in _KEY_HINTS]
+        atoms += [(v, False) for v in self._values]
+        return list(dict.fromkeys(atoms))
+
+    def _quiet_beside(self, text: str, twin: str) -> bool:
+        """Whether ``_text(text)`` would return ``text`` unchanged without looking further, found
+        from what its learned ``twin`` holds: every atom the twin lacks is looked for only where
+        the two differ (with its length less one on each side); an atom the twin holds, in all
+        of ``text``. False when some rule would run (``_text`` then decides, as always)."""
+        learned = self._twins.get(id(twin))
+        if learned is None or learned[0] is not twin or self._patterns or len(text) < _LONG_TEXT:
+            return False
+        from mcp_replay_action.narrow import common_prefix, common_suffix
+
+        held = learned[1]
+        atoms = self._looked_for()
+        margin = max(19, *(len(atom) - 1 for atom, _ in atoms))
+        p = common_prefix(text, twin)
+        s = common_suffix(text, twin, min(len(text), len(twin)) - p)
+        window = text[max(0, p - margin) : len(text) - s + margin]
+        folded = _folded(window)
+        whole = _Hints(text)
+
+        def occurs(atom: str, in_folded: bool) -> bool:
+            if not held[atom, in_folded]:  # only where the two differ, if anywhere
+                if atom == _RUN:
+                    return _has_long_run(window)
+                return atom in (folded if in_folded else window)
+            if atom == _RUN:
+                return _has_long_run(text)
+            return whole.any((atom,)) if in_folded else atom in text
+
+        found = {atom: occurs(*atom) for atom in atoms}
+
+        def written(literal: str) -> bool:
+            return found[literal, False]
+
+        def word(hint: str) -> bool:
+            return found[hint, True]
+
+        if self.defaults:
+            # _builtin_text's three gates, as it opens them.
+            if written(_RUN) or written("PRIVATE KEY") or any(map(written, _SHORT_PREFIX_MARKS)):
+                return False
+            if any(map(word, _SCHEME_HINTS)):
+                return False
+            if (written("=") or written(":")) and any(map(word, _ASSIGNMENT_HINTS)):
+                return False
+            if written("@") and written("://"):
+                return False
+        if text[:1] in ("{", "[") and (self._user_keys or any(map(word, _KEY_HINTS))):
+            return False
+        return not any(map(written, self._values))
+
     # -- the walk ---------------------------------------------------------------------------
 
     def _secret_key(self, key: str) -> bool:
@@ -606,6 +702,8 @@ class Redactor:
         if kind is str:
             if secret:
                 return self._hit("secret-keys") if value else value
+            if type(clean) is str and id(clean) in self._twins and self._quiet_beside(value, clean):
+                return value
             return self._text(value, key)
         if kind is dict:
             twins = clean if type(clean) is dict else _NO_TWINS

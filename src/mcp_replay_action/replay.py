@@ -10,7 +10,7 @@ with the id the live server used.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -135,6 +135,7 @@ class _Session:
         self.cpus_to_spare = usable_cpus() >= 2
         self.awaited: Interaction | None = None  # the interaction whose answer is awaited
         self.ahead: ReadAhead | None = None  # its recording, read ahead so far
+        self.ahead_steps: Iterator[bool] | None = None  # what is left to read ahead
 
     def run(self) -> None:
         self.deadline = time.monotonic() + self.options.total_timeout
@@ -187,24 +188,39 @@ class _Session:
             return self.client.await_response(request_id, wait, self._read_ahead)
         except BaseException:
             if self.ahead is not None:
-                self.ahead.close()  # no answer to compare it with
+                self._done_with(self.ahead)  # no answer to compare it with
                 self.ahead = None
             raise
+        finally:
+            self.ahead_steps = None
+
+    def _done_with(self, ahead: ReadAhead) -> None:
+        ahead.close()
+        self.redactor.forget(ahead.text)
 
     def _read_ahead(self) -> bool:
         """One step of reading the awaited answer's recording ahead (``narrow.ReadAhead``): its
         longest JSON text, parsed the way narrowing it against the live one will parse it. False
         when there is no such text (nearly every answer) or nothing left to read."""
-        ahead = self.ahead
-        if ahead is None:
+        steps = self.ahead_steps
+        if steps is None:
             from mcp_replay_action.normalize import read_ahead
 
             assert self.awaited is not None
-            ahead = self.ahead = read_ahead(self.awaited.response)
-            if ahead is None:
+            self.ahead = read_ahead(self.awaited.response)
+            if self.ahead is None:
                 return False
+            steps = self.ahead_steps = self._ahead_steps(self.ahead)
         with paused():  # a step builds a run of records: no collection walks them half built
-            return ahead.step()
+            return next(steps, None) is not None
+
+    def _ahead_steps(self, ahead: ReadAhead) -> Iterator[bool]:
+        while ahead.step():
+            yield True
+        # Then what the text holds of what redaction looks for: the live answer, which differs
+        # from it in a few places, is redacted by looking only there (``Redactor.learn``).
+        for _ in self.redactor.learn(ahead.text):
+            yield True
 
     def _redacted(self, answer: _Answer) -> dict[str, Any]:
         """The live answer of ``answer``, redacted (once, when first needed)."""
@@ -317,7 +333,7 @@ class _Session:
             findings = _compared(recorded, live, self.compare_options)
         finally:
             if answer.ahead is not None:
-                answer.ahead.close()
+                self._done_with(answer.ahead)
         if findings:
             self.live[inter.seq] = live
             self.recorded[inter.seq] = inter
