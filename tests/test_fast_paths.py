@@ -171,13 +171,13 @@ def test_the_server_is_spawned_before_the_compare_engine_is_imported() -> None:
     assert sorted(m for m in NEVER_BEFORE_THE_SERVER_IS_SPAWNED if m in at_spawn) == []
 
 
-def _record_calc(path: Path, calls: list[dict[str, Any]]) -> None:
-    """A cassette recorded from the real calc sample server: the handshake, then ``calls``."""
+def _record_calc(path: Path, calls: list[dict[str, Any]], server_argv: list[str] | None = None) -> None:
+    """A cassette recorded from the real calc sample server (or ``server_argv``): the handshake,
+    then ``calls``."""
     from mcp_replay_action.cassette import Cassette, Interaction, save, with_lines
 
-    server = subprocess.Popen(
-        [sys.executable, "-m", "mcp_replay_action.samples.calc_server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
-    )
+    argv = server_argv or [sys.executable, "-m", "mcp_replay_action.samples.calc_server"]
+    server = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert server.stdin is not None and server.stdout is not None
     init = {"method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {}}}
     inters = []
@@ -208,6 +208,21 @@ def test_a_replay_whose_answers_are_their_recordings_never_loads_the_compare_eng
     )
     assert "value-change" in changed.stdout, changed.stdout + changed.stderr
     assert "mcp_replay_action.compare" in modules
+
+
+def test_waiting_on_a_slow_server_never_loads_the_compare_engine_for_answers_with_no_long_text(
+    tmp_path: Path,
+) -> None:
+    # Past IDLE_AFTER the replay looks for a long JSON text in the recorded answer to read ahead
+    # (narrow.long_json_text): that look alone imports nothing of the compare engine.
+    slow = [sys.executable, str(ROOT / "tests/fakes/echo_server.py"), "--delay", "0.05"]
+    calls = [{"method": "tools/call", "params": {"name": "echo", "arguments": {"n": i}}} for i in range(3)]
+    _record_calc(tmp_path / "slow.jsonl", calls, slow)
+    server = " ".join(slow)
+    done, modules = loaded_after_cli("replay", "--cassette", str(tmp_path / "slow.jsonl"), "--server", server)
+    assert "GRADE A" in done.stdout and "4 passed" in done.stdout, done.stdout + done.stderr
+    assert "mcp_replay_action.narrow" in modules  # it looked
+    assert sorted(m for m in COMPARE_ENGINE if m in modules) == []
 
 
 def test_a_server_that_exits_before_it_says_anything_is_a_start_up_failure(tmp_path: Path) -> None:

@@ -51,7 +51,6 @@ from mcp_replay_action.narrow import (
     ReadAhead,
     Slice,
     identity_index,
-    long_json_text,
     set_identity_keys,
     skeletons,
 )
@@ -1103,13 +1102,11 @@ def _normalizer_for(options: NormalizeRules | None) -> _Normalizer:
     )
 
 
-def read_ahead(answer: Any) -> ReadAhead | None:
-    """A reading ahead of the long JSON text of a recorded ``answer`` (``narrow.long_json_text``),
-    for ``normalize_pair`` to narrow it against the live answer with (``narrow.ReadAhead``); None
-    when the answer holds no such text. Made here, where the identity keys the runs keep for
-    ``keyed`` are set."""
-    text = long_json_text(answer)
-    return None if text is None else ReadAhead(text)
+def read_ahead(text: str) -> ReadAhead:
+    """A reading ahead of the long JSON text of a recorded answer (``narrow.long_json_text``), for
+    ``normalize_pair`` to narrow it against the live answer with (``narrow.ReadAhead``). Made
+    here, where the identity keys the runs keep for ``keyed`` are set."""
+    return ReadAhead(text)
 
 
 def normalize_pair(a: Any, b: Any, options: NormalizeRules | None = None) -> tuple[Any, Any]:

@@ -204,12 +204,15 @@ class _Session:
         when there is no such text (nearly every answer) or nothing left to read."""
         steps = self.ahead_steps
         if steps is None:
-            from mcp_replay_action.normalize import read_ahead
+            from mcp_replay_action.narrow import long_json_text
 
             assert self.awaited is not None
-            self.ahead = read_ahead(self.awaited.response)
-            if self.ahead is None:
-                return False
+            text = long_json_text(self.awaited.response)
+            if text is None:
+                return False  # the compare engine is not imported for an answer without one
+            from mcp_replay_action.normalize import read_ahead
+
+            self.ahead = read_ahead(text)
             steps = self.ahead_steps = self._ahead_steps(self.ahead)
         with paused():  # a step builds a run of records: no collection walks them half built
             return next(steps, None) is not None
