@@ -440,6 +440,8 @@ def test_a_recorded_text_read_ahead_is_narrowed_as_one_read_then(monkeypatch: py
 
 
 def test_a_read_ahead_is_found_by_its_text_only_and_lets_go_when_closed() -> None:
+    import gc
+
     text = json.dumps({"records": [{"name": f"item-{i}", "v": i} for i in range(3000)]})
     copy = "".join(text)  # an equal text, another object
     assert copy == text and copy is not text
@@ -452,6 +454,11 @@ def test_a_read_ahead_is_found_by_its_text_only_and_lets_go_when_closed() -> Non
     ahead.close()
     assert narrow._Narrower(text, text.replace("item-7", "item-8"), 10).ahead is None
     assert not ahead.step()  # closed: nothing more is read
+    forgotten = narrow.ReadAhead(text)  # never closed, then dropped: not kept by the registry
+    assert narrow._Narrower(text, copy, 10).ahead is forgotten
+    del forgotten
+    gc.collect()  # its reading (a generator) refers back to it
+    assert narrow._Narrower(text, copy, 10).ahead is None and not narrow._BY_TEXT
     # What is worth reading ahead: the longest text that opens as JSON, in a few hundred values.
     long = "[" + "1," * narrow.READ_AHEAD_CHARS + "1]"
     assert narrow.long_json_text({"result": {"content": [{"type": "text", "text": long}]}}) is long

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from array import array
 from bisect import bisect_right
 from collections.abc import Generator, Iterator, Sequence
@@ -328,7 +329,9 @@ def _skip(text: str, at: int) -> int:
 # A recorded text shorter than this is narrowed in a few milliseconds: not worth reading ahead.
 READ_AHEAD_CHARS = 1 << 20
 _READ_AHEAD_DEPTH = 32  # containers entered, at most: the narrowing descends no deeper in practice
-_BY_TEXT: dict[int, ReadAhead] = {}  # the read-aheads open, by the id of the text each reads
+# The read-aheads open, by the id of the text each reads; weakly, so that one whose replay ended
+# without closing it (an error between its answer and its comparison) is let go with it.
+_BY_TEXT: weakref.WeakValueDictionary[int, ReadAhead] = weakref.WeakValueDictionary()
 
 
 def long_json_text(value: Any) -> str | None:
