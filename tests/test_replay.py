@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -413,3 +414,97 @@ def test_a_long_recorded_text_read_ahead_replays_to_the_same_results(monkeypatch
             passes = what in ("unchanged", "masked timestamp", "1 for 1.0", "reordered")
             assert (found[1][-1][0] == "pass") == passes, (what, found[1])
     assert quiet > 10, quiet  # live texts redacted by looking where they differ from the learned one
+
+
+def test_an_answer_that_is_its_recording_exactly_passes_as_the_full_settle_would_judge_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An answer strictly equal to its recording passes without being redacted and compared; one
+    that is only ``==`` to it (0 for false, keys in another order) goes the whole way, and every
+    result is what settling each answer in full gives (as a replay judging latency does)."""
+    from mcp_replay_action import replay
+    from mcp_replay_action.matchers import same_json
+
+    def add(seq: int, a: int, response: dict[str, Any]) -> Interaction:
+        return req(seq, seq, "tools/call", {"name": "add", "arguments": {"a": a, "b": 7}}, response)
+
+    exact = {"result": {"content": [{"type": "text", "text": "8"}], "isError": False}}
+    c = cassette(
+        *handshake(),
+        add(2, 1, exact),
+        add(3, 1, {"result": {"content": [{"type": "text", "text": "8"}], "isError": 0}}),
+        add(4, 1, {"result": {"isError": False, "content": [{"type": "text", "text": "8"}]}}),
+        add(5, 1, {"result": {"content": [{"type": "text", "text": "8.0"}], "isError": False}}),
+        add(6, 1, exact),
+    )
+    taken: list[bool] = []
+
+    def spy(a: Any, b: Any) -> bool:
+        taken.append(same_json(a, b))
+        return taken[-1]
+
+    monkeypatch.setattr(replay, "same_json", spy)
+    fast = run(c, CALC)
+    full = run(c, CALC, max_slowdown=1e9)  # latency judged (never flagged here): every answer settled in full
+
+    def seen(result: Any) -> list[tuple[Any, ...]]:
+        return [(r.seq, r.status, r.findings, r.live_error, r.recorded_error, r.name) for r in result.results]
+
+    assert seen(fast) == seen(full)
+    assert taken == [True, True, False, False, False, True]  # initialize, then seqs 2..6
+    assert [r.status for r in fast.results][1:] == ["pass", "fail", "pass", "fail", "pass"]
+
+
+def test_an_answer_that_is_its_recording_exactly_closes_what_was_read_ahead_of_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A slow server's answer whose long recording was read ahead meanwhile (``narrow.ReadAhead``)
+    passes when it is that recording exactly, and leaves no read-ahead open."""
+    from mcp_replay_action import narrow, redact, replay
+
+    monkeypatch.setattr(narrow, "READ_AHEAD_CHARS", 2000)
+    monkeypatch.setattr(narrow, "RUN_CHARS", 700)
+    monkeypatch.setattr(redact, "_LONG_TEXT", 1000)
+    monkeypatch.setattr(replay, "usable_cpus", lambda: 2)
+    steps = 0
+    real_step = narrow.ReadAhead.step
+
+    def counted(self: narrow.ReadAhead) -> bool:
+        nonlocal steps
+        steps += 1
+        return real_step(self)
+
+    monkeypatch.setattr(narrow.ReadAhead, "step", counted)
+    opened: list[narrow.ReadAhead] = []
+    closed: list[narrow.ReadAhead] = []
+    real_init, real_close = narrow.ReadAhead.__init__, narrow.ReadAhead.close
+
+    def init(self: narrow.ReadAhead, text: str) -> None:
+        opened.append(self)
+        real_init(self, text)
+
+    def close(self: narrow.ReadAhead) -> None:
+        closed.append(self)
+        real_close(self)
+
+    monkeypatch.setattr(narrow.ReadAhead, "__init__", init)
+    monkeypatch.setattr(narrow.ReadAhead, "close", close)
+    doc = {"records": [{"name": f"item-{i}", "score": i % 7} for i in range(200)]}
+    server = fake("echo_server", "--delay", "0.1")
+    ask = {"name": "echo", "arguments": doc}
+    first = cassette(*handshake(), req(2, 1, "tools/call", ask, {"result": {}}))
+    heard: dict[int, Any] = {}
+    replay_cassette(
+        first,
+        StdioTransport(server),
+        ReplayOptions(timeout=10.0, confirm=False),
+        on_live=lambda inter, live: heard.__setitem__(inter.seq, live),
+    )
+    exact = cassette(*(replace(inter, response=heard.get(inter.seq, inter.response)) for inter in first.interactions))
+    opened.clear()
+    closed.clear()
+    result = run(exact, server)
+    assert statuses(result) == ["pass", "pass"]
+    assert steps > 3 and opened  # the recording was read ahead while the server slept
+    assert {id(a) for a in closed} == {id(a) for a in opened}  # and closed once compared
+    assert not narrow._BY_TEXT
