@@ -716,3 +716,37 @@ def test_a_long_text_beside_its_learned_twin_is_redacted_as_it_is_alone(monkeypa
         beside.forget(twin)
         assert not beside._twins
     assert quiet > 50, quiet  # the look around the edit alone settled a good share of them
+
+
+def test_a_token_with_letters_of_one_case_only_is_settled_as_counting_them_settles_it():
+    """``looks_random`` answers a token whose cased letters are all lower (or all upper) case
+    without counting: the count of the other case is 0, below 2. Checked against the counts on
+    tokens mixing every kind of cased character (titlecase, non-ASCII, none at all)."""
+    import collections
+    import math
+
+    def counted(text: str) -> bool:
+        core = text.rstrip("=")
+        n = len(core)
+        if n < 32 or n > 100 or core.count("/") > 3:
+            return False
+        if sum(map(str.isdigit, core)) < 2 or sum(map(str.isupper, core)) < 2 or sum(map(str.islower, core)) < 2:
+            return False
+        counts = collections.Counter(core).values()
+        return -sum(c / n * math.log2(c / n) for c in counts) >= 4.0 + 0.016 * (n - 32)
+
+    rng = random.Random(3)
+    pools = [
+        "abcdef0123456789-",
+        "ABCDEF0123456789",
+        "aZ09",
+        "ǅǆǄ",
+        "ßΣσ09",
+        "0123456789_-",
+        string.ascii_letters + string.digits,
+    ]
+    for _ in range(4000):
+        pool = "".join(rng.sample(pools, rng.randint(1, 3)))
+        token = "".join(rng.choice(pool) for _ in range(rng.randint(30, 60))) + "=" * rng.randint(0, 2)
+        assert looks_random(token) == counted(token), token
+    assert looks_random(str(uuid.uuid4())) is False

@@ -404,6 +404,8 @@ def looks_random(text: str) -> bool:
     n = len(core)
     if n < 32 or n > 100 or core.count("/") > 3:
         return False
+    if core.islower() or core.isupper():
+        return False  # letters of one case only (a UUID, a hex digest): none of the other, no count needed
     # map() over str methods counts in C; a Python loop per character cost a fifth of a replay.
     if sum(map(str.isdigit, core)) < 2 or sum(map(str.isupper, core)) < 2 or sum(map(str.islower, core)) < 2:
         return False
