@@ -421,3 +421,38 @@ def test_a_changed_historical_date_is_a_finding_and_now_never_is() -> None:
     }
     assert normalize(recorded) == normalize(live_same)
     assert normalize(recorded) != normalize(live_changed)
+
+
+def test_the_named_date_pattern_finds_what_its_forms_alone_find() -> None:
+    """``_NAMED_DATE_RE`` looks ahead before trying its forms at a place (a digit and a space, or
+    a day or month name): a filter only, so it finds exactly the matches of the forms tried at
+    every place, on the forms themselves, digits packed around them, and every kind of space."""
+    import random
+    import re
+
+    from mcp_replay_action.normalize import _AFTER, _BEFORE, _NAMED_DATE_RE, _NAMED_FORMS
+
+    unfiltered = re.compile(_BEFORE + "(?:" + "|".join(_NAMED_FORMS) + ")" + _AFTER)
+    rng = random.Random(9)
+    forms = [
+        "Mon Nov 30 2026 16:44:37 GMT+0000 (Coordinated Universal Time)",
+        "Sun Nov 29 20:41:14 UTC 2026",
+        "Sun, 29 Nov 2026 20:41:14 +0000",
+        "29 November 2026",
+        "Sunday, November 29, 2026 at 8:41 PM",
+        "Sept. 3, 2026",
+        "3 May 2026",
+        "2026-11-29T20:41:14Z",
+        "123 Nov 2026",
+    ]
+    spaces = [" ", "\t", "\u00a0", "\u2003", "\n", ""]
+    found = 0
+    for _ in range(6000):
+        chars = list(rng.choice(forms))
+        for _ in range(rng.randint(0, 3)):
+            chars[rng.randrange(len(chars))] = rng.choice([*spaces, "1", "9", "x", "N", "\u017f", ",", ":", "."])
+        text = rng.choice(["", "7", "a", "at "]) + "".join(chars) + rng.choice(["", "1", " z", "."])
+        spans = [m.span() for m in _NAMED_DATE_RE.finditer(text)]
+        assert spans == [m.span() for m in unfiltered.finditer(text)], text
+        found += bool(spans)
+    assert found > 1000

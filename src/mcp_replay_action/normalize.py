@@ -157,7 +157,9 @@ _BEFORE = r"(?<![A-Za-z0-9:.])"
 _AFTER = r"(?![A-Za-z0-9]|[:.,]\d)"
 _NAMED_DATE_RE = re.compile(
     _BEFORE
-    + r"(?=\d|(?i:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))(?:"
+    # Only the day-first form starts with a digit, and it holds one or two and a space there: a
+    # date's digits elsewhere (2026-11-29, 20:41) are passed over without trying the forms.
+    + r"(?=\d{1,2}\s|(?i:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))(?:"
     + "|".join(_NAMED_FORMS)
     + ")"
     + _AFTER
