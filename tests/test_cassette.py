@@ -228,3 +228,44 @@ def test_a_streamed_cassette_hands_out_kept_and_known_lines_as_read_ones(tmp_pat
             else:
                 assert max(read) <= inter.line
             monkeypatch.undo()
+
+
+def test_a_line_is_decoded_as_json_loads_decodes_it_or_refused_with_its_words() -> None:
+    """``_decode`` reads a line that is one object straight with the decoder's scanner: every line
+    (written here or by hand: spaces and CR after it, a BOM, text after the object, other kinds of
+    space, NaN, deep nesting, arrays, cut short) gives json.loads' value or json.loads' error."""
+    import random
+
+    from mcp_replay_action.cassette.jsonl import _decode
+
+    def reference(text: str) -> tuple[str, str]:
+        try:
+            return "ok", repr(json.loads(text))
+        except json.JSONDecodeError as exc:
+            return "error", f"invalid JSON: {exc.msg} (column {exc.colno})"
+        except RecursionError:
+            return "error", "invalid JSON: nested too deeply"
+
+    def decoded(text: str) -> tuple[str, str]:
+        try:
+            return "ok", repr(_decode(text, "c.jsonl", 3))
+        except CassetteError as exc:
+            assert (exc.path, exc.line) == ("c.jsonl", 3)
+            return "error", exc.reason
+
+    rng = random.Random(4)
+    bodies = [
+        '{"seq":2,"kind":"request","message":{"jsonrpc":"2.0","id":1,"method":"tools/call"},"response":null}',
+        '{"a": NaN, "b": -Infinity, "c": [1, 2.5e3, true, null], "d": "\\u00e9\\ud800"}',
+        "{}",
+        '{"a": {"b": [{"c": "x"}]}}',
+        "{" * 3000 + "}" * 3000,
+        '{"a": 1',
+        "[1, 2]",
+        "7",
+    ]
+    tails = ["", "\n", " \n", "\t\r\n", "\r\n", " x\n", "}\n", ",\n", "\u00a0\n", "\x0b\n", "\x0c", " {}\n"]
+    heads = ["", "", "", " ", "\ufeff", "\n"]
+    for _ in range(3000):
+        text = rng.choice(heads) + rng.choice(bodies) + rng.choice(tails)
+        assert decoded(text) == reference(text), text[:80]
