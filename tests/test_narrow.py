@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import uuid
 from typing import Any
 
 import pytest
@@ -465,3 +466,117 @@ def test_a_read_ahead_is_found_by_its_text_only_and_lets_go_when_closed() -> Non
     assert narrow.long_json_text({"a": long[:-2], "b": ["x" * (2 * narrow.READ_AHEAD_CHARS), long]}) is long
     assert narrow.long_json_text({"a": "[" + "1," * 10 + "1]", "b": " " + long}) is None
     assert narrow.long_json_text([[[[list(range(1000))]]], long]) is long
+
+
+# Names a named list's records may have: plain ones, ones the normaliser masks (a timestamp, a
+# UUID, a date, hex, a path, a token, a long one), ones that hold or look like JSON, a NUL before
+# a JSON opener, non-ASCII, and names that are no string at all.
+NAMES = [
+    "item-3",
+    "",
+    "ok",
+    "t3",
+    "Ünïcode-é",
+    "x{y}",
+    "a,b]",
+    "2026-11-30T10:00:00Z",
+    "2026-11-30",
+    "550e8400-e29b-41d4-a716-446655440000",
+    "Mon 3 Jan",
+    "3 Jan 2026",
+    "0xdeadbeef",
+    "a/b",
+    "Ab3dE9fG2hJ7kL",
+    "a name that is longer than twenty",
+    '{"a": 1}',
+    "[1, 2]",
+    " [1]",
+    "\t{}",
+    "{not json",
+    "a\x00{b",
+    1,
+    1.0,
+    True,
+    None,
+    {"first": "x"},
+]
+
+
+def _masked_name(rng: random.Random) -> str:
+    """A name the normaliser masks: distinct ones mask alike (two records are no longer told
+    apart by name), where taken as they are they name each its own record."""
+    return rng.choice(
+        [
+            lambda: f"2026-11-{rng.randint(1, 28):02d}T10:{rng.randint(0, 59):02d}:00Z",
+            lambda: str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+            lambda: f"{rng.randint(1, 28)} Jan 2026",
+            lambda: f"0x{rng.getrandbits(48):012x}",
+        ]
+    )()
+
+
+def _named_list(rng: random.Random, count: int) -> list[dict[str, Any]]:
+    """Records named mostly ``item-<i>``, some by a name of ``NAMES`` or a masked one (under
+    "name" or "uri"), in some lists a few by none or twice."""
+    out: list[dict[str, Any]] = []
+    odd = rng.choice([0.0, 0.02, 0.2])  # how often a name is an odd one
+    masked = rng.random() < 0.5  # the odd names are all masked ones
+    flawed = 0.01 if rng.random() < 0.3 else 0.0  # how often a name is missing, or twice
+    for i in range(count):
+        rec: dict[str, Any] = {"name": f"item-{i}", "v": _leaf(rng)}
+        roll = rng.random()
+        if roll < odd:
+            rec["name"] = _masked_name(rng) if masked else rng.choice(NAMES)
+        elif roll < odd + flawed:
+            del rec["name"]
+        elif roll < odd + 2 * flawed:
+            rec["name"] = f"item-{max(0, i - 1)}"  # a duplicate
+        if rng.random() < 0.05:
+            rec["uri"] = rng.choice(NAMES[:16])
+        out.append(rec)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_names_read_ahead_are_named_as_the_comparison_names_them(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """The records of a recorded text read ahead whose kept names are their own normal form are
+    marked so (``normalize._mark_plain``), and the comparison takes those names as they are: on
+    named lists with every kind of name, one edit or a few, runs of a few items and option sets,
+    a comparison after a read-ahead (whole or a few steps) finds exactly what one without finds;
+    every name of a marked record is what the normaliser makes of it on its own, whatever the
+    reference days (marking a masked name, a JSON one or one past the pre-check fails it)."""
+    rng = random.Random(900 + seed)
+    monkeypatch.setattr(narrow, "RUN_CHARS", (60, 250, 700, 3000)[seed % 4])
+    monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", 0)
+    marked = 0
+    for case in range(30):
+        records = _named_list(rng, rng.randint(40, 300))
+        doc: Any = {"records": records, "meta": {"count": len(records)}} if rng.random() < 0.8 else records
+        edited = doc
+        for _ in range(rng.choice([1, 1, 2])):
+            edited = _edit(rng, edited)
+        text_a, text_b = _text(rng, doc), _text(rng, edited)
+        before, after = _answer(text_a), _answer(text_b)
+        options = rng.choice(OPTIONS)
+        alone = compare(before, after, options)
+        ahead = normalize.read_ahead(text_a)
+        for _ in range(rng.choice([1, 5, 1 << 30])):
+            if not ahead.step():
+                break
+        try:
+            read_ahead = compare(before, after, options)
+        finally:
+            ahead.close()
+        assert read_ahead == alone, (seed, case, options)
+        for run in ahead.runs.values():
+            for item in run or ():
+                if not item.plain:
+                    continue
+                marked += 1
+                assert item.ids is not None
+                for name in item.ids:
+                    if isinstance(name, str):
+                        for days in ((), normalize.reference_days(), (20_000, 20_422)):
+                            assert normalize._plain_string(name, days) == name, name
+                        assert not name or name[0] not in "{[ \t\r\n", name
+    assert marked > 0, marked  # the comparisons had names marked to take

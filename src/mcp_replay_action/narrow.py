@@ -27,7 +27,7 @@ import re
 import weakref
 from array import array
 from bisect import bisect_right
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from json.decoder import scanstring  # type: ignore[attr-defined]  # the C one, as json uses
 from typing import Any
 
@@ -62,9 +62,10 @@ class Slice:
     (or item ``index`` of the run of array items ``text[start:stop]``). ``kind`` is its first
     character ("{", "[", or "s" for a scalar in a run); ``ids`` are the raw values of the identity
     keys of an object (read when it was scanned), so a named list's identities need no second
-    parse."""
+    parse. ``plain``: every one of ``ids`` that is a string is known to be its own normal form
+    (set by the ``mark`` of a ``ReadAhead``, while the server works)."""
 
-    __slots__ = ("text", "start", "stop", "index", "kind", "ids")
+    __slots__ = ("text", "start", "stop", "index", "kind", "ids", "plain")
 
     def __init__(
         self, text: str, start: int, ids: tuple[Any, ...] | None, stop: int = -1, index: int = -1, kind: str = ""
@@ -75,6 +76,7 @@ class Slice:
         self.index = index
         self.kind = kind or text[start]
         self.ids = ids
+        self.plain = False
 
     def load(self) -> Any:
         """The parsed value."""
@@ -363,8 +365,9 @@ class ReadAhead:
     once, to learn its name). Open until ``close``; ``skeletons`` of ``text`` finds it by the
     text's identity."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, mark: Callable[[list[Slice]], None] | None = None) -> None:
         self.text = text
+        self.mark = mark  # called on each run read, in the same step (``normalize`` names them)
         # What _run(text, at, len(text)) gave at each position read (None: no run there), and
         # those positions in increasing order (the walk goes left to right).
         self.runs: dict[int, list[Slice] | None] = {}
@@ -415,6 +418,8 @@ class ReadAhead:
             at = cursor.pos
             if not cursor.obj:
                 run = _run(text, at, len(text))
+                if run is not None and self.mark is not None:
+                    self.mark(run)
                 self.runs[at] = run
                 self.starts.append(at)
                 yield

@@ -685,6 +685,11 @@ class _Normalizer:
         at = identity_index(field)  # where a Slice keeps the field's raw value, if it does
         for item in items:
             raw = item.raw if type(item) is Same and not item.states else None
+            if type(raw) is Slice and raw.plain and at is not None and raw.ids is not None:
+                value = raw.ids[at]
+                if type(value) is str:
+                    names.append(value)  # its own normal form, found while the server worked
+                    continue
             if type(raw) is dict or (type(raw) is Slice and raw.kind == "{"):
                 if item._id_field == field:  # the other side of the pair holds the same object
                     names.append(item._id_name)
@@ -1107,8 +1112,33 @@ def _normalizer_for(options: NormalizeRules | None) -> _Normalizer:
 def read_ahead(text: str) -> ReadAhead:
     """A reading ahead of the long JSON text of a recorded answer (``narrow.long_json_text``), for
     ``normalize_pair`` to narrow it against the live answer with (``narrow.ReadAhead``). Made
-    here, where the identity keys the runs keep for ``keyed`` are set."""
-    return ReadAhead(text)
+    here, where the identity keys the runs keep for ``keyed`` are set, and the names in them are
+    checked as they are read (``_mark_plain``)."""
+    return ReadAhead(text, _mark_plain)
+
+
+# What a name that may hold JSON shows in names joined after a NUL each: its first character.
+_JSON_STARTS_JOINED = tuple("\0" + c for c in _JSON_STARTS)
+
+
+def _mark_plain(run: list[Slice]) -> None:
+    """Mark the objects of a run read ahead as ``Slice.plain`` when every identity they keep that
+    is a string is its own normal form whatever the options: short, nothing ``_MAYBE_MASKED``
+    finds in it, no JSON (``_plain_string`` returns it as it is; ``identities`` takes it then
+    without the test per name and the cache it writes). Names a record at a time, while the
+    server works, instead of all of a long list's at once in the comparison. A run holding one
+    name that is not is left unmarked (``identities`` names its records as before); a NUL in a
+    name may make the JSON test see what is not there, which only leaves the run unmarked."""
+    names = [value for item in run if item.ids is not None for value in item.ids if type(value) is str]
+    if names:
+        if not _none_maybe_masked(names):
+            return
+        joined = "\0" + "\0".join(names)
+        if any(start in joined for start in _JSON_STARTS_JOINED):
+            return
+    for item in run:
+        if item.ids is not None:
+            item.plain = True
 
 
 def normalize_pair(a: Any, b: Any, options: NormalizeRules | None = None) -> tuple[Any, Any]:
