@@ -233,3 +233,18 @@ def test_a_command_line_click_refuses_reads_as_before_and_leaves_no_server(
     plain = clicks(*args)
     assert plain.returncode == 2
     assert (done.returncode, done.stdout, without_spawns(done)) == (2, "", plain.stderr)
+
+
+@pytest.mark.parametrize("argv", [("--help",), ("inspect", "--help"), ("replay", "--help")])
+def test_other_commands_and_help_load_no_transport(argv: tuple[str, ...]) -> None:
+    """The console script imports ``early`` for every command: only a replay it prespawns for
+    may load the transport (and subprocess, ctypes) before click."""
+    program = (
+        "import atexit, runpy, sys\n"
+        "atexit.register(lambda: print('loaded:', sorted(m for m in sys.modules if m.startswith(\n"
+        "    ('mcp_replay_action.transport', 'ctypes'))), file=sys.stderr))\n"
+        "runpy.run_module('mcp_replay_action', run_name='__main__', alter_sys=True)\n"
+    )
+    done = subprocess.run([PY, "-c", program, *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == "loaded: []"

@@ -20,10 +20,14 @@ click then parses the command line as always, and the replay takes that server o
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from mcp_replay_action.errors import ServerError
-from mcp_replay_action.transport import Target, Transport, open_transport
-from mcp_replay_action.transport.stdio import StdioTransport
+if TYPE_CHECKING:
+    # Imported where a server is spawned: the console script imports this module for every
+    # command (``launch.py``), and ``--help`` or ``inspect`` must not pay for the transport.
+    from mcp_replay_action.errors import ServerError
+    from mcp_replay_action.transport import Target, Transport
+    from mcp_replay_action.transport.stdio import StdioTransport
 
 
 class EarlyServer:
@@ -70,6 +74,10 @@ def spawn_early(target: Target, jobs: int = 1) -> EarlyServer | None:
 
 
 def _spawn(target: Target) -> EarlyServer:
+    from mcp_replay_action.errors import ServerError
+    from mcp_replay_action.transport import open_transport
+    from mcp_replay_action.transport.stdio import StdioTransport
+
     transport = open_transport(target)
     assert isinstance(transport, StdioTransport)  # no URL: open_transport's stdio transport
     early = EarlyServer(transport)
@@ -142,11 +150,11 @@ def target_from_argv(argv: Sequence[str]) -> Target | None:
     """The ``Target`` that ``replay`` would build from ``argv`` (the arguments after the program
     name), read without click; None unless it is a plain stdio replay that ``spawn_early`` would
     start, or when the command line is one click would refuse or read differently."""
+    if not argv or argv[0] not in ("replay", "verify"):
+        return None  # before any import: every other command goes straight to click
     from mcp_replay_action.errors import ReplayError
     from mcp_replay_action.plan import REQUEST_TIMEOUT, make_target, parse_env, startup_timeout_for
 
-    if not argv or argv[0] not in ("replay", "verify"):
-        return None
     read: dict[str, list[str]] = {}
     flags: set[str] = set()
     tokens = iter(argv[1:])
