@@ -372,6 +372,8 @@ class ReadAhead:
         # those positions in increasing order (the walk goes left to right).
         self.runs: dict[int, list[Slice] | None] = {}
         self.starts = array("q")
+        # Where each container entered ends (by where it starts), once read to its end.
+        self.ends: dict[int, int] = {}
         self._steps: Iterator[Any] | None = self._container(0, 0) if text[:1] in _CLOSE else None
         _BY_TEXT[id(text)] = self
 
@@ -435,6 +437,7 @@ class ReadAhead:
                 end = got[1]
             elif entered:
                 end = yield from self._container(start, depth + 1)
+                self.ends[start] = end
             else:
                 end = _skip(text, start)
             yield
@@ -494,7 +497,12 @@ class _Narrower:
             if start >= p:
                 ca.pos = at
                 break
-            got = _fit(ta, start, p)
+            if self.ahead is not None and self.ahead.ends.get(start, -1) >= p:
+                # A container read ahead to its end at or past p: no window that ends before p
+                # holds it, so it is entered without trying them (three scans of up to 256 KiB).
+                got = None
+            else:
+                got = _fit(ta, start, p)
             if got is not None:
                 value, end = got
             elif ta[start] in "{[" and level + 1 < self.levels:
@@ -590,9 +598,12 @@ class _Narrower:
                     run = ahead.runs[ca.pos]
                 else:
                     # The difference ended mid-run: the items up to the next run read ahead
-                    # (within a run's length) are read alone, and from there the runs are taken.
+                    # (within a run's length) are read as one run ending there (one parse, not
+                    # a scan per item; alone if no comma before it ends one), and from there
+                    # the runs are taken.
                     resync = ahead.next_start(ca.pos)
-                    run = None if 0 <= resync - ca.pos <= RUN_CHARS else _run(ta, ca.pos, len(ta))
+                    near = 0 <= resync - ca.pos <= RUN_CHARS
+                    run = _run(ta, ca.pos, resync + 1 if near else len(ta))
                 if run is not None:
                     suffix.extend(run)
                     ca.after(run[0].stop)
