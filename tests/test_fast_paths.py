@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mcp_replay_action.compare import CompareOptions, compare
 from mcp_replay_action.narrow import common_prefix
 
@@ -388,3 +390,24 @@ def test_the_unused_rule_warning_reads_a_large_cassette_a_line_at_a_time(
     assert "--ignore-key 'tagz-never-there' matched nothing" in capsys.readouterr().err
     # Loaded whole, the parsed interactions take several times the file; streamed, one at a time.
     assert peak < size / 4, (peak, size)
+
+
+def test_a_long_recording_read_ahead_loads_the_compare_engine_while_the_server_works(tmp_path: Path) -> None:
+    # A slow server owes an answer whose recording holds a long JSON text: the replay reads it
+    # ahead, and last imports compare and noise, so that a live answer that differs is compared
+    # and confirmed without those imports on the way (an answer that is its recording needs
+    # neither, nor carry).
+    from mcp_replay_action.narrow import READ_AHEAD_CHARS
+    from mcp_replay_action.transport.process import usable_cpus
+
+    if usable_cpus() < 2:
+        pytest.skip("reading ahead needs a second CPU")
+    slow = [sys.executable, str(ROOT / "tests/fakes/echo_server.py"), "--delay", "0.8"]
+    records = [{"name": f"item-{i}", "score": i % 7} for i in range(READ_AHEAD_CHARS // 30)]
+    calls = [{"method": "tools/call", "params": {"name": "echo", "arguments": {"records": records}}}]
+    _record_calc(tmp_path / "long.jsonl", calls, slow)
+    server = " ".join(slow)
+    done, modules = loaded_after_cli("replay", "--cassette", str(tmp_path / "long.jsonl"), "--server", server)
+    assert "GRADE A" in done.stdout and "2 passed" in done.stdout, done.stdout + done.stderr
+    assert "mcp_replay_action.compare" in modules and "mcp_replay_action.noise" in modules
+    assert "mcp_replay_action.carry" not in modules
