@@ -623,3 +623,58 @@ def test_a_text_read_ahead_is_narrowed_without_windows_over_what_it_read(monkeyp
         assert json.dumps(read) == json.dumps(alone), changed
         assert outer not in windows, changed
         assert len(windows) < 40, (changed, len(windows))
+
+
+def test_shared_records_made_ahead_compare_as_those_made_in_the_comparison(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read-ahead made with the options and depth of the comparison to come makes each run's
+    records into what the comparison makes of records both sides share (``Same``), and the
+    comparison takes them whole runs at a time; made with other options (another normaliser), or
+    for another depth, they are not taken. Either way the findings are those of a comparison
+    without a read-ahead: on named lists with every kind of name, moved, renamed and removed
+    records, 1-3 edits and every option set (taking runs made for another normaliser fails it),
+    and with the options it was made for, the comparison often makes few ``Same`` itself."""
+    rng = random.Random(1300)
+    monkeypatch.setattr(narrow, "READ_AHEAD_CHARS", 0)
+    monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", 0)
+    made = 0
+    real_init = normalize.Same.__init__
+
+    def counted(self: Any, *args: Any) -> None:
+        nonlocal made
+        made += 1
+        real_init(self, *args)
+
+    taken = 0
+    for case in range(150):
+        monkeypatch.setattr(narrow, "RUN_CHARS", (250, 700, 3000)[case % 3])
+        records = _named_list(rng, rng.randint(40, 300))
+        doc: Any = {"records": records, "meta": {"count": len(records)}} if rng.random() < 0.8 else records
+        edited = doc
+        for _ in range(rng.choice([1, 1, 2, 3])):
+            edited = _edit(rng, edited)
+        text_a, text_b = _text(rng, doc), _text(rng, edited)
+        before, after = _answer(text_a), _answer(text_b)
+        options = rng.choice(OPTIONS[:3] if rng.random() < 0.75 else OPTIONS)  # the first with no ignore path
+        ahead_options = options if rng.random() < 0.7 else rng.choice(OPTIONS)
+        found = narrow.long_json_text_at(before)
+        assert found is not None and found[0] is text_a
+        depth = found[1] if rng.random() < 0.9 else found[1] + 1
+        monkeypatch.setattr(normalize.Same, "__init__", real_init)
+        made = 0
+        alone = compare(before, after, options)
+        ahead = normalize.read_ahead(text_a, ahead_options, depth)
+        while ahead.step():
+            pass
+        monkeypatch.setattr(normalize.Same, "__init__", counted)
+        made = 0
+        try:
+            read_ahead = compare(before, after, options)
+        finally:
+            monkeypatch.setattr(normalize.Same, "__init__", real_init)
+            ahead.close()
+        assert read_ahead == alone, (case, options, ahead_options, depth - found[1])
+        shared = sum(len(run) for run in ahead.marks.values())
+        if made < shared // 2:  # most came from the read-ahead (unless the text was parsed whole)
+            assert ahead_options is options and depth == found[1], case
+            taken += 1
+    assert taken > 15, taken  # a list lined up by place (no record moved) takes its runs

@@ -340,20 +340,30 @@ def long_json_text(value: Any) -> str | None:
     """The longest string in a JSON value (an answer, parsed) that may be a JSON text worth
     reading ahead: ``READ_AHEAD_CHARS`` or longer, opening with "{" or "[". A few hundred values
     are looked at, at most, the outer first: an answer with a long text holds it near the top."""
+    found = long_json_text_at(value)
+    return None if found is None else found[0]
+
+
+def long_json_text_at(value: Any) -> tuple[str, int] | None:
+    """``long_json_text(value)``, and how many containers down in ``value`` it is."""
     best: str | None = None
+    best_depth = 0
     todo = [value]
+    depths = [0]
     for looked, node in enumerate(todo):  # grows as it goes: the values a level down come after
         if looked == 512:
             break
         kind = type(node)
         if kind is str:
             if len(node) >= READ_AHEAD_CHARS and node[0] in _CLOSE and (best is None or len(node) > len(best)):
-                best = node
+                best, best_depth = node, depths[looked]
         elif kind is dict:
             todo.extend(node.values())
+            depths.extend([depths[looked] + 1] * len(node))
         elif kind is list:
             todo.extend(node[:64])
-    return best
+            depths.extend([depths[looked] + 1] * min(len(node), 64))
+    return None if best is None else (best, best_depth)
 
 
 class ReadAhead:
@@ -365,9 +375,13 @@ class ReadAhead:
     once, to learn its name). Open until ``close``; ``skeletons`` of ``text`` finds it by the
     text's identity."""
 
-    def __init__(self, text: str, mark: Callable[[list[Slice]], None] | None = None) -> None:
+    def __init__(self, text: str, mark: Callable[[list[Slice], int], Any] | None = None) -> None:
         self.text = text
-        self.mark = mark  # called on each run read, in the same step (``normalize`` names them)
+        # Called on each run read, with the depth of its array in the text, in the same step
+        # (``normalize`` names the records, and makes what a comparison makes of each): what it
+        # gives (not None) is kept in ``marks`` by the run's start.
+        self.mark = mark
+        self.marks: dict[int, Any] = {}
         # What _run(text, at, len(text)) gave at each position read (None: no run there), and
         # those positions in increasing order (the walk goes left to right).
         self.runs: dict[int, list[Slice] | None] = {}
@@ -421,7 +435,9 @@ class ReadAhead:
             if not cursor.obj:
                 run = _run(text, at, len(text))
                 if run is not None and self.mark is not None:
-                    self.mark(run)
+                    made = self.mark(run, depth)
+                    if made is not None:
+                        self.marks[at] = made
                 self.runs[at] = run
                 self.starts.append(at)
                 yield
@@ -445,6 +461,12 @@ class ReadAhead:
         return cursor.end
 
 
+def read_ahead_of(text: str) -> ReadAhead | None:
+    """The read-ahead open on ``text`` (this very object), if any."""
+    ahead = _BY_TEXT.get(id(text))
+    return ahead if ahead is not None and ahead.text is text else None
+
+
 class _Closed:
     """A container that closed before the first differing byte (``end``: just past it)."""
 
@@ -464,8 +486,7 @@ class _Narrowed:
 class _Narrower:
     def __init__(self, a: str, b: str, levels: int) -> None:
         self.ta, self.tb = a, b
-        ahead = _BY_TEXT.get(id(a))
-        self.ahead = ahead if ahead is not None and ahead.text is a else None
+        self.ahead = read_ahead_of(a)
         self.p = common_prefix(a, b)
         s = common_suffix(a, b, min(len(a), len(b)) - self.p)
         self.qb = len(b) - s  # b's bytes from qb on are a's from qb - shift on

@@ -204,15 +204,17 @@ class _Session:
         when there is no such text (nearly every answer) or nothing left to read."""
         steps = self.ahead_steps
         if steps is None:
-            from mcp_replay_action.narrow import long_json_text
+            from mcp_replay_action.narrow import long_json_text_at
 
             assert self.awaited is not None
-            text = long_json_text(self.awaited.response)
-            if text is None:
+            found = long_json_text_at(self.awaited.response)
+            if found is None:
                 return False  # the compare engine is not imported for an answer without one
             from mcp_replay_action.normalize import read_ahead
 
-            self.ahead = read_ahead(text)
+            # With the options and the depth the comparison will use, so that it finds the
+            # shared records made (``normalize._shared_run``).
+            self.ahead = read_ahead(found[0], self.compare_options, found[1])
             steps = self.ahead_steps = self._ahead_steps(self.ahead)
         with paused():  # a step builds a run of records: no collection walks them half built
             return next(steps, None) is not None
