@@ -1162,14 +1162,28 @@ def read_ahead(text: str, options: NormalizeRules | None = None, depth: int | No
     if depth is None or normalizer.patterns:
         # Under an ignore path a list's items are walked one by one: nothing to make ahead.
         return ReadAhead(text, lambda run, _: _mark_plain(run))
-    return ReadAhead(text, lambda run, at: _shared_run(normalizer, run, depth + at + 2))
+    left = [SHARED_AHEAD]
+
+    def mark(run: list[Slice], at: int) -> list[Same | None] | None:
+        _mark_plain(run)
+        if left[0] < len(run):
+            return None
+        left[0] -= len(run)
+        return _shared_run(normalizer, run, depth + at + 2)
+
+    return ReadAhead(text, mark)
+
+
+# Records made ahead (``_shared_run``) per text, at most: ~100 bytes each, held while the server
+# works whether or not its answer differs. All of a 5 MiB answer's 44k; of a 50 MiB answer's
+# 440k, the first 64k (the rest are made in the comparison, as before).
+SHARED_AHEAD = 1 << 16
 
 
 def _shared_run(normalizer: _Normalizer, run: list[Slice], depth: int) -> list[Same | None] | None:
-    """``_mark_plain(run)``, and the ``Same`` that ``_Pairer.sequence`` makes of each item of
-    ``run`` (an object or array; None for another) when both sides share it under no ignore path,
-    at ``depth``; None past ``MAX_DEPTH``."""
-    _mark_plain(run)
+    """The ``Same`` that ``_Pairer.sequence`` makes of each item of ``run`` (an object or array;
+    None for another) when both sides share it under no ignore path, at ``depth``; None past
+    ``MAX_DEPTH``."""
     if depth > MAX_DEPTH:
         return None
     return [Same(normalizer, x, (), None, depth) if x.kind in "{[" else None for x in run]
