@@ -360,6 +360,27 @@ def _has_long_run(text: str) -> bool:
     return False
 
 
+# The gates of the built-in text rules (``Redactor._builtin_text``): whether each may change a
+# text, from what it holds (``has``: a literal as written, ``words``: any of some hint words, in
+# any case; ``long_run``: a run of 20 token characters). ``Redactor._quiet_beside`` asks the same
+# gates of a text from what its learned twin holds, so a rule added here gates both.
+
+
+def _token_gate(long_run: bool, has: Callable[[str], bool], words: Callable[[tuple[str, ...]], bool]) -> bool:
+    """Whether the token rules (``_builtin_for``) may find something."""
+    return long_run or has("PRIVATE KEY") or any(map(has, _SHORT_PREFIX_MARKS)) or words(_SCHEME_HINTS)
+
+
+def _assignment_gate(long_run: bool, has: Callable[[str], bool], words: Callable[[tuple[str, ...]], bool]) -> bool:
+    """Whether the assignment rule (``_ASSIGNMENT``) may find something."""
+    return (has("=") or has(":")) and (long_run or words(_ASSIGNMENT_HINTS))
+
+
+def _url_gate(has: Callable[[str], bool]) -> bool:
+    """Whether the URL password rule (``_URL_PASSWORD``) may find something."""
+    return has("@") and has("://")
+
+
 def _words(key: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(key)]
 
@@ -654,20 +675,18 @@ class Redactor:
         def written(literal: str) -> bool:
             return found[literal, False]
 
-        def word(hint: str) -> bool:
-            return found[hint, True]
+        def words(hints: tuple[str, ...]) -> bool:
+            return any(found[hint, True] for hint in hints)
 
         if self.defaults:
-            # _builtin_text's three gates, as it opens them.
-            if written(_RUN) or written("PRIVATE KEY") or any(map(written, _SHORT_PREFIX_MARKS)):
+            # _builtin_text's gates, asked of this text as it would ask them (none opened, the
+            # text it asks the later ones of is this one).
+            long_run = written(_RUN)
+            if _token_gate(long_run, written, words) or _assignment_gate(long_run, written, words):
                 return False
-            if any(map(word, _SCHEME_HINTS)):
+            if _url_gate(written):
                 return False
-            if (written("=") or written(":")) and any(map(word, _ASSIGNMENT_HINTS)):
-                return False
-            if written("@") and written("://"):
-                return False
-        if text[:1] in ("{", "[") and (self._user_keys or any(map(word, _KEY_HINTS))):
+        if self._key_gate(text, words):
             return False
         return not any(map(written, self._values))
 
@@ -734,9 +753,8 @@ class Redactor:
         if self.defaults:
             hints = self._builtin_text(hints, key)
             text = hints.text
-        if text[:1] in ("{", "[") and len(text) >= 12:
-            if self._user_keys or hints.any(_KEY_HINTS):
-                text = self._json_text(text)
+        if self._key_gate(text, hints.any):
+            text = self._json_text(text)
         for pattern in self._patterns:
             text = pattern.sub(self._user_match, text)
         for value in self._values:
@@ -745,26 +763,27 @@ class Redactor:
                 text = text.replace(value, PLACEHOLDER)
         return text
 
+    def _key_gate(self, text: str, words: Callable[[tuple[str, ...]], bool]) -> bool:
+        """Whether the secret-key rules may find something in JSON text ``text`` (``_json_text``)."""
+        return text[:1] in ("{", "[") and len(text) >= 12 and bool(self._user_keys or words(_KEY_HINTS))
+
     def _builtin_text(self, hints: _Hints, key: str | None) -> _Hints:
         """The built-in rules on ``hints.text``; the hints of the text they leave."""
         text = hints.text
         if len(text) < MIN_VALUE_LENGTH:
             return hints
         long_run = len(text) >= 12 and _has_long_run(text)
-        has = _literal_test(hints)
-        if long_run or (
-            len(text) >= 12 and (has("PRIVATE KEY") or any(map(has, _SHORT_PREFIX_MARKS)) or hints.any(_SCHEME_HINTS))
-        ):
+        if len(text) >= 12 and _token_gate(long_run, _literal_test(hints), hints.any):
             opaque = self._opaque_key(key)
             replaced = _builtin_for(hints).sub(lambda m: self._builtin(m, opaque), text)
             if replaced != text:
                 text, hints = replaced, _Hints(replaced)
-        if ("=" in text or ":" in text) and (long_run or hints.any(_ASSIGNMENT_HINTS)):
+        if _assignment_gate(long_run, text.__contains__, hints.any):
             opaque = self._opaque_key(key)
             replaced = _ASSIGNMENT.sub(lambda m: self._assignment(m, opaque), text)
             if replaced != text:
                 text, hints = replaced, _Hints(replaced)
-        if "@" in text and "://" in text:
+        if _url_gate(text.__contains__):
             replaced = _URL_PASSWORD.sub(self._url_password, text)
             if replaced != text:
                 hints = _Hints(replaced)
