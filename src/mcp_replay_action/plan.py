@@ -89,7 +89,9 @@ def parse_jobs(value: str) -> int:
 
     value = value.strip()
     if value == "auto":
-        return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+        from mcp_replay_action.transport.process import usable_cpus  # here: it imports subprocess
+
+        return max(1, usable_cpus())
     try:
         jobs = int(value)
     except ValueError:
