@@ -336,16 +336,11 @@ _READ_AHEAD_DEPTH = 32  # containers entered, at most: the narrowing descends no
 _BY_TEXT: weakref.WeakValueDictionary[int, ReadAhead] = weakref.WeakValueDictionary()
 
 
-def long_json_text(value: Any) -> str | None:
-    """The longest string in a JSON value (an answer, parsed) that may be a JSON text worth
-    reading ahead: ``READ_AHEAD_CHARS`` or longer, opening with "{" or "[". A few hundred values
-    are looked at, at most, the outer first: an answer with a long text holds it near the top."""
-    found = long_json_text_at(value)
-    return None if found is None else found[0]
-
-
 def long_json_text_at(value: Any) -> tuple[str, int] | None:
-    """``long_json_text(value)``, and how many containers down in ``value`` it is."""
+    """The longest string in a JSON value (an answer, parsed) that may be a JSON text worth
+    reading ahead: ``READ_AHEAD_CHARS`` or longer, opening with "{" or "["; and how many
+    containers down in ``value`` it is. A few hundred values are looked at, at most, the outer
+    first: an answer with a long text holds it near the top."""
     best: str | None = None
     best_depth = 0
     todo = [value]

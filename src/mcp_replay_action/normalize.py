@@ -1152,7 +1152,7 @@ def _normalizer_for(options: NormalizeRules | None) -> _Normalizer:
 
 
 def read_ahead(text: str, options: NormalizeRules | None = None, depth: int | None = None) -> ReadAhead:
-    """A reading ahead of the long JSON text of a recorded answer (``narrow.long_json_text``), for
+    """A reading ahead of the long JSON text of a recorded answer (``narrow.long_json_text_at``), for
     ``normalize_pair`` to narrow it against the live answer with (``narrow.ReadAhead``). Made
     here, where the identity keys the runs keep for ``keyed`` are set, and the names in them are
     checked as they are read (``_mark_plain``). With ``depth`` (how many containers down in the
