@@ -92,7 +92,7 @@ def _spawn(target: Target) -> EarlyServer:
 # hands it to the replay (click's target is equal) or ``discard_prespawned`` stops it.
 _PRESPAWNED: tuple[Target, EarlyServer] | None = None
 
-# ``replay``'s options that take no value (``tests/test_early_spawn.py`` holds this to click's
+# ``replay``'s options that take no value (``tests/test_prespawn.py`` holds this to click's
 # own list): every other option is read as taking one.
 FLAGS = frozenset(
     {
