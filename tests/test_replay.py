@@ -319,6 +319,22 @@ def test_header_redaction_rules_apply_to_live_responses(monkeypatch: pytest.Monk
     assert statuses(run(c, fake("echo_server"))) == ["pass", "pass"]
 
 
+def _counted_read_ahead_steps(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """``[n]``: how many steps every read-ahead (``narrow.ReadAhead``) has taken since; set
+    ``[0]`` to start counting again."""
+    from mcp_replay_action import narrow
+
+    counted = [0]
+    real_step = narrow.ReadAhead.step
+
+    def step(self: narrow.ReadAhead) -> bool:
+        counted[0] += 1
+        return real_step(self)
+
+    monkeypatch.setattr(narrow.ReadAhead, "step", step)
+    return counted
+
+
 def _read_ahead_cases() -> list[tuple[str, Any]]:
     """(what, live document): one long named list, edited as a server might (the last: as it was)."""
     records = [
@@ -372,15 +388,7 @@ def test_a_long_recorded_text_read_ahead_replays_to_the_same_results(monkeypatch
         return settled
 
     monkeypatch.setattr(redact.Redactor, "_quiet_beside", counted_look)
-    steps = 0
-    real_step = narrow.ReadAhead.step
-
-    def counted(self: narrow.ReadAhead) -> bool:
-        nonlocal steps
-        steps += 1
-        return real_step(self)
-
-    monkeypatch.setattr(narrow.ReadAhead, "step", counted)
+    steps = _counted_read_ahead_steps(monkeypatch)
     cases = _read_ahead_cases()
     recorded_doc = cases[-1][1]  # the unchanged one
     for what, live_doc in cases:
@@ -403,10 +411,10 @@ def test_a_long_recorded_text_read_ahead_replays_to_the_same_results(monkeypatch
             found = []
             for cpus in (1, 2):
                 monkeypatch.setattr(replay, "usable_cpus", lambda cpus=cpus: cpus)
-                steps = 0
+                steps[0] = 0
                 result = run(c, fake("echo_server", "--delay", "0.1"), compare=compare)
                 found.append([(r.status, r.findings, r.noise) for r in result.results])
-                assert steps == 0 if cpus == 1 else steps > 3, (what, cpus, steps)
+                assert steps[0] == 0 if cpus == 1 else steps[0] > 3, (what, cpus, steps[0])
                 assert not narrow._BY_TEXT
             assert found[0] == found[1], what
             assert "hunter2" not in repr(found[1]) and "ghp_" not in repr(found[1])
@@ -466,15 +474,7 @@ def test_an_answer_that_is_its_recording_exactly_closes_what_was_read_ahead_of_i
     monkeypatch.setattr(narrow, "RUN_CHARS", 700)
     monkeypatch.setattr(redact, "_LONG_TEXT", 1000)
     monkeypatch.setattr(replay, "usable_cpus", lambda: 2)
-    steps = 0
-    real_step = narrow.ReadAhead.step
-
-    def counted(self: narrow.ReadAhead) -> bool:
-        nonlocal steps
-        steps += 1
-        return real_step(self)
-
-    monkeypatch.setattr(narrow.ReadAhead, "step", counted)
+    steps = _counted_read_ahead_steps(monkeypatch)
     opened: list[narrow.ReadAhead] = []
     closed: list[narrow.ReadAhead] = []
     real_init, real_close = narrow.ReadAhead.__init__, narrow.ReadAhead.close
@@ -505,6 +505,6 @@ def test_an_answer_that_is_its_recording_exactly_closes_what_was_read_ahead_of_i
     closed.clear()
     result = run(exact, server)
     assert statuses(result) == ["pass", "pass"]
-    assert steps > 3 and opened  # the recording was read ahead while the server slept
+    assert steps[0] > 3 and opened  # the recording was read ahead while the server slept
     assert {id(a) for a in closed} == {id(a) for a in opened}  # and closed once compared
     assert not narrow._BY_TEXT
