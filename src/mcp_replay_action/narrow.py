@@ -27,7 +27,7 @@ import re
 import weakref
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from json.decoder import scanstring  # type: ignore[attr-defined]  # the C one, as json uses
 from typing import Any
 
@@ -62,10 +62,9 @@ class Slice:
     (or item ``index`` of the run of array items ``text[start:stop]``). ``kind`` is its first
     character ("{", "[", or "s" for a scalar in a run); ``ids`` are the raw values of the identity
     keys of an object (read when it was scanned), so a named list's identities need no second
-    parse. ``plain``: every one of ``ids`` that is a string is known to be its own normal form
-    (set by the ``mark`` of a ``ReadAhead``, while the server works)."""
+    parse."""
 
-    __slots__ = ("text", "start", "stop", "index", "kind", "ids", "plain")
+    __slots__ = ("text", "start", "stop", "index", "kind", "ids")
 
     def __init__(
         self, text: str, start: int, ids: tuple[Any, ...] | None, stop: int = -1, index: int = -1, kind: str = ""
@@ -76,7 +75,6 @@ class Slice:
         self.index = index
         self.kind = kind or text[start]
         self.ids = ids
-        self.plain = False
 
     def load(self) -> Any:
         """The parsed value."""
@@ -134,6 +132,122 @@ def forget() -> None:
     of it is read again."""
     global _LAST_RUN
     _LAST_RUN = (None, -1, [])
+
+
+# A run of at least this many shared items of an array becomes one ``Stretch`` in a skeleton
+# instead of a ``Slice`` per item.
+STRETCH_MIN = 256
+
+# A run of shared array items as read: where its first item starts, the comma after its last,
+# how many items it holds, and their Slices when they were made (None once let go).
+_Part = tuple[int, int, int, "list[Slice] | None"]
+
+
+class Stretch:
+    """``count`` items in a row of an array whose bytes both sides share: one object on both sides
+    of a skeleton in place of a ``Slice`` per item, so that a long list with one changed record
+    costs a few objects, not a few per record. ``parts`` are how the narrowing read them (runs,
+    and single items as a ``Slice`` each). ``values`` parses them a run at a time (what a named
+    list's identities are read from); ``items`` makes their Slices, once, for a comparison that
+    needs them one by one (the same objects on both sides). ``memo`` keeps what ``normalize``
+    learns of them (their names), for both sides."""
+
+    __slots__ = ("text", "parts", "count", "_items", "memo")
+
+    def __init__(self, text: str, parts: list[_Part | Slice], count: int) -> None:
+        self.text = text
+        self.parts = parts
+        self.count = count
+        self._items: list[Slice] | None = None
+        self.memo: dict[Any, Any] = {}
+
+    def values(self) -> Iterator[list[Any]]:
+        """The items parsed, a run (or one single item) at a time."""
+        text = self.text
+        for part in self.parts:
+            if type(part) is Slice:
+                yield [part.load()]
+            else:
+                at, comma, _, _ = part  # type: ignore[misc]
+                yield json.loads("[" + text[at:comma] + "]")
+
+    def items(self) -> list[Slice]:
+        """A ``Slice`` per item, in order (made on first call)."""
+        if self._items is None:
+            out: list[Slice] = []
+            for part in self.parts:
+                if type(part) is Slice:
+                    out.append(part)
+                else:
+                    at, comma, count, made = part  # type: ignore[misc]
+                    got = made if made is not None else _items_to(self.text, at, comma)
+                    if len(got) != count:
+                        raise ValueError("a stretch read again holds other items")  # cannot happen
+                    out.extend(got)
+            self._items = out
+        return self._items
+
+    def __repr__(self) -> str:
+        return f"Stretch({self.count})"
+
+
+def _items_to(text: str, at: int, comma: int) -> list[Slice]:
+    """The Slices of the array items from ``at`` (an item's start) to the comma at ``comma``,
+    read as ``_run`` reads them (a run need not end where the first reading's did)."""
+    out: list[Slice] = []
+    while True:
+        run = _run(text, at, comma + 2)  # a run ending at a comma up to ``comma``
+        if run is not None:
+            out.extend(run)
+            end = run[0].stop
+        else:
+            got = _fit(text, at, comma)
+            value, end = got if got is not None else _scan(text, at)
+            out.append(Slice(text, at, _ids(value)))
+            end = _skip_space(text, end)
+        if end >= comma:
+            return out
+        at = _skip_space(text, end + 1)
+
+
+def _unmade(part: _Part | Slice) -> _Part | Slice:
+    """A run part without its Slices (a single item's Slice as it is)."""
+    if isinstance(part, Slice):
+        return part
+    at, comma, count, _ = part
+    return (at, comma, count, None)
+
+
+class _Shared:
+    """The shared items of one array of a skeleton, as the narrowing reads them (runs and single
+    items): made into one ``Stretch`` when there are ``STRETCH_MIN`` or more, else a Slice each.
+    A run's Slices are let go as soon as the count makes a Stretch certain."""
+
+    __slots__ = ("text", "parts", "count")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.parts: list[_Part | Slice] = []
+        self.count = 0
+
+    def run(self, at: int, comma: int, count: int, made: list[Slice] | None) -> None:
+        self.count += count
+        if self.count >= STRETCH_MIN:
+            made = None
+            if self.count - count < STRETCH_MIN:  # the count just got there: let go the earlier Slices
+                self.parts = [_unmade(part) for part in self.parts]
+        self.parts.append((at, comma, count, made))
+
+    def one(self, item: Slice) -> None:
+        self.count += 1
+        self.parts.append(item)
+
+    def made(self) -> list[Any]:
+        if not self.parts:
+            return []
+        if self.count >= STRETCH_MIN:
+            return [Stretch(self.text, self.parts, self.count)]
+        return Stretch(self.text, self.parts, self.count).items()
 
 
 _ID_KEYS: tuple[str, ...] = ()
@@ -314,6 +428,12 @@ def _run(text: str, at: int, limit: int) -> list[Slice] | None:
     return None
 
 
+def _run_at(text: str, at: int, limit: int) -> tuple[int, int, list[Slice] | None] | None:
+    """``_run`` as the narrowing takes it: the comma that ends the run, its count, its Slices."""
+    run = _run(text, at, limit)
+    return None if run is None else (run[0].stop, len(run), run)
+
+
 def _skip(text: str, at: int) -> int:
     """Where the value at ``at`` ends, checked as JSON, without holding it whole."""
     got = _fit(text, at, len(text))
@@ -365,21 +485,17 @@ class ReadAhead:
     """The runs of array items of one long recorded JSON text, read before the live answer it is
     compared with has arrived (while the server works on it, one ``step`` at a time), as
     ``_run`` reads them: a narrowing of this text against any other takes each run it would read
-    with the same window from here, and reads only the others itself. Runs of shared items are
-    most of the work of narrowing one changed leaf in a long list (parsing every shared record
-    once, to learn its name). Open until ``close``; ``skeletons`` of ``text`` finds it by the
-    text's identity."""
+    with the same window from here, and reads only the others itself: finding where each run of
+    a long list ends is most of the work of narrowing one changed leaf in it. Only where runs end
+    and how many items they hold is kept (a few numbers per run, not an object per item). Open
+    until ``close``; ``skeletons`` of ``text`` finds it by the text's identity."""
 
-    def __init__(self, text: str, mark: Callable[[list[Slice], int], Any] | None = None) -> None:
+    def __init__(self, text: str) -> None:
         self.text = text
-        # Called on each run read, with the depth of its array in the text, in the same step
-        # (``normalize`` names the records, and makes what a comparison makes of each): what it
-        # gives (not None) is kept in ``marks`` by the run's start.
-        self.mark = mark
-        self.marks: dict[int, Any] = {}
-        # What _run(text, at, len(text)) gave at each position read (None: no run there), and
-        # those positions in increasing order (the walk goes left to right).
-        self.runs: dict[int, list[Slice] | None] = {}
+        # What _run(text, at, len(text)) gave at each position read, as (the comma after its last
+        # item, its count) (None: no run there), and those positions in increasing order (the
+        # walk goes left to right).
+        self.runs: dict[int, tuple[int, int] | None] = {}
         self.starts = array("q")
         # Where each container entered ends (by where it starts), once read to its end.
         self.ends: dict[int, int] = {}
@@ -404,14 +520,15 @@ class ReadAhead:
         if _BY_TEXT.get(id(self.text)) is self:
             del _BY_TEXT[id(self.text)]
 
-    def run(self, at: int, limit: int) -> list[Slice] | None:
-        """``_run(self.text, at, limit)``, from what was read ahead when it holds that run (read
-        with the same window: ``limit`` does not cut it shorter than the text's end did)."""
+    def run(self, at: int, limit: int) -> tuple[int, int, list[Slice] | None] | None:
+        """``_run_at(self.text, at, limit)``, from what was read ahead when it holds that run
+        (read with the same window: ``limit`` does not cut it shorter than the text's end did;
+        its Slices are not kept: None)."""
         if min(at + RUN_CHARS, limit) == min(at + RUN_CHARS, len(self.text)):
-            run = self.runs.get(at, _MISSING)
-            if run is not _MISSING:
-                return run  # type: ignore[return-value]
-        return _run(self.text, at, limit)
+            known = self.runs.get(at, _MISSING)
+            if known is not _MISSING:
+                return None if known is None else (*known, None)  # type: ignore[misc]
+        return _run_at(self.text, at, limit)
 
     def next_start(self, at: int) -> int:
         """The first position after ``at`` where a run was read ahead (-1: none)."""
@@ -429,15 +546,13 @@ class ReadAhead:
             at = cursor.pos
             if not cursor.obj:
                 run = _run(text, at, len(text))
-                if run is not None and self.mark is not None:
-                    made = self.mark(run, depth)
-                    if made is not None:
-                        self.marks[at] = made
-                self.runs[at] = run
+                known = None if run is None else (run[0].stop, len(run))
+                del run
+                self.runs[at] = known
                 self.starts.append(at)
                 yield
-                if run is not None:
-                    cursor.after(run[0].stop)
+                if known is not None:
+                    cursor.after(known[0])
                     continue
             _, start = cursor.member()
             # A container the smallest window does not hold may hold runs: it is entered, as
@@ -495,7 +610,8 @@ class _Narrower:
         obj = ca.obj
         # Members wholly before p: shared.
         keys: list[str | None] = []
-        shared: list[Any] = []
+        shared: list[Any] = []  # an object's
+        pre = _Shared(ta)  # an array's
         resume = -1  # just past the last shared member (-1: none)
         path: tuple[int, _Narrowed] | None = None  # the member holding p, read level by level
         while not ca.done:
@@ -503,10 +619,10 @@ class _Narrower:
             if at >= p:
                 break
             if not obj and p - at > _WINDOWS[0]:
-                run = _run(ta, at, p) if self.ahead is None else self.ahead.run(at, p)
+                run = _run_at(ta, at, p) if self.ahead is None else self.ahead.run(at, p)
                 if run is not None:
-                    shared.extend(run)
-                    resume = run[0].stop  # the comma after the run's last item
+                    pre.run(at, *run)
+                    resume = run[0]  # the comma after the run's last item
                     ca.after(resume)
                     continue
             key, start = ca.member()
@@ -534,7 +650,10 @@ class _Narrower:
                 ca.pos = at
                 break
             keys.append(key)
-            shared.append(Slice(ta, start, None if obj else _ids(value)))
+            if obj:
+                shared.append(Slice(ta, start, None))
+            else:
+                pre.one(Slice(ta, start, _ids(value)))
             resume = end
             ca.after(end)
             if ca.done and ca.end <= p:
@@ -603,15 +722,23 @@ class _Narrower:
                 a_values.append(path[1].a)
             else:
                 a_values.append(_scan(ta, rest_starts[j])[0])
-        suffix = [Slice(ta, rest_starts[j], rest_ids[j]) for j in range(tail, len(rest_starts))]
+        suffix: list[Any] = []  # an object's shared members after the difference
+        suf = _Shared(ta)  # an array's
+        for j in range(tail, len(rest_starts)):
+            item = Slice(ta, rest_starts[j], rest_ids[j])
+            if obj:
+                suffix.append(item)
+            else:
+                suf.one(item)
         ahead = self.ahead
         resync = -1  # where the runs read ahead start again, reached by reading members alone
         while not ca.done:  # the shared members after the difference
             if not obj and ca.pos >= resync:
                 if ahead is None:
-                    run = _run(ta, ca.pos, len(ta))
+                    run = _run_at(ta, ca.pos, len(ta))
                 elif ca.pos in ahead.runs:
-                    run = ahead.runs[ca.pos]
+                    known = ahead.runs[ca.pos]
+                    run = None if known is None else (*known, None)
                 else:
                     # The difference ended mid-run: the items up to the next run read ahead
                     # (within a run's length) are read as one run ending there (one parse, not
@@ -619,19 +746,24 @@ class _Narrower:
                     # the runs are taken.
                     resync = ahead.next_start(ca.pos)
                     near = 0 <= resync - ca.pos <= RUN_CHARS
-                    run = _run(ta, ca.pos, resync + 1 if near else len(ta))
+                    run = _run_at(ta, ca.pos, resync + 1 if near else len(ta))
                 if run is not None:
-                    suffix.extend(run)
-                    ca.after(run[0].stop)
+                    suf.run(ca.pos, *run)
+                    ca.after(run[0])
                     continue
             read_a()
-            suffix.append(Slice(ta, rest_starts[-1], rest_ids[-1]))
+            item = Slice(ta, rest_starts[-1], rest_ids[-1])
+            if obj:
+                suffix.append(item)
+            else:
+                suf.one(item)
         end_b = ca.end + self.shift if aligned else cb.end
         if obj:
             suffix_keys = rest_keys[tail:]
             skel_a = _object(keys, shared, rest_keys[:tail], a_values, suffix_keys, suffix)
             skel_b = _object(keys, shared, b_keys, b_values, suffix_keys, suffix)
             return _Narrowed(skel_a, skel_b, ca.end, end_b)
+        shared, suffix = pre.made(), suf.made()
         return _Narrowed(shared + a_values + suffix, shared + b_values + suffix, ca.end, end_b)
 
 

@@ -39,19 +39,20 @@ import hashlib
 import json
 import marshal
 import re
-from collections.abc import Sequence
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from itertools import compress
-from operator import is_not
+from itertools import compress, islice
+from operator import eq, is_not
 from typing import Any, Protocol
 
 from mcp_replay_action.minted import MINTED_KEYS, is_minted_key, looks_minted
 from mcp_replay_action.narrow import (
     MISSING,
-    ReadAhead,
     Slice,
+    Stretch,
     identity_index,
-    read_ahead_of,
     set_identity_keys,
     skeletons,
 )
@@ -212,6 +213,42 @@ class Keyed(dict):  # type: ignore[type-arg]
     def __init__(self, key: str, items: Any = ()) -> None:
         super().__init__(items)
         self.key = key
+
+
+class PartKeyed(Keyed):
+    """A named list of which only the items outside its stretches are held (``normalize_pair``
+    of two long lists that share ``head`` and ``tail``, ``narrow.Stretch``): the stretches' items
+    are the same on both sides of the pair, so ``compare`` never looks at them; ``whole`` (and so
+    ``materialize``) reads them in, where one side is needed whole."""
+
+    __slots__ = ("head", "tail", "normalizer", "depth")
+
+    def __init__(
+        self,
+        key: str,
+        items: Any,
+        head: Stretch | None,
+        tail: Stretch | None,
+        normalizer: _Normalizer,
+        depth: int,
+    ) -> None:
+        super().__init__(key, items)
+        self.head, self.tail = head, tail
+        self.normalizer = normalizer
+        self.depth = depth  # of the items
+
+    def whole(self) -> Keyed:
+        """The named list, every item normalised, as ``normalize`` makes it."""
+        n, field = self.normalizer, self.key
+        pairs: list[tuple[str, Any]] = []
+        if self.head is not None:
+            pairs.extend(n.stretch_items(self.head, field, self.depth))
+        pairs.extend((k, materialize(v, self.depth)) for k, v in self.items())
+        if self.tail is not None:
+            pairs.extend(n.stretch_items(self.tail, field, self.depth))
+        if n.allow_reorder:
+            pairs.sort(key=lambda p: p[0])
+        return Keyed(field, pairs)
 
 
 class JsonText(dict):  # type: ignore[type-arg]
@@ -636,6 +673,8 @@ class _Normalizer:
 
     def sequence(self, value: list[Any], states: State, depth: int) -> Any:
         items: list[Any] = []
+        if _stretched(value):
+            value = _expanded(value)
         for index, item in enumerate(value):
             if states:
                 child_states = self._step_item(states, index, item)
@@ -686,11 +725,6 @@ class _Normalizer:
         at = identity_index(field)  # where a Slice keeps the field's raw value, if it does
         for item in items:
             raw = item.raw if type(item) is Same and not item.states else None
-            if type(raw) is Slice and raw.plain and at is not None and raw.ids is not None:
-                value = raw.ids[at]
-                if type(value) is str:
-                    names.append(value)  # its own normal form, found while the server worked
-                    continue
             if type(raw) is dict or (type(raw) is Slice and raw.kind == "{"):
                 if item._id_field == field:  # the other side of the pair holds the same object
                     names.append(item._id_name)
@@ -712,6 +746,40 @@ class _Normalizer:
                 item = items[i]
                 item._id_field = field
                 item._id_name = name
+        return names
+
+    def stretch_items(self, stretch: Stretch, field: str, depth: int) -> Iterator[tuple[str, Any]]:
+        """The items of a stretch of a named list (``depth`` down, under no ignore path), normalised,
+        each with its name under ``field`` (``PartKeyed.whole``)."""
+        for values in stretch.values():
+            names = self.raw_identities(values, field, depth)
+            if names is None:
+                raise ValueError("a stretch read again is not what it was")  # cannot happen
+            for name, value in zip(names, values, strict=True):
+                yield name, self.value(value, (), None, depth)
+
+    def raw_identities(self, values: list[Any], field: str, depth: int) -> list[str] | None:
+        """What ``identities`` gives for items both sides share, under no ignore path: the
+        ``Same`` of each of ``values`` (parsed items, ``depth`` down). None unless every one is an
+        object with a string name under ``field``."""
+        exact = bool(self.ignore_keys) or _opaque_key(field) or field in BASE64_KEYS
+        names: list[Any] = []
+        plain: list[int] = []  # where names holds a raw string that _plain_string settles
+        for value in values:
+            if type(value) is not dict:
+                return None
+            name = value.get(field)
+            if not exact and type(name) is str and (not name or name[0] not in _JSON_STARTS):
+                plain.append(len(names))
+            else:
+                name = self.identity(value, field, (), depth)
+                if type(name) is not str:
+                    return None
+            names.append(name)
+        if len(plain) == len(names):
+            return _plain_strings(names, self.days)
+        for i, name in zip(plain, _plain_strings([names[i] for i in plain], self.days), strict=True):
+            names[i] = name
         return names
 
     def keyed_string(self, value: str, states: State, key: str, depth: int) -> Any:
@@ -919,6 +987,43 @@ class _Pairer:
         return out
 
     def sequence(self, a: list[Any], b: list[Any], states: State, key: str | None, depth: int) -> tuple[Any, Any]:
+        if _stretched(a) or _stretched(b):
+            if not states and depth < MAX_DEPTH:
+                done = self.stretched(a, b, depth)
+                if done is not None:
+                    return done
+            a, b = _expanded(a), _expanded(b)
+        n = self.n
+        items_a, items_b, paired = self.walk(a, b, states, depth)
+        keyed_a = n.keyed(items_a)
+        keyed_b = self.keyed_beside(keyed_a, items_a, items_b)
+        if keyed_a is not None and keyed_b is not None and keyed_a.key == keyed_b.key:
+            # Lined up by identity, as compare lines them up. Items walked as a pair under two
+            # identities meet other partners there: they must not share anything with each other.
+            field = keyed_a.key
+            apart = [
+                (i, j)
+                for i, j in paired
+                if items_a[i] is not items_b[j] and _identity(items_a[i], field) != _identity(items_b[j], field)
+            ]
+            if not apart:
+                return keyed_a, keyed_b
+            for i, j in apart:
+                items_a[i], items_b[j] = materialize(items_a[i]), materialize(items_b[j])
+            return n.keyed(items_a) or items_a, n.keyed(items_b) or items_b
+        if len(items_a) == 1 and len(items_b) == 1:
+            # One item against one: lined up with each other, whatever they hold.
+            return keyed_a or items_a, keyed_b or items_b
+        # Lined up by content, any item against any: every item is needed whole.
+        items_a = [materialize(x) for x in items_a]
+        items_b = [materialize(y) for y in items_b]
+        return n.keyed(items_a) or items_a, n.keyed(items_b) or items_b
+
+    def walk(
+        self, a: list[Any], b: list[Any], states: State, depth: int
+    ) -> tuple[list[Any], list[Any], list[tuple[int, int]]]:
+        """Each side's items normalised, and the positions walked as a pair into two different
+        objects."""
         n = self.n
         items_a: list[Any] = []
         items_b: list[Any] = []
@@ -976,73 +1081,110 @@ class _Pairer:
                 items_a.append(nx)
             if ny is not _DROP:
                 items_b.append(ny)
-        keyed_a = n.keyed(items_a)
-        keyed_b = self.keyed_beside(keyed_a, items_a, items_b)
-        if keyed_a is not None and keyed_b is not None and keyed_a.key == keyed_b.key:
-            # Lined up by identity, as compare lines them up. Items walked as a pair under two
-            # identities meet other partners there: they must not share anything with each other.
-            field = keyed_a.key
-            apart = [
-                (i, j)
-                for i, j in paired
-                if items_a[i] is not items_b[j] and _identity(items_a[i], field) != _identity(items_b[j], field)
-            ]
-            if not apart:
-                return keyed_a, keyed_b
-            for i, j in apart:
-                items_a[i], items_b[j] = materialize(items_a[i]), materialize(items_b[j])
-            return n.keyed(items_a) or items_a, n.keyed(items_b) or items_b
-        if len(items_a) == 1 and len(items_b) == 1:
-            # One item against one: lined up with each other, whatever they hold.
-            return keyed_a or items_a, keyed_b or items_b
-        # Lined up by content, any item against any: every item is needed whole.
-        items_a = [materialize(x) for x in items_a]
-        items_b = [materialize(y) for y in items_b]
-        return n.keyed(items_a) or items_a, n.keyed(items_b) or items_b
+        return items_a, items_b, paired
 
     def shared_items(self, a: list[Any], b: list[Any], states: State, depth: int) -> list[Same | None]:
         """For each place of ``a`` and ``b`` (as far as both go), the ``Same`` standing for an
-        object or array both share there (one ``Slice``), else None. A whole run of a text read
-        ahead that both hold there is taken as the read-ahead made it (``_shared_run``), when it
-        was made for this walk (normaliser, depth): what the loop below makes of it, item by
-        item, costs a tenth of a second at 50 MiB."""
+        object or array both share there (one ``Slice``), else None."""
         n = self.n
-        ahead = None
-        for x in (a[0], a[-1]) if a else ():
-            if type(x) is Slice:
-                ahead = read_ahead_of(x.text)
-                break
-        if ahead is None or not ahead.marks:
-            return [
-                Same(n, x, states, None, depth) if x is y and type(x) is Slice and x.kind in "{[" else None
-                for x, y in zip(a, b, strict=False)
-            ]
-        runs, made = ahead.runs, ahead.marks
-        out: list[Same | None] = []
-        i, end = 0, min(len(a), len(b))
-        while i < end:
-            x = a[i]
-            if x is not b[i] or type(x) is not Slice:
-                out.append(None)
-                i += 1
+        return [
+            Same(n, x, states, None, depth) if x is y and type(x) is Slice and x.kind in "{[" else None
+            for x, y in zip(a, b, strict=False)
+        ]
+
+    def stretched(self, a: list[Any], b: list[Any], depth: int) -> tuple[Keyed, Keyed] | None:
+        """``sequence`` of two skeleton lists that hold a ``Stretch`` (shared items, many) at the
+        start or the end, the same on both sides, when both are named lists: what ``sequence``
+        makes of the lists with the stretches read item by item, less the stretches' items, which
+        are the very same object on both sides there (``Same``), and are all ``compare`` would
+        drop. Their names are read (to know the lists are named, and by which field) without an
+        object per item. None when that cannot be settled so: the caller reads the stretches item
+        by item, as before (a plain list, an identity that may repeat, items in another order)."""
+        head = a[0] if type(a[0]) is Stretch else None
+        tail = a[-1] if type(a[-1]) is Stretch else None
+        if (b[0] if type(b[0]) is Stretch else None) is not head or (
+            b[-1] if type(b[-1]) is Stretch else None
+        ) is not tail:
+            return None
+        if head is tail or depth + 1 > MAX_DEPTH:
+            return None  # one stretch both ends: a list that is all shared is never narrowed
+        stretches = [x for x in (head, tail) if x is not None]
+        mid_a = a[1 if head else 0 : len(a) - (1 if tail else 0)]
+        mid_b = b[1 if head else 0 : len(b) - (1 if tail else 0)]
+        if _stretched(mid_a) or _stretched(mid_b):
+            return None
+        items_a, items_b, paired = self.walk(mid_a, mid_b, (), depth)
+        named_a = self.stretch_names(stretches, items_a, depth + 1)
+        named_b = self.stretch_names(stretches, items_b, depth + 1)
+        if named_a is None or named_b is None or named_a[0] != named_b[0]:
+            return None
+        field = named_a[0]
+        pairs_a = list(zip(named_a[1], items_a, strict=True))
+        pairs_b = list(zip(named_b[1], items_b, strict=True))
+        if self.n.allow_reorder:
+            pairs_a.sort(key=lambda p: p[0])
+            pairs_b.sort(key=lambda p: p[0])
+        keyed_a = PartKeyed(field, pairs_a, head, tail, self.n, depth + 1)
+        keyed_b = PartKeyed(field, pairs_b, head, tail, self.n, depth + 1)
+        if not self.n.allow_reorder:
+            common = [k for k in keyed_a if k in keyed_b]
+            if common != [k for k in keyed_b if k in keyed_a]:
+                return None  # an ordering change is reported with every name: read them all
+        for i, j in paired:
+            x, y = items_a[i], items_b[j]
+            if x is not y and _identity(x, field) != _identity(y, field):
+                # Walked as a pair, lined up by name apart: they must share nothing.
+                keyed_a[named_a[1][i]] = materialize(x)
+                keyed_b[named_b[1][j]] = materialize(y)
+        return keyed_a, keyed_b
+
+    def stretch_names(self, stretches: list[Stretch], items: list[Any], depth: int) -> tuple[str, list[str]] | None:
+        """The field ``keyed`` names a list by, and the names of ``items`` (normalised, one side's
+        items other than the stretches'), when the whole list (the stretches' items, which are
+        ``depth`` down, and ``items``) is a named list: every item an object with a string name
+        under that field, every name once. None when it is not, or that is not certain (two names
+        of the stretches with one hash, or one of ``items`` with the hash of one of theirs)."""
+        n = self.n
+        for item in items:
+            if type(item) is not dict and not (type(item) is Same and item.is_dict):
+                return None
+        for field in IDENTITY_KEYS:
+            hashes = self.stretch_hashes(stretches, field, depth)
+            if hashes is None:
+                continue  # an item of the stretches has no string name under it
+            if hashes is _UNSURE:
+                return None
+            names = n.identities(items, field) if items else []
+            if any(type(name) is not str for name in names) or len(set(names)) != len(names):
                 continue
-            if x.index == 0:
-                run = runs.get(x.start)
-                sames = made.get(x.start)
-                if run is not None and sames is not None:
-                    k = len(run)
-                    probe = next((s for s in sames if s is not None), None)
-                    if (
-                        (probe is None or (probe.depth == depth and probe._normalizer is n))
-                        and a[i : i + k] == run
-                        and b[i : i + k] == run
-                    ):
-                        out.extend(sames)
-                        i += k
-                        continue
-            out.append(Same(n, x, states, None, depth) if x.kind in "{[" else None)
-            i += 1
-        return out
+            for name in names:
+                at = bisect_left(hashes, hash(name))  # type: ignore[arg-type]
+                if at < len(hashes) and hashes[at] == hash(name):  # type: ignore[index]
+                    return None  # a name of the stretches too, or one with its hash: read them all
+            return field, names
+        return None
+
+    def stretch_hashes(self, stretches: list[Stretch], field: str, depth: int) -> Any:
+        """The hashes of the names under ``field`` of every item of ``stretches``, sorted (an
+        ``array``): None when an item is not an object with a string name there; ``_UNSURE``
+        when two hashes are equal. Learned once per stretch pair, for both sides."""
+        memo = stretches[0].memo
+        key = (field, self.n, depth, tuple(map(id, stretches)))
+        if key in memo:
+            return memo[key]
+        hashes = array("q")
+        for stretch in stretches:
+            for values in stretch.values():
+                names = self.n.raw_identities(values, field, depth)
+                if names is None:
+                    memo[key] = None
+                    return None
+                hashes.extend(map(hash, names))
+        ordered = sorted(hashes)
+        del hashes
+        found: Any = _UNSURE if any(map(eq, ordered, islice(ordered, 1, None))) else array("q", ordered)
+        memo[key] = found
+        return found
 
     def keyed_beside(self, keyed_a: Keyed | None, items_a: list[Any], items_b: list[Any]) -> Keyed | None:
         """``n.keyed(items_b)``, where ``keyed_a`` is ``n.keyed(items_a)``. A long named list with
@@ -1087,12 +1229,36 @@ class _Pairer:
             return False
 
 
+_UNSURE = object()  # stretch_hashes: two names of the stretches have one hash
+
+
+def _stretched(items: list[Any]) -> bool:
+    """Whether a skeleton list holds a ``Stretch`` (at its start or its end, the only places one
+    can be)."""
+    return bool(items) and (type(items[0]) is Stretch or type(items[-1]) is Stretch)
+
+
+def _expanded(items: list[Any]) -> list[Any]:
+    """A skeleton list with each ``Stretch`` read item by item (the same Slices on both sides)."""
+    if not _stretched(items):
+        return items
+    out: list[Any] = []
+    for item in items:
+        if type(item) is Stretch:
+            out.extend(item.items())
+        else:
+            out.append(item)
+    return out
+
+
 def materialize(value: Any, depth: int = 0) -> Any:
     """``value`` with every ``Same`` in it normalised, as ``normalize`` would have made it."""
     if type(value) is Same:
         return value.value()
     if depth > MAX_DEPTH + 8:
         return value
+    if type(value) is PartKeyed:
+        return value.whole()
     if isinstance(value, Keyed):
         return Keyed(value.key, ((k, materialize(v, depth + 1)) for k, v in value.items()))
     if isinstance(value, dict):
@@ -1149,68 +1315,6 @@ def _normalizer_for(options: NormalizeRules | None) -> _Normalizer:
         bool(options.allow_reorder),
         reference_days(tuple(getattr(options, "moments", ()))),
     )
-
-
-def read_ahead(text: str, options: NormalizeRules | None = None, depth: int | None = None) -> ReadAhead:
-    """A reading ahead of the long JSON text of a recorded answer (``narrow.long_json_text_at``), for
-    ``normalize_pair`` to narrow it against the live answer with (``narrow.ReadAhead``). Made
-    here, where the identity keys the runs keep for ``keyed`` are set, and the names in them are
-    checked as they are read (``_mark_plain``). With ``depth`` (how many containers down in the
-    answer the text is) and the ``options`` the comparison will use, each run's records are
-    also made into what ``_Pairer.sequence`` makes of records both sides share (``_shared_run``)."""
-    normalizer = _normalizer_for(options)
-    if depth is None or normalizer.patterns:
-        # Under an ignore path a list's items are walked one by one: nothing to make ahead.
-        return ReadAhead(text, lambda run, _: _mark_plain(run))
-    left = [SHARED_AHEAD]
-
-    def mark(run: list[Slice], at: int) -> list[Same | None] | None:
-        _mark_plain(run)
-        if left[0] < len(run):
-            return None
-        left[0] -= len(run)
-        return _shared_run(normalizer, run, depth + at + 2)
-
-    return ReadAhead(text, mark)
-
-
-# Records made ahead (``_shared_run``) per text, at most: ~100 bytes each, held while the server
-# works whether or not its answer differs. All of a 5 MiB answer's 44k; of a 50 MiB answer's
-# 440k, the first 64k (the rest are made in the comparison, as before).
-SHARED_AHEAD = 1 << 16
-
-
-def _shared_run(normalizer: _Normalizer, run: list[Slice], depth: int) -> list[Same | None] | None:
-    """The ``Same`` that ``_Pairer.sequence`` makes of each item of ``run`` (an object or array;
-    None for another) when both sides share it under no ignore path, at ``depth``; None past
-    ``MAX_DEPTH``."""
-    if depth > MAX_DEPTH:
-        return None
-    return [Same(normalizer, x, (), None, depth) if x.kind in "{[" else None for x in run]
-
-
-# What a name that may hold JSON shows in names joined after a NUL each: its first character.
-_JSON_STARTS_JOINED = tuple("\0" + c for c in _JSON_STARTS)
-
-
-def _mark_plain(run: list[Slice]) -> None:
-    """Mark the objects of a run read ahead as ``Slice.plain`` when every identity they keep that
-    is a string is its own normal form whatever the options: short, nothing ``_MAYBE_MASKED``
-    finds in it, no JSON (``_plain_string`` returns it as it is; ``identities`` takes it then
-    without the test per name and the cache it writes). Names a record at a time, while the
-    server works, instead of all of a long list's at once in the comparison. A run holding one
-    name that is not is left unmarked (``identities`` names its records as before); a NUL in a
-    name may make the JSON test see what is not there, which only leaves the run unmarked."""
-    names = [value for item in run if item.ids is not None for value in item.ids if type(value) is str]
-    if names:
-        if not _none_maybe_masked(names):
-            return
-        joined = "\0" + "\0".join(names)
-        if any(start in joined for start in _JSON_STARTS_JOINED):
-            return
-    for item in run:
-        if item.ids is not None:
-            item.plain = True
 
 
 def normalize_pair(a: Any, b: Any, options: NormalizeRules | None = None) -> tuple[Any, Any]:

@@ -210,11 +210,9 @@ class _Session:
             found = long_json_text_at(self.awaited.response)
             if found is None:
                 return False  # the compare engine is not imported for an answer without one
-            from mcp_replay_action.normalize import read_ahead
+            from mcp_replay_action.narrow import ReadAhead
 
-            # With the options and the depth the comparison will use, so that it finds the
-            # shared records made (``normalize._shared_run``).
-            self.ahead = read_ahead(found[0], self.compare_options, found[1])
+            self.ahead = ReadAhead(found[0])
             steps = self.ahead_steps = self._ahead_steps(self.ahead)
         with paused():  # a step builds a run of records: no collection walks them half built
             return next(steps, None) is not None
