@@ -229,6 +229,37 @@ def test_one_changed_leaf_in_a_long_list_is_read_from_the_skeletons() -> None:
 
 
 @pytest.mark.parametrize(
+    ("name", "settled"),
+    [
+        ("item-1000-new", True),  # a name of its own: compared as the changed record alone
+        ("item-5", False),  # the name of a record in the first stretch: no longer a named list
+        ("item-1999", False),  # ... in the last stretch
+        ("2026-11-30T10:00:00Z", True),  # a name the normaliser masks, once in the list
+    ],
+)
+def test_a_renamed_record_between_stretches_is_compared_as_the_full_parse_compares_it(
+    monkeypatch: pytest.MonkeyPatch, name: str, settled: bool
+) -> None:
+    records = [{"name": f"item-{i}", "score": i % 7} for i in range(2000)]
+    a = json.dumps({"records": records}, separators=(",", ":"))
+    records[1000]["name"] = name
+    b = json.dumps({"records": records}, separators=(",", ":"))
+    got: list[Any] = []
+    real = normalize._Pairer.stretched
+
+    def counted(self: Any, x: Any, y: Any, depth: int) -> Any:
+        got.append(real(self, x, y, depth))
+        return got[-1]
+
+    monkeypatch.setattr(normalize._Pairer, "stretched", counted)
+    for options in (CompareOptions(), CompareOptions(allow_reorder=True), CompareOptions(ignore_keys=("score",))):
+        got.clear()
+        narrowed, full = _both_ways(monkeypatch, _answer(a), _answer(b), options)
+        assert narrowed == full and narrowed, (name, options)
+        assert [x is not None for x in got] == [settled], (name, options)
+
+
+@pytest.mark.parametrize(
     ("a", "b"),
     [
         ("[1.5,2]", "[1.25,2]"),  # a number's end needs a character of lookahead

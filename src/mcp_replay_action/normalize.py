@@ -40,11 +40,10 @@ import json
 import marshal
 import re
 from array import array
-from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from itertools import compress, islice
-from operator import eq, is_not
+from itertools import compress
+from operator import is_not
 from typing import Any, Protocol
 
 from mcp_replay_action.minted import MINTED_KEYS, is_minted_key, looks_minted
@@ -1158,31 +1157,32 @@ class _Pairer:
             if any(type(name) is not str for name in names) or len(set(names)) != len(names):
                 continue
             for name in names:
-                at = bisect_left(hashes, hash(name))  # type: ignore[arg-type]
-                if at < len(hashes) and hashes[at] == hash(name):  # type: ignore[index]
+                code = hash(name)
+                if code in hashes[code & (len(hashes) - 1)]:
                     return None  # a name of the stretches too, or one with its hash: read them all
             return field, names
         return None
 
     def stretch_hashes(self, stretches: list[Stretch], field: str, depth: int) -> Any:
-        """The hashes of the names under ``field`` of every item of ``stretches``, sorted (an
-        ``array``): None when an item is not an object with a string name there; ``_UNSURE``
-        when two hashes are equal. Learned once per stretch pair, for both sides."""
+        """The hashes of the names under ``field`` of every item of ``stretches``, in buckets by
+        their low bits (``array``s, a power of two of them, ~64 names each: 8 bytes a name, where a
+        set of them or a sorted list costs ~70): None when an item is not an object with a string name there; ``_UNSURE`` when two
+        hashes are equal. Learned once per stretch pair, for both sides."""
         memo = stretches[0].memo
         key = (field, self.n, depth, tuple(map(id, stretches)))
         if key in memo:
             return memo[key]
-        hashes = array("q")
+        mask = (1 << (sum(stretch.count for stretch in stretches) // 64).bit_length()) - 1
+        buckets = [array("q") for _ in range(mask + 1)]
         for stretch in stretches:
             for values in stretch.values():
                 names = self.n.raw_identities(values, field, depth)
                 if names is None:
                     memo[key] = None
                     return None
-                hashes.extend(map(hash, names))
-        ordered = sorted(hashes)
-        del hashes
-        found: Any = _UNSURE if any(map(eq, ordered, islice(ordered, 1, None))) else array("q", ordered)
+                for code in map(hash, names):
+                    buckets[code & mask].append(code)
+        found: Any = _UNSURE if any(len(set(bucket)) < len(bucket) for bucket in buckets) else buckets
         memo[key] = found
         return found
 
