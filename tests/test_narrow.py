@@ -641,7 +641,9 @@ def test_named_lists_with_stretches_compare_as_read_item_by_item(monkeypatch: py
         monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", FULL)
         full = compare(before, after, options)
         monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", 0)
-        ahead = narrow.ReadAhead(text_a) if rng.random() < 0.6 else None
+        # Read ahead as the replay reads it (its runs' names kept), or only where runs end, or not.
+        mark = normalize.run_names if rng.random() < 0.7 else None
+        ahead = narrow.ReadAhead(text_a, mark) if rng.random() < 0.6 else None
         for _ in range(rng.choice([1, 5, 1 << 30]) if ahead else 0):
             if not ahead.step():  # type: ignore[union-attr]
                 break
@@ -652,6 +654,45 @@ def test_named_lists_with_stretches_compare_as_read_item_by_item(monkeypatch: py
                 ahead.close()
         assert narrowed == full, (seed, case, options)
     assert settled >= 6, (settled, tried)
+
+
+def test_names_read_ahead_are_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A text read ahead whole with its runs named (``normalize.run_names``) is compared without
+    reading those names again: only the items outside runs are named in the comparison; a name
+    that is not its own normal form (a date) leaves its run to be named there, as it is."""
+    monkeypatch.setattr(narrow, "RUN_CHARS", 700)
+    monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", 0)
+    named: list[int] = []
+    real = normalize._Normalizer.raw_identities
+
+    def counted(self: Any, values: list[Any], field: str, depth: int) -> Any:
+        named.append(len(values))
+        return real(self, values, field, depth)
+
+    monkeypatch.setattr(normalize._Normalizer, "raw_identities", counted)
+    sums: list[int] = []
+    for dated in (False, True):
+        records = [{"name": f"item-{i}", "score": i % 7} for i in range(3000)]
+        if dated:
+            records[100]["name"] = "2026-11-30T10:00:00Z"
+        text_a = json.dumps({"records": records}, separators=(",", ":"))
+        records[1500]["score"] = -1
+        text_b = json.dumps({"records": records}, separators=(",", ":"))
+        full = compare(_answer(text_a), _answer(text_b))
+        ahead = narrow.ReadAhead(text_a, normalize.run_names)
+        while ahead.step():
+            pass
+        named.clear()
+        try:
+            assert compare(_answer(text_a), _answer(text_b)) == full
+        finally:
+            ahead.close()
+        runs = sum(1 for marks in ahead.marks.values() if "name" in marks)
+        assert runs > 50, runs
+        sums.append(sum(named))
+    # Of 3,000 records, the few near the difference (read with other windows than ahead), and
+    # with a date for a name, its run too.
+    assert sums[0] < 150 and sums[0] < sums[1] < sums[0] + 100, sums
 
 
 def test_a_text_read_ahead_is_narrowed_without_windows_over_what_it_read(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -479,9 +479,9 @@ def test_an_answer_that_is_its_recording_exactly_closes_what_was_read_ahead_of_i
     closed: list[narrow.ReadAhead] = []
     real_init, real_close = narrow.ReadAhead.__init__, narrow.ReadAhead.close
 
-    def init(self: narrow.ReadAhead, text: str) -> None:
+    def init(self: narrow.ReadAhead, text: str, mark: Any = None) -> None:
         opened.append(self)
-        real_init(self, text)
+        real_init(self, text, mark)
 
     def close(self: narrow.ReadAhead) -> None:
         closed.append(self)

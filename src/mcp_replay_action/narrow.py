@@ -27,7 +27,7 @@ import re
 import weakref
 from array import array
 from bisect import bisect_right
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from json.decoder import scanstring  # type: ignore[attr-defined]  # the C one, as json uses
 from typing import Any
 
@@ -163,13 +163,14 @@ class Stretch:
 
     def values(self) -> Iterator[list[Any]]:
         """The items parsed, a run (or one single item) at a time."""
-        text = self.text
-        for part in self.parts:
-            if type(part) is Slice:
-                yield [part.load()]
-            else:
-                at, comma, _, _ = part  # type: ignore[misc]
-                yield json.loads("[" + text[at:comma] + "]")
+        return map(self.part_values, self.parts)
+
+    def part_values(self, part: _Part | Slice) -> list[Any]:
+        """The items of one of ``parts``, parsed."""
+        if isinstance(part, Slice):
+            return [part.load()]
+        at, comma, _, _ = part
+        return json.loads("[" + self.text[at:comma] + "]")  # type: ignore[no-any-return]
 
     def items(self) -> list[Slice]:
         """A ``Slice`` per item, in order (made on first call)."""
@@ -490,8 +491,13 @@ class ReadAhead:
     and how many items they hold is kept (a few numbers per run, not an object per item). Open
     until ``close``; ``skeletons`` of ``text`` finds it by the text's identity."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, mark: Callable[[list[Slice]], Any] | None = None) -> None:
         self.text = text
+        # Called on the Slices of each run read, in the same step: what it makes of them
+        # (``normalize.run_names``: the hashes of their names) is kept in ``marks`` by the run's
+        # start, and the Slices are let go.
+        self.mark = mark
+        self.marks: dict[int, Any] = {}
         # What _run(text, at, len(text)) gave at each position read, as (the comma after its last
         # item, its count) (None: no run there), and those positions in increasing order (the
         # walk goes left to right).
@@ -547,6 +553,8 @@ class ReadAhead:
             if not cursor.obj:
                 run = _run(text, at, len(text))
                 known = None if run is None else (run[0].stop, len(run))
+                if run is not None and self.mark is not None:
+                    self.marks[at] = self.mark(run)
                 del run
                 self.runs[at] = known
                 self.starts.append(at)

@@ -52,6 +52,7 @@ from mcp_replay_action.narrow import (
     Slice,
     Stretch,
     identity_index,
+    read_ahead_of,
     set_identity_keys,
     skeletons,
 )
@@ -1165,22 +1166,32 @@ class _Pairer:
 
     def stretch_hashes(self, stretches: list[Stretch], field: str, depth: int) -> Any:
         """The hashes of the names under ``field`` of every item of ``stretches``, in buckets by
-        their low bits (``array``s, a power of two of them, ~64 names each: 8 bytes a name, where a
-        set of them or a sorted list costs ~70): None when an item is not an object with a string name there; ``_UNSURE`` when two
-        hashes are equal. Learned once per stretch pair, for both sides."""
+        their low bits (``array``s, a power of two of them, ~64 names each: 8 bytes a name, where
+        a set of them or a sorted list costs ~70): None when an item is not an object with a
+        string name there; ``_UNSURE`` when two hashes are equal. Learned once per stretch pair,
+        for both sides; the runs a read-ahead of the text named (``run_names``) are not read
+        again."""
+        n = self.n
         memo = stretches[0].memo
-        key = (field, self.n, depth, tuple(map(id, stretches)))
+        key = (field, n, depth, tuple(map(id, stretches)))
         if key in memo:
             return memo[key]
         mask = (1 << (sum(stretch.count for stretch in stretches) // 64).bit_length()) - 1
         buckets = [array("q") for _ in range(mask + 1)]
+        as_read = not n.ignore_keys and not _opaque_key(field) and field not in BASE64_KEYS
         for stretch in stretches:
-            for values in stretch.values():
-                names = self.n.raw_identities(values, field, depth)
-                if names is None:
-                    memo[key] = None
-                    return None
-                for code in map(hash, names):
+            ahead = read_ahead_of(stretch.text) if as_read else None
+            for part in stretch.parts:
+                codes: Any = None
+                if ahead is not None and type(part) is tuple and ahead.runs.get(part[0]) == part[1:3]:
+                    codes = ahead.marks.get(part[0], {}).get(field)
+                if codes is None:
+                    names = n.raw_identities(stretch.part_values(part), field, depth)
+                    if names is None:
+                        memo[key] = None
+                        return None
+                    codes = map(hash, names)
+                for code in codes:
                     buckets[code & mask].append(code)
         found: Any = _UNSURE if any(len(set(bucket)) < len(bucket) for bucket in buckets) else buckets
         memo[key] = found
@@ -1315,6 +1326,29 @@ def _normalizer_for(options: NormalizeRules | None) -> _Normalizer:
         bool(options.allow_reorder),
         reference_days(tuple(getattr(options, "moments", ()))),
     )
+
+
+def run_names(run: list[Slice]) -> dict[str, array[int]]:
+    """What a read-ahead (``narrow.ReadAhead``) keeps of a run of array items, while the server
+    works: by identity key, the hashes of the items' names under it, where every item is an
+    object whose name there is a string that is its own normal form whatever the options (no
+    ignore key): short, nothing ``_MAYBE_MASKED`` finds in it, no JSON. ``stretch_hashes`` takes
+    them as it would have made them."""
+    out: dict[str, array[int]] = {}
+    if any(item.ids is None for item in run):
+        return out  # not all objects
+    for field in IDENTITY_KEYS:
+        at = identity_index(field)
+        if at is None:
+            continue
+        names = [item.ids[at] for item in run]  # type: ignore[index]
+        if (
+            all(type(name) is str for name in names)
+            and not any(name[:1] in _JSON_STARTS for name in names if name)
+            and _none_maybe_masked(names)
+        ):
+            out[field] = array("q", map(hash, names))
+    return out
 
 
 def normalize_pair(a: Any, b: Any, options: NormalizeRules | None = None) -> tuple[Any, Any]:

@@ -211,8 +211,9 @@ class _Session:
             if found is None:
                 return False  # the compare engine is not imported for an answer without one
             from mcp_replay_action.narrow import ReadAhead
+            from mcp_replay_action.normalize import run_names
 
-            self.ahead = ReadAhead(found[0])
+            self.ahead = ReadAhead(found[0], run_names)
             steps = self.ahead_steps = self._ahead_steps(self.ahead)
         with paused():  # a step builds a run of records: no collection walks them half built
             return next(steps, None) is not None
