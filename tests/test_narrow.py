@@ -731,3 +731,21 @@ def test_a_text_read_ahead_is_narrowed_without_windows_over_what_it_read(monkeyp
         assert json.dumps(read) == json.dumps(alone), changed
         assert outer not in windows, changed
         assert len(windows) < 40, (changed, len(windows))
+
+
+def test_a_named_list_held_as_its_changed_records_renders_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``PartKeyed`` (a named list held as the records outside its shared stretches) reads
+    those back in wherever it is needed whole: materialised, and rendered."""
+    from mcp_replay_action.compare import _render
+
+    monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", 0)
+    records = [{"name": f"item-{i}", "score": i % 7} for i in range(600)]
+    a = json.dumps({"records": records}, separators=(",", ":"))
+    records[300]["score"] = -1
+    b = json.dumps({"records": records}, separators=(",", ":"))
+    before, after = normalize.normalize_pair(_answer(a), _answer(b))
+    part = before["result"]["content"][0]["text"]["{json}"]["records"]
+    assert type(part) is normalize.PartKeyed and list(part) == ["item-300"]
+    whole = normalize.normalize(_answer(a))["result"]["content"][0]["text"]["{json}"]["records"]
+    assert normalize.materialize(part) == whole and list(normalize.materialize(part)) == list(whole)
+    assert _render(part, 10**6) == _render(whole, 10**6)

@@ -45,6 +45,7 @@ from mcp_replay_action.normalize import (
     Base64Text,
     JsonText,
     Keyed,
+    PartKeyed,
     Same,
     canonical,
     loosely_equal,
@@ -244,6 +245,8 @@ def _unbox(value: Any, depth: int = 0) -> Any:
         return "…"
     if type(value) is Same:
         return _unbox(value.value(), depth)
+    if type(value) is PartKeyed:  # a named list rendered whole, its shared stretches too
+        return _unbox(value.whole(), depth)
     if isinstance(value, BOX_TYPES):
         return _unbox(next(iter(value.values()), None), depth + 1)
     if isinstance(value, (Keyed, _Aligned)):
