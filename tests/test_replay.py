@@ -508,3 +508,52 @@ def test_an_answer_that_is_its_recording_exactly_closes_what_was_read_ahead_of_i
     assert steps[0] > 3 and opened  # the recording was read ahead while the server slept
     assert {id(a) for a in closed} == {id(a) for a in opened}  # and closed once compared
     assert not narrow._BY_TEXT
+
+
+def test_a_long_live_answer_is_decoded_beside_its_recording(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stdio transport decodes a long answer beside the long text of its recording
+    (``beside.decode_beside``), and a confirming run beside the first run's live text: the
+    recording's own text object where the answer is its recording, the first run's where the
+    server repeats itself; the results are those of the usual decode."""
+    from mcp_replay_action import beside, narrow
+    from mcp_replay_action.transport import stdio
+
+    monkeypatch.setattr(narrow, "READ_AHEAD_CHARS", 2000)
+    calls: list[tuple[str, Any]] = []
+    real = beside.decode_beside
+
+    def spy(line: bytearray, known: str, built: Any = None) -> Any:
+        value = real(line, known, built)
+        calls.append((known, value))
+        return value
+
+    monkeypatch.setattr(beside, "decode_beside", spy)
+    cases = dict(_read_ahead_cases())
+    recorded_doc = cases["unchanged"]
+    for what in ("unchanged", "middle leaf", "non-ASCII"):
+        recorded_text = json.dumps(recorded_doc)
+        response = {"result": {"content": [{"type": "text", "text": recorded_text}], "structuredContent": recorded_doc}}
+        c = cassette(*handshake(), req(2, 1, "tools/call", {"name": "echo", "arguments": cases[what]}, response))
+        found = []
+        for beside_from in (1 << 40, 4000):  # never, then for this answer
+            monkeypatch.setattr(stdio, "BESIDE_FROM", beside_from)
+            calls.clear()
+            result = replay_cassette(
+                c,
+                StdioTransport(fake("echo_server")),
+                ReplayOptions(timeout=10.0),
+                confirm=lambda: StdioTransport(fake("echo_server")),
+            )
+            found.append([(r.status, r.findings, r.noise) for r in result.results])
+        assert found[0] == found[1], what
+        live_text = json.dumps(cases[what])
+        if what == "unchanged":
+            assert [known is recorded_text for known, _ in calls] == [True]
+            assert calls[0][1]["result"]["content"][0]["text"] is recorded_text
+            continue
+        # The first run beside the recording, the confirming run beside the first run's answer.
+        assert len(calls) == 2, what
+        (first_known, first), (second_known, second) = calls
+        assert first_known is recorded_text and first["result"]["content"][0]["text"] == live_text
+        assert second_known is first["result"]["content"][0]["text"]
+        assert second["result"]["content"][0]["text"] is second_known

@@ -543,3 +543,49 @@ def test_no_polling_on_one_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
     assert stdio._Poller.for_fd(0) is None
     monkeypatch.setattr(stdio, "usable_cpus", lambda: 2)
     assert isinstance(stdio._Poller.for_fd(0), stdio._Poller)
+
+
+def test_a_long_line_is_decoded_beside_the_text_expected(tmp_path, transports):
+    # A real server writes long lines: its answer as expected, changed in one record, a long line
+    # that is JSON but no message, and with nothing expected. Each arrives as json.loads reads it;
+    # the one the expected text spells holds that very text.
+    known = json.dumps({"records": [{"id": i, "name": f"item-{i}", "note": 'é "q"'} for i in range(40000)]})
+    changed = known.replace('"item-20000"', '"item-x"')
+    assert len(known) > stdio.BESIDE_FROM
+
+    def answer(id_: int, text: str) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": id_, "result": {"content": [{"type": "text", "text": text}]}}
+
+    lines = [
+        json.dumps(answer(1, known)),
+        json.dumps(answer(2, changed), ensure_ascii=False),
+        json.dumps({"not": "a message", "text": known}),
+        json.dumps(answer(3, changed)),
+        json.dumps(answer(4, "short")),
+    ]
+    (tmp_path / "out.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code = (
+        "import sys; sys.stdout.write(open(sys.argv[1], encoding='utf-8').read()); sys.stdout.flush(); sys.stdin.read()"
+    )
+    t = transports([PY, "-c", code, str(tmp_path / "out.jsonl")])
+    asked = []
+
+    def expect() -> str | None:
+        asked.append(1)
+        return known if len(asked) < 4 else None
+
+    t.expect = expect
+    t.start()
+    first = t.receive(10)
+    assert first == json.loads(lines[0]) and first["result"]["content"][0]["text"] is known
+    assert t.last_built is not None and t.last_built.prefix == len(known)
+    second = t.receive(10)
+    assert second == json.loads(lines[1])
+    built = t.last_built
+    assert built is not None and built.known is known and len(built.middle) < 10
+    assert known[: built.prefix] + built.middle + known[len(known) - built.suffix :] == changed
+    third = t.receive(10)  # the stray line was skipped, named by its start
+    assert third == json.loads(lines[3])  # nothing expected: decoded as usual
+    assert t.non_json_lines == 1 and t.last_non_json == lines[2][:200]
+    assert t.receive(10) == json.loads(lines[4])
+    assert len(asked) == 4  # asked for long lines only

@@ -134,6 +134,9 @@ class _Session:
         # Reading a recorded answer ahead while the server works (``_await``) needs a CPU of its own.
         self.cpus_to_spare = usable_cpus() >= 2
         self.awaited: Interaction | None = None  # the interaction whose answer is awaited
+        # A transport that asks which long text a long line most likely holds, to decode the line
+        # beside it (``StdioTransport.expect``, ``_expected``); None for one that does not ask.
+        self.expecting: Any = transport if hasattr(transport, "expect") else None
         self.ahead: ReadAhead | None = None  # its recording, read ahead so far
         self.ahead_steps: Iterator[bool] | None = None  # what is left to read ahead
 
@@ -180,11 +183,16 @@ class _Session:
     def _await(self, inter: Interaction, request_id: Any, wait: float) -> dict[str, Any]:
         """The live answer to ``inter``'s request; while the server is slow to give it, and a CPU
         is left for it to work on, the long JSON text of the recorded answer is read ahead
-        (``_read_ahead``) for the comparison to come. A confirming run compares nothing."""
-        if self.gather is not None or not self.cpus_to_spare:
-            return self.client.await_response(request_id, wait)
+        (``_read_ahead``) for the comparison to come. A confirming run compares nothing. A long
+        line the transport reads meanwhile is decoded beside the text it most likely holds
+        (``_expected``)."""
         self.awaited = inter
+        expecting = self.expecting
+        if expecting is not None:
+            expecting.expect = self._expected
         try:
+            if self.gather is not None or not self.cpus_to_spare:
+                return self.client.await_response(request_id, wait)
             return self.client.await_response(request_id, wait, self._read_ahead)
         except BaseException:
             if self.ahead is not None:
@@ -193,6 +201,19 @@ class _Session:
             raise
         finally:
             self.ahead_steps = None
+            if expecting is not None:
+                expecting.expect = None
+
+    def _expected(self) -> str | None:
+        """The long text the awaited answer most likely holds, asked by the transport for a long
+        line only: the recording's longest JSON text, or in a confirming run the first run's
+        live one (a server that differed once most likely repeats itself)."""
+        from mcp_replay_action.narrow import long_json_text_at
+
+        assert self.awaited is not None
+        twin = self.twins.get(self.awaited.seq)
+        found = long_json_text_at(twin if twin is not None else self.awaited.response)
+        return None if found is None else found[0]
 
     def _done_with(self, ahead: ReadAhead) -> None:
         ahead.close()

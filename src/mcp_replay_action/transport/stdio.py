@@ -12,7 +12,7 @@ import select
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_replay_action.errors import ServerExited, ServerExitedAtStart, ServerStartError, TransportTimeout
 from mcp_replay_action.jsonrpc import encode, is_message
@@ -27,6 +27,9 @@ from mcp_replay_action.transport.process import (
     usable_cpus,
     wait_leader,
 )
+
+if TYPE_CHECKING:
+    from mcp_replay_action.beside import Built
 
 # ---------------------------------------------------------------------------------------------
 # The transport
@@ -61,6 +64,9 @@ POLL_FOR = 100e-6
 # After this many looks in a row that ended without an answer, ``receive`` sleeps at once, until
 # an answer comes within ``POLL_FOR`` of the sleep again: a slow server costs no busy CPU.
 POLL_MISSES = 4
+# A line this long is first decoded beside the text ``expect`` gives (``beside.py``); a shorter
+# one costs less to decode than to ask about.
+BESIDE_FROM = 1 << 20
 
 
 class StdioTransport:
@@ -78,6 +84,11 @@ class StdioTransport:
     message across threads would cost more than the parsing. A fast server's answer is awaited by
     polling first (``POLL_FOR``). It cannot deadlock: ``send`` keeps reading stdout into a buffer
     for as long as the server's stdin is full. One thread at a time may use a transport.
+
+    ``expect``, when set, is asked for each line of ``BESIDE_FROM`` bytes or more which long text
+    it most likely holds (a replay knows the recording it awaits): the line is then decoded
+    beside that text (``beside.decode_beside``), and ``last_built`` says how the last text so
+    decoded was built beside it.
     """
 
     def __init__(
@@ -116,6 +127,8 @@ class StdioTransport:
         self.last_non_json = ""
         self._heard = False  # the server has sent at least one message
         self._poller: _Poller | None = None  # set by start() when looking without sleeping may pay
+        self.expect: Callable[[], str | None] | None = None
+        self.last_built: Built | None = None
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -262,6 +275,8 @@ class StdioTransport:
         if not _utf8_object(line):
             self._take_line(line)
             return
+        if len(line) >= BESIDE_FROM and self.expect is not None and self._take_beside(line):
+            return
         try:
             text = line.decode("utf-8", "surrogatepass")
         except UnicodeDecodeError:
@@ -274,6 +289,26 @@ class StdioTransport:
             self._count_stray(text)  # it starts with "{": never blank
             return
         self._take_value(value, text)
+
+    def _take_beside(self, line: bytearray) -> bool:
+        """Queue what ``line`` holds, decoded beside the text ``expect`` gives: False (``line``
+        untouched) when there is none, or the line cannot be decoded so with certainty."""
+        assert self.expect is not None
+        known = self.expect()
+        if known is None:
+            return False
+        from mcp_replay_action.beside import decode_beside
+
+        # Enough of the line to name it should it be no message (``_count_stray`` keeps 200
+        # characters): the line itself is cleared once decoded.
+        head = bytes(line[:1024])
+        built: list[Built] = []
+        value = decode_beside(line, known, built.append)
+        if value is None:
+            return False
+        self.last_built = built[0] if built else None
+        self._take_value(value, head)
+        return True
 
     def _take_line(self, line: bytes | bytearray) -> None:
         try:
