@@ -360,3 +360,68 @@ def test_the_build_appends_in_place() -> None:
         tracemalloc.stop()
     assert text == known[: 4 << 20] + "yy" + known[4 << 20 :]
     assert peak < len(known) * 1.2
+
+
+def read_in_pieces(rnd: random.Random, line: bytes, known: str) -> tuple[beside.Reader, int]:
+    """A Reader fed ``line`` in pieces of random sizes; and the most it held at once."""
+    first = rnd.randint(0, min(len(line), 80))
+    reader = beside.Reader(known, bytearray(line[:first]))
+    most = len(reader.buf)
+    at = first
+    while at < len(line):
+        size = rnd.choice([1, 2, 7, 30, 200])
+        reader.feed(line[at : at + size])
+        at += size
+        most = max(most, len(reader.buf))
+    return reader, most
+
+
+@pytest.mark.usefixtures("small_chunks")
+def test_a_line_read_as_it_arrives_decodes_as_json_loads_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    rnd = random.Random(13)
+    decoded = 0
+    for round_ in range(4000):
+        # Now and then the token's start is looked for in the first 300 bytes only.
+        monkeypatch.setattr(beside, "_SEEK", 300 if round_ % 5 == 0 else 8 << 20)
+        known = json_text(rnd, rnd.randint(1, 12)) if rnd.random() < 0.7 else text_of(rnd, rnd.randint(1, 300))
+        line = bytearray(spelled(rnd, envelope(rnd, mutated(rnd, known), known)))
+        if rnd.random() < 0.2:
+            at = rnd.randrange(len(line))
+            if rnd.random() < 0.5:
+                del line[at:]
+            else:
+                line[at] = rnd.choice(b'"\\{}[],:u\xff\x00')
+        expected = loads(bytes(line))
+        reader, _ = read_in_pieces(rnd, bytes(line), known)
+        built: list[Built] = []
+        got = reader.finish(built.append)
+        if got is None:
+            assert reader.line() == line  # given back whole, as it came
+            assert not built
+            continue
+        decoded += 1
+        assert not isinstance(expected, ValueError), line
+        assert repr(got) == repr(expected), line
+        if built:
+            record = built[0]
+            text = known[: record.prefix] + record.middle + known[len(known) - record.suffix :]
+            assert text in texts(got)
+    assert decoded > 2000
+
+
+@pytest.mark.usefixtures("small_chunks")
+def test_a_line_read_as_it_arrives_is_never_held_whole_where_it_spells_known() -> None:
+    rnd = random.Random(2)
+    for _ in range(200):
+        known = json_text(rnd, 40)
+        at = rnd.choice([len(known), len(known) - 3, len(known) // 2])
+        text = known[:at] + "changed" + known[at + 1 :] if at < len(known) else known
+        line = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": text}]}}).encode()
+        reader, most = read_in_pieces(rnd, line, known)
+        got = reader.finish()
+        assert got == json.loads(line)
+        envelope_size = line.index(b'"text": "') + 10
+        # The envelope, a chunk or two of known's escaping and a piece; past a difference, the rest.
+        assert most <= envelope_size + 2 * 6 * beside._CHUNK + 200 + len(line) - at, (at, len(known))
+        if at == len(known):
+            assert got["result"]["content"][0]["text"] is known

@@ -511,8 +511,8 @@ def test_an_answer_that_is_its_recording_exactly_closes_what_was_read_ahead_of_i
 
 
 def test_a_long_live_answer_is_decoded_beside_its_recording(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The stdio transport decodes a long answer beside the long text of its recording
-    (``beside.decode_beside``), and a confirming run beside the first run's live text: the
+    """The stdio transport decodes a long answer beside the long text of its recording as it
+    arrives (``beside.Reader``), and a confirming run beside the first run's live text: the
     recording's own text object where the answer is its recording, the first run's where the
     server repeats itself; the results are those of the usual decode."""
     from mcp_replay_action import beside, narrow
@@ -520,14 +520,14 @@ def test_a_long_live_answer_is_decoded_beside_its_recording(monkeypatch: pytest.
 
     monkeypatch.setattr(narrow, "READ_AHEAD_CHARS", 2000)
     calls: list[tuple[str, Any]] = []
-    real = beside.decode_beside
+    real = beside.Reader.finish
 
-    def spy(line: bytearray, known: str, built: Any = None) -> Any:
-        value = real(line, known, built)
-        calls.append((known, value))
+    def spy(self: beside.Reader, built: Any = None) -> Any:
+        value = real(self, built)
+        calls.append((self.known, value))
         return value
 
-    monkeypatch.setattr(beside, "decode_beside", spy)
+    monkeypatch.setattr(beside.Reader, "finish", spy)
     cases = dict(_read_ahead_cases())
     recorded_doc = cases["unchanged"]
     for what in ("unchanged", "middle leaf", "non-ASCII"):

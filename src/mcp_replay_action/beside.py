@@ -90,21 +90,42 @@ def decode_beside(line: bytearray, known: str, built: Callable[[Built], None] | 
     only buffer: the bytes go before the text is built) and ``built``, when given, is told how
     the text was built (not for a middle longer than ``BUILT_MIDDLE_MAX``, nor where the line
     spells some of ``known`` in a third escaping: see ``_canonical``)."""
-    # Read as UTF-8 by json.loads (no BOM, no UTF-16/32 NUL pattern in its first bytes), and a
-    # container: the envelope is then parsed by the same rules with the token replaced.
-    if len(line) < 4 or line[:1] not in (b"{", b"[") or line[1] == 0:
+    escapes = _escapes_for(known)
+    if escapes is None or not _usable(line):
         return None
-    if not known or not _surrogate_free(known):
-        # ``\ud83d\ude00`` in a line is one character; two surrogates in ``known`` escape to it.
-        return None
-    # The two escapings agree on ASCII but for DEL, which only ``ensure_ascii`` escapes.
-    one = known.isascii() and "\x7f" not in known
-    escapes: tuple[Escape, ...] = (_escape_ascii,) if one else (_escape_ascii, _escape_utf8)
     try:
         found = _locate(line, known, escapes)
-        if found is None:
-            return None
-        q, prefix, middle, suffix, e = found
+    except (ValueError, RecursionError):
+        return None
+    return None if found is None else _complete(line, known, found, built)
+
+
+def _usable(line: bytearray) -> bool:
+    """Whether ``json.loads`` reads ``line`` as UTF-8 (no BOM, no UTF-16/32 NUL pattern in its
+    first bytes) and it opens a container: the envelope is then parsed by the same rules with the
+    token replaced."""
+    return len(line) >= 4 and line[:1] in (b"{", b"[") and line[1] != 0
+
+
+def _escapes_for(known: str) -> tuple[Escape, ...] | None:
+    """The escapings ``known`` is compared in (one where both spell it alike); None for a text
+    that cannot be: empty, or holding a surrogate (``\\ud83d\\ude00`` in a line is one
+    character, and two surrogates in ``known`` escape to it)."""
+    if not known or not _surrogate_free(known):
+        return None
+    # The two escapings agree on ASCII but for DEL, which only ``ensure_ascii`` escapes.
+    if known.isascii() and "\x7f" not in known:
+        return (_escape_ascii,)
+    return (_escape_ascii, _escape_utf8)
+
+
+def _complete(
+    line: bytearray, known: str, found: tuple[int, int, str, int, int], built: Callable[[Built], None] | None
+) -> Any | None:
+    """The value of ``line`` with the token ``_locate`` found in it (``found``) built beside
+    ``known``; None (``line`` untouched) when the rest does not parse as ``json`` would."""
+    q, prefix, middle, suffix, e = found
+    try:
         placed = _envelope(line, q, e)
     except (ValueError, RecursionError):
         return None
@@ -134,6 +155,15 @@ def _locate(line: bytearray, known: str, escapes: tuple[Escape, ...]) -> tuple[i
     if q is None:
         return _from_tail(line, known, escapes)
     prefix, at = _forward(line, q + 1, known, escapes, n, len(line))
+    return _after(line, q, prefix, at, known, escapes)
+
+
+def _after(
+    line: bytearray, q: int, prefix: int, at: int, known: str, escapes: tuple[Escape, ...]
+) -> tuple[int, int, str, int, int] | None:
+    """``_locate`` past the start: the token opened at ``q`` spells ``known[:prefix]`` up to
+    ``at`` (or did: those bytes may have been taken out of ``line``, ``Reader``)."""
+    n = len(known)
     if prefix == n and line[at : at + 1] == b'"':
         return q, n, "", 0, at  # the line spells ``known`` exactly
     for e in _closings(line, q, at, known, escapes):
@@ -144,12 +174,13 @@ def _locate(line: bytearray, known: str, escapes: tuple[Escape, ...]) -> tuple[i
     return None
 
 
-def _opening(line: bytearray, known: str, escapes: tuple[Escape, ...]) -> int | None:
-    """The opening quote of the first string token in ``line`` that starts as ``known`` does."""
+def _opening(line: bytearray, known: str, escapes: tuple[Escape, ...], since: int = 0) -> int | None:
+    """The opening quote of the first string token in ``line`` that starts as ``known`` does (one
+    that would have ended before ``since`` was looked for already)."""
     head = known[:_ANCHOR]
     for escape in escapes:
         needle = b'"' + escape(head)
-        at = line.find(needle)
+        at = line.find(needle, max(0, since - len(needle)))
         for _ in range(_CANDIDATES):
             if at < 0:
                 break
@@ -396,3 +427,121 @@ def _canonical(text: str, known: str, prefix: int, suffix: int) -> Built | None:
     if size - prefix - suffix > BUILT_MIDDLE_MAX:
         return None
     return Built(known, prefix, text[prefix : size - suffix], suffix)
+
+
+# A line read beside ``known`` as it arrives is searched for its token's start in this many bytes
+# at most: an answer's envelope before its long text is short.
+_SEEK = 8 << 20
+
+
+class Reader:
+    """A long line decoded beside ``known`` while it arrives: ``feed`` each piece, ``finish`` at
+    its end, for what ``decode_beside`` would give. The bytes that spell the start of ``known``
+    are compared as they come and let go, so a line that is ``known``, or ``known`` changed near
+    its end, is never held whole (a live answer that is its recording costs a few chunks, not a
+    second copy of the answer); from the first difference on, the rest is kept and decoded at the
+    end as ``decode_beside`` does. On None, ``line`` gives the line's bytes back whole."""
+
+    def __init__(self, known: str, start: bytearray) -> None:
+        """``start``: the line's first bytes, taken over (the caller's buffer, not copied)."""
+        self.known = known
+        self.buf = start  # the line so far, less the bytes that spelled known[:prefix]
+        self.escapes = _escapes_for(known)
+        self.q = -1  # the token's opening quote in ``buf``, once found
+        self.prefix = 0  # characters of ``known`` the token starts with, their bytes taken out
+        self.taken: list[tuple[int, int, Escape]] = []  # which escaping spelled known[a:b]
+        self.comparing = self.escapes is not None  # else only kept
+        self._looked = 0  # where the search for the token's start goes on
+        self._next: tuple[str, list[tuple[Escape, bytes]]] | None = None  # the chunk compared next
+        if self.comparing:
+            self._advance(final=False)
+
+    def feed(self, piece: bytes | bytearray) -> None:
+        """The next bytes of the line (no newline among them)."""
+        self.buf += piece
+        if self.comparing:
+            self._advance(final=False)
+
+    def finish(self, built: Callable[[Built], None] | None = None) -> Any | None:
+        """The line has ended: its value as ``decode_beside`` gives it (``buf`` then cleared), or
+        None (then ``line`` gives it back)."""
+        if self.escapes is None:
+            return None
+        if self.comparing:
+            self._advance(final=True)
+        if self.q < 0:
+            return None
+        try:
+            found = _after(self.buf, self.q, self.prefix, self.q + 1, self.known, self.escapes)
+        except (ValueError, RecursionError):
+            return None
+        return None if found is None else _complete(self.buf, self.known, found, built)
+
+    def line(self) -> bytearray:
+        """The line's bytes, whole: what was taken out spelled again as it was."""
+        if self.taken:
+            spelled = b"".join(escape(self.known[a:b]) for a, b, escape in self.taken)
+            self.buf[self.q + 1 : self.q + 1] = spelled
+            self.taken.clear()
+            self.prefix = 0
+        return self.buf
+
+    def _advance(self, final: bool) -> None:
+        """Compare what has arrived with the next chunks of ``known``, taking out the bytes that
+        spell them; at the first difference (found by halving), stop comparing. ``final``: no more
+        bytes will come, so a chunk longer than what is left is compared with what is left."""
+        assert self.escapes is not None
+        if self.q < 0:
+            if len(self.buf) < 4 and not final:
+                return  # too little to tell how json.loads reads it
+            if not _usable(self.buf):
+                self.comparing = False
+                return
+            q = self._seek()
+            if q is None:
+                if len(self.buf) > _SEEK:
+                    self.comparing = False
+                return
+            self.q = q
+        known, buf, start = self.known, self.buf, self.q + 1
+        while self.prefix < len(known):
+            if self._next is None:
+                chunk = known[self.prefix : self.prefix + _CHUNK]
+                self._next = (chunk, [(escape, escape(chunk)) for escape in self.escapes])
+            chunk, spellings = self._next
+            have = len(buf) - start
+            for escape, spelled in spellings:
+                if buf.startswith(spelled, start):
+                    self._take(len(chunk), len(spelled), escape)
+                    break
+            else:
+                if not final and any(len(spelled) > have for _, spelled in spellings):
+                    return  # wait for the bytes that decide
+                best, best_end, best_escape = 0, start, spellings[0][0]
+                for escape, _ in spellings:
+                    k, end = _halve_forward(buf, start, len(buf), chunk, escape)
+                    if k > best:
+                        best, best_end, best_escape = k, end, escape
+                self._take(best, best_end - start, best_escape)
+                break
+        self.comparing = False  # a difference, or all of known: the rest is kept
+
+    def _take(self, chars: int, size: int, escape: Escape) -> None:
+        """Take out the ``size`` bytes after the opening quote, which spell the next ``chars``
+        characters of ``known`` in ``escape``'s way."""
+        if chars:
+            a = self.prefix
+            if self.taken and self.taken[-1][1] == a and self.taken[-1][2] is escape:
+                a = self.taken.pop()[0]
+            self.taken.append((a, self.prefix + chars, escape))
+            del self.buf[self.q + 1 : self.q + 1 + size]
+            self.prefix += chars
+        self._next = None
+
+    def _seek(self) -> int | None:
+        """The opening quote of the first string token that starts as ``known`` does, in what has
+        arrived."""
+        assert self.escapes is not None
+        q = _opening(self.buf, self.known, self.escapes, self._looked)
+        self._looked = len(self.buf)
+        return q

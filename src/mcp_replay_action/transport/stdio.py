@@ -29,7 +29,7 @@ from mcp_replay_action.transport.process import (
 )
 
 if TYPE_CHECKING:
-    from mcp_replay_action.beside import Built
+    from mcp_replay_action.beside import Built, Reader
 
 # ---------------------------------------------------------------------------------------------
 # The transport
@@ -64,7 +64,7 @@ POLL_FOR = 100e-6
 # After this many looks in a row that ended without an answer, ``receive`` sleeps at once, until
 # an answer comes within ``POLL_FOR`` of the sleep again: a slow server costs no busy CPU.
 POLL_MISSES = 4
-# A line this long is first decoded beside the text ``expect`` gives (``beside.py``); a shorter
+# A line that grows this long is read beside the text ``expect`` gives (``beside.py``); a shorter
 # one costs less to decode than to ask about.
 BESIDE_FROM = 1 << 20
 
@@ -85,10 +85,10 @@ class StdioTransport:
     polling first (``POLL_FOR``). It cannot deadlock: ``send`` keeps reading stdout into a buffer
     for as long as the server's stdin is full. One thread at a time may use a transport.
 
-    ``expect``, when set, is asked for each line of ``BESIDE_FROM`` bytes or more which long text
-    it most likely holds (a replay knows the recording it awaits): the line is then decoded
-    beside that text (``beside.decode_beside``), and ``last_built`` says how the last text so
-    decoded was built beside it.
+    ``expect``, when set, is asked for each line that grows to ``BESIDE_FROM`` bytes which long
+    text it most likely holds (a replay knows the recording it awaits): the rest of the line is
+    then read beside that text as it arrives (``beside.Reader``: the bytes that spell it are let
+    go as they come), and ``last_built`` says how the last text so decoded was built beside it.
     """
 
     def __init__(
@@ -129,6 +129,12 @@ class StdioTransport:
         self._poller: _Poller | None = None  # set by start() when looking without sleeping may pay
         self.expect: Callable[[], str | None] | None = None
         self.last_built: Built | None = None
+        # The line not yet ended, once long and read beside the text ``expect`` named (it then
+        # holds the line's bytes, not ``_partial``); whether ``expect`` was asked for this line;
+        # the line's first bytes, to name it should it be no message.
+        self._reader: Reader | None = None
+        self._asked = False
+        self._head = b""
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -252,30 +258,54 @@ class StdioTransport:
             chunk = b""
         if not chunk:
             self._eof = True
-            if self._partial:  # a last line without its newline
+            if self._partial or self._reader is not None:  # a last line without its newline
                 self._take_partial()
             return
         if b"\n" not in chunk:
-            self._partial += chunk  # a long line arriving in pieces
+            self._grow(chunk)  # a long line arriving in pieces
             return
         lines = chunk.split(b"\n")
         last = lines.pop()
-        if self._partial:
-            self._partial += lines.pop(0)
+        if self._partial or self._reader is not None:
+            self._grow(lines.pop(0))
             self._take_partial()
         for line in lines:
             self._take_line(line)
-        self._partial += last
+        if last:  # most reads end on a newline
+            self._grow(last)
+
+    def _grow(self, piece: bytes) -> None:
+        """Add ``piece`` to the line not yet ended. Once that line is ``BESIDE_FROM`` long and
+        ``expect`` names the text it most likely holds, it is read beside that text as it comes
+        (``beside.Reader``): the bytes that spell the text are let go as they arrive."""
+        if self._reader is not None:
+            self._reader.feed(piece)
+            return
+        self._partial += piece
+        if len(self._partial) < BESIDE_FROM or self.expect is None or self._asked:
+            return
+        self._asked = True
+        known = self.expect() if _utf8_object(self._partial) else None
+        if known is not None:
+            from mcp_replay_action.beside import Reader
+
+            self._head = bytes(self._partial[:1024])  # ``_count_stray`` keeps 200 characters
+            self._reader = Reader(known, self._partial)
+            self._partial = bytearray()
 
     def _take_partial(self) -> None:
         """Queue the line that ``_partial`` holds, which may be a long one grown from many pieces:
         its bytes are let go once decoded, before the parse builds the value, so a 50 MiB answer
         is held twice at most (text and value), not three times."""
-        line, self._partial = self._partial, bytearray()
+        reader, self._reader, self._asked = self._reader, None, False
+        if reader is not None:
+            if self._take_beside(reader):
+                return
+            line = reader.line()
+        else:
+            line, self._partial = self._partial, bytearray()
         if not _utf8_object(line):
             self._take_line(line)
-            return
-        if len(line) >= BESIDE_FROM and self.expect is not None and self._take_beside(line):
             return
         try:
             text = line.decode("utf-8", "surrogatepass")
@@ -290,24 +320,20 @@ class StdioTransport:
             return
         self._take_value(value, text)
 
-    def _take_beside(self, line: bytearray) -> bool:
-        """Queue what ``line`` holds, decoded beside the text ``expect`` gives: False (``line``
-        untouched) when there is none, or the line cannot be decoded so with certainty."""
-        assert self.expect is not None
-        known = self.expect()
-        if known is None:
-            return False
+    def _take_beside(self, reader: Reader) -> bool:
+        """Queue what the line ``reader`` read holds, decoded beside its text (``Reader.finish``,
+        or ``decode_beside`` over the whole line, which also finds a text whose start changed):
+        False when it cannot be decoded so with certainty (``reader.line()`` gives it back)."""
         from mcp_replay_action.beside import decode_beside
 
-        # Enough of the line to name it should it be no message (``_count_stray`` keeps 200
-        # characters): the line itself is cleared once decoded.
-        head = bytes(line[:1024])
         built: list[Built] = []
-        value = decode_beside(line, known, built.append)
+        value = reader.finish(built.append)
         if value is None:
-            return False
+            value = decode_beside(reader.line(), reader.known, built.append)
+            if value is None:
+                return False
         self.last_built = built[0] if built else None
-        self._take_value(value, head)
+        self._take_value(value, self._head)
         return True
 
     def _take_line(self, line: bytes | bytearray) -> None:
