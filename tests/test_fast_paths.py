@@ -216,7 +216,7 @@ def test_waiting_on_a_slow_server_never_loads_the_compare_engine_for_answers_wit
     tmp_path: Path,
 ) -> None:
     # Past IDLE_AFTER the replay looks for a long JSON text in the recorded answer to read ahead
-    # (narrow.long_json_text_at): that look alone imports nothing of the compare engine.
+    # (narrow.long_json_text): that look alone imports nothing of the compare engine.
     slow = [sys.executable, str(ROOT / "tests/fakes/echo_server.py"), "--delay", "0.05"]
     calls = [{"method": "tools/call", "params": {"name": "echo", "arguments": {"n": i}}} for i in range(3)]
     _record_calc(tmp_path / "slow.jsonl", calls, slow)

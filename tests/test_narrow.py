@@ -514,13 +514,10 @@ def test_a_read_ahead_is_found_by_its_text_only_and_lets_go_when_closed() -> Non
     assert narrow._Narrower(text, copy, 10).ahead is None and not narrow._BY_TEXT
     # What is worth reading ahead: the longest text that opens as JSON, in a few hundred values.
     long = "[" + "1," * narrow.READ_AHEAD_CHARS + "1]"
-    found = narrow.long_json_text_at({"result": {"content": [{"type": "text", "text": long}]}})
-    assert found is not None and found[0] is long and found[1] == 4  # four containers down
-    found = narrow.long_json_text_at({"a": long[:-2], "b": ["x" * (2 * narrow.READ_AHEAD_CHARS), long]})
-    assert found is not None and found[0] is long and found[1] == 2
-    assert narrow.long_json_text_at({"a": "[" + "1," * 10 + "1]", "b": " " + long}) is None
-    found = narrow.long_json_text_at([[[[list(range(1000))]]], long])
-    assert found is not None and found[0] is long and found[1] == 1
+    assert narrow.long_json_text({"result": {"content": [{"type": "text", "text": long}]}}) is long
+    assert narrow.long_json_text({"a": long[:-2], "b": ["x" * (2 * narrow.READ_AHEAD_CHARS), long]}) is long
+    assert narrow.long_json_text({"a": "[" + "1," * 10 + "1]", "b": " " + long}) is None
+    assert narrow.long_json_text([[[[list(range(1000))]]], long]) is long
 
 
 # Names a named list's records may have: plain ones, ones the normaliser masks (a timestamp, a

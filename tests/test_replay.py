@@ -522,8 +522,8 @@ def test_a_long_live_answer_is_decoded_beside_its_recording(monkeypatch: pytest.
     calls: list[tuple[str, Any]] = []
     real = beside.Reader.finish
 
-    def spy(self: beside.Reader, built: Any = None) -> Any:
-        value = real(self, built)
+    def spy(self: beside.Reader) -> Any:
+        value = real(self)
         calls.append((self.known, value))
         return value
 

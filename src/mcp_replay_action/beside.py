@@ -19,7 +19,6 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
 
@@ -30,9 +29,6 @@ _CHUNK = 1 << 18
 _ANCHOR = 1 << 12
 # Characters of ``known`` appended at a time when a changed text is built beside it.
 _PIECE = 1 << 20
-# A changed text's middle kept in its ``Built`` only up to this length: a longer one (the line
-# spelled ``known`` another way) would hold a second copy of the text.
-BUILT_MIDDLE_MAX = 1 << 20
 # Candidate opening quotes tried before giving up (``known``'s start may recur in the envelope).
 _CANDIDATES = 8
 
@@ -57,39 +53,13 @@ def _escape_utf8(chunk: str) -> bytes:
     return encode_basestring(chunk)[1:-1].encode("utf-8", "surrogatepass")
 
 
-@dataclass(frozen=True)
-class Built:
-    """How a decoded text was built beside ``known``: ``known[:prefix] + middle +
-    known[len(known) - suffix:]``, with ``prefix`` the longest prefix the text shares with
-    ``known`` and ``suffix`` the longest suffix it then shares (no longer than what is left of
-    either): one text has one ``Built``, so two texts built beside the same ``known`` are equal
-    exactly when their ``Built`` are (``same_text``), without reading either. A text that is
-    ``known`` itself has ``prefix == len(known)``, no middle and no suffix."""
-
-    known: str
-    prefix: int
-    middle: str
-    suffix: int
-
-    def same_text(self, other: Built) -> bool:
-        """Whether the two texts built are equal (both beside the very same ``known``)."""
-        return (
-            self.known is other.known
-            and self.prefix == other.prefix
-            and self.suffix == other.suffix
-            and self.middle == other.middle
-        )
-
-
-def decode_beside(line: bytearray, known: str, built: Callable[[Built], None] | None = None) -> Any | None:
+def decode_beside(line: bytearray, known: str) -> Any | None:
     """``json.loads(line)``'s value, exactly, with the string token of ``line`` that spells
     ``known`` (or ``known`` with a stretch changed) taken from ``known`` rather than decoded: the
     very object ``known`` when equal, else a text built around its changed middle. None when the
     line holds no such token or any part of it cannot be made certain (the caller decodes it as
     usual: nothing of it has been touched). On success ``line`` is cleared (the caller passes its
-    only buffer: the bytes go before the text is built) and ``built``, when given, is told how
-    the text was built (not for a middle longer than ``BUILT_MIDDLE_MAX``, nor where the line
-    spells some of ``known`` in a third escaping: see ``_canonical``)."""
+    only buffer: the bytes go before the text is built)."""
     escapes = _escapes_for(known)
     if escapes is None or not _usable(line):
         return None
@@ -97,7 +67,7 @@ def decode_beside(line: bytearray, known: str, built: Callable[[Built], None] | 
         found = _locate(line, known, escapes)
     except (ValueError, RecursionError):
         return None
-    return None if found is None else _complete(line, known, found, built)
+    return None if found is None else _complete(line, known, found)
 
 
 def _usable(line: bytearray) -> bool:
@@ -119,9 +89,7 @@ def _escapes_for(known: str) -> tuple[Escape, ...] | None:
     return (_escape_ascii, _escape_utf8)
 
 
-def _complete(
-    line: bytearray, known: str, found: tuple[int, int, str, int, int], built: Callable[[Built], None] | None
-) -> Any | None:
+def _complete(line: bytearray, known: str, found: tuple[int, int, str, int, int]) -> Any | None:
     """The value of ``line`` with the token ``_locate`` found in it (``found``) built beside
     ``known``; None (``line`` untouched) when the rest does not parse as ``json`` would."""
     q, prefix, middle, suffix, e = found
@@ -133,12 +101,7 @@ def _complete(
         return None
     value, (container, key) = placed
     line.clear()  # certain now: the bytes go before the text is built
-    text = _build(known, prefix, middle, suffix)
-    container[key] = text
-    if built is not None:
-        record = _canonical(text, known, prefix, suffix)
-        if record is not None:
-            built(record)
+    container[key] = _build(known, prefix, middle, suffix)
     return value
 
 
@@ -411,24 +374,6 @@ for _ in range(64):
     _build("warm-up", 2, "-", 3, 1)
 
 
-def _canonical(text: str, known: str, prefix: int, suffix: int) -> Built | None:
-    """``text``'s ``Built`` beside ``known``, given that it starts with ``known[:prefix]`` and
-    ends with its last ``suffix`` characters: when the characters next to each are seen to differ
-    (or nothing is left), both are the longest there are. Else (the line spelled a character
-    equal to ``known``'s in an escaping not compared) None: the caller compares the texts."""
-    n, size = len(known), len(text)
-    if text is known:
-        return Built(known, n, "", 0)
-    limit = min(n, size) - prefix
-    if prefix < min(n, size) and text[prefix] == known[prefix]:
-        return None
-    if suffix < limit and text[size - 1 - suffix] == known[n - 1 - suffix]:
-        return None
-    if size - prefix - suffix > BUILT_MIDDLE_MAX:
-        return None
-    return Built(known, prefix, text[prefix : size - suffix], suffix)
-
-
 # A line read beside ``known`` as it arrives is searched for its token's start in this many bytes
 # at most: an answer's envelope before its long text is short.
 _SEEK = 8 << 20
@@ -462,7 +407,7 @@ class Reader:
         if self.comparing:
             self._advance(final=False)
 
-    def finish(self, built: Callable[[Built], None] | None = None) -> Any | None:
+    def finish(self) -> Any | None:
         """The line has ended: its value as ``decode_beside`` gives it (``buf`` then cleared), or
         None (then ``line`` gives it back)."""
         if self.escapes is None:
@@ -475,7 +420,7 @@ class Reader:
             found = _after(self.buf, self.q, self.prefix, self.q + 1, self.known, self.escapes)
         except (ValueError, RecursionError):
             return None
-        return None if found is None else _complete(self.buf, self.known, found, built)
+        return None if found is None else _complete(self.buf, self.known, found)
 
     def line(self) -> bytearray:
         """The line's bytes, whole: what was taken out spelled again as it was."""

@@ -457,29 +457,24 @@ _READ_AHEAD_DEPTH = 32  # containers entered, at most: the narrowing descends no
 _BY_TEXT: weakref.WeakValueDictionary[int, ReadAhead] = weakref.WeakValueDictionary()
 
 
-def long_json_text_at(value: Any) -> tuple[str, int] | None:
+def long_json_text(value: Any) -> str | None:
     """The longest string in a JSON value (an answer, parsed) that may be a JSON text worth
-    reading ahead: ``READ_AHEAD_CHARS`` or longer, opening with "{" or "["; and how many
-    containers down in ``value`` it is. A few hundred values are looked at, at most, the outer
-    first: an answer with a long text holds it near the top."""
+    reading ahead: ``READ_AHEAD_CHARS`` or longer, opening with "{" or "[". A few hundred values
+    are looked at, at most, the outer first: an answer with a long text holds it near the top."""
     best: str | None = None
-    best_depth = 0
     todo = [value]
-    depths = [0]
     for looked, node in enumerate(todo):  # grows as it goes: the values a level down come after
         if looked == 512:
             break
         kind = type(node)
         if kind is str:
             if len(node) >= READ_AHEAD_CHARS and node[0] in _CLOSE and (best is None or len(node) > len(best)):
-                best, best_depth = node, depths[looked]
+                best = node
         elif kind is dict:
             todo.extend(node.values())
-            depths.extend([depths[looked] + 1] * len(node))
         elif kind is list:
             todo.extend(node[:64])
-            depths.extend([depths[looked] + 1] * min(len(node), 64))
-    return None if best is None else (best, best_depth)
+    return best
 
 
 class ReadAhead:

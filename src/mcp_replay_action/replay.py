@@ -208,12 +208,11 @@ class _Session:
         """The long text the awaited answer most likely holds, asked by the transport for a long
         line only: the recording's longest JSON text, or in a confirming run the first run's
         live one (a server that differed once most likely repeats itself)."""
-        from mcp_replay_action.narrow import long_json_text_at
+        from mcp_replay_action.narrow import long_json_text
 
         assert self.awaited is not None
         twin = self.twins.get(self.awaited.seq)
-        found = long_json_text_at(twin if twin is not None else self.awaited.response)
-        return None if found is None else found[0]
+        return long_json_text(twin if twin is not None else self.awaited.response)
 
     def _done_with(self, ahead: ReadAhead) -> None:
         ahead.close()
@@ -225,16 +224,15 @@ class _Session:
         when there is no such text (nearly every answer) or nothing left to read."""
         steps = self.ahead_steps
         if steps is None:
-            from mcp_replay_action.narrow import long_json_text_at
+            from mcp_replay_action.narrow import ReadAhead, long_json_text
 
             assert self.awaited is not None
-            found = long_json_text_at(self.awaited.response)
+            found = long_json_text(self.awaited.response)
             if found is None:
                 return False  # the compare engine is not imported for an answer without one
-            from mcp_replay_action.narrow import ReadAhead
             from mcp_replay_action.normalize import run_names
 
-            self.ahead = ReadAhead(found[0], run_names)
+            self.ahead = ReadAhead(found, run_names)
             steps = self.ahead_steps = self._ahead_steps(self.ahead)
         with paused():  # a step builds a run of records: no collection walks them half built
             return next(steps, None) is not None

@@ -29,7 +29,7 @@ from mcp_replay_action.transport.process import (
 )
 
 if TYPE_CHECKING:
-    from mcp_replay_action.beside import Built, Reader
+    from mcp_replay_action.beside import Reader
 
 # ---------------------------------------------------------------------------------------------
 # The transport
@@ -88,7 +88,7 @@ class StdioTransport:
     ``expect``, when set, is asked for each line that grows to ``BESIDE_FROM`` bytes which long
     text it most likely holds (a replay knows the recording it awaits): the rest of the line is
     then read beside that text as it arrives (``beside.Reader``: the bytes that spell it are let
-    go as they come), and ``last_built`` says how the last text so decoded was built beside it.
+    go as they come).
     """
 
     def __init__(
@@ -128,7 +128,6 @@ class StdioTransport:
         self._heard = False  # the server has sent at least one message
         self._poller: _Poller | None = None  # set by start() when looking without sleeping may pay
         self.expect: Callable[[], str | None] | None = None
-        self.last_built: Built | None = None
         # The line not yet ended, once long and read beside the text ``expect`` named (it then
         # holds the line's bytes, not ``_partial``); whether ``expect`` was asked for this line;
         # the line's first bytes, to name it should it be no message.
@@ -326,13 +325,11 @@ class StdioTransport:
         False when it cannot be decoded so with certainty (``reader.line()`` gives it back)."""
         from mcp_replay_action.beside import decode_beside
 
-        built: list[Built] = []
-        value = reader.finish(built.append)
+        value = reader.finish()
         if value is None:
-            value = decode_beside(reader.line(), reader.known, built.append)
+            value = decode_beside(reader.line(), reader.known)
             if value is None:
                 return False
-        self.last_built = built[0] if built else None
         self._take_value(value, self._head)
         return True
 
