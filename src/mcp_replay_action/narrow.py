@@ -175,21 +175,26 @@ class Stretch:
     def items(self) -> list[Slice]:
         """A ``Slice`` per item, in order (made on first call)."""
         if self._items is None:
-            out: list[Slice] = []
-            for part in self.parts:
-                if type(part) is Slice:
-                    out.append(part)
-                else:
-                    at, comma, count, made = part  # type: ignore[misc]
-                    got = made if made is not None else _items_to(self.text, at, comma)
-                    if len(got) != count:
-                        raise ValueError("a stretch read again holds other items")  # cannot happen
-                    out.extend(got)
-            self._items = out
+            self._items = _items_of(self.text, self.parts)
         return self._items
 
     def __repr__(self) -> str:
         return f"Stretch({self.count})"
+
+
+def _items_of(text: str, parts: list[_Part | Slice]) -> list[Slice]:
+    """A ``Slice`` per item of ``parts`` (runs read again where their Slices were let go)."""
+    out: list[Slice] = []
+    for part in parts:
+        if isinstance(part, Slice):
+            out.append(part)
+            continue
+        at, comma, count, made = part
+        got = made if made is not None else _items_to(text, at, comma)
+        if len(got) != count:
+            raise ValueError("a run read again holds other items")  # cannot happen
+        out.extend(got)
+    return out
 
 
 def _items_to(text: str, at: int, comma: int) -> list[Slice]:
@@ -220,14 +225,16 @@ def _unmade(part: _Part | Slice) -> _Part | Slice:
 
 
 class _Shared:
-    """The shared items of one array of a skeleton, as the narrowing reads them (runs and single
-    items): made into one ``Stretch`` when there are ``STRETCH_MIN`` or more, else a Slice each.
-    A run's Slices are let go as soon as the count makes a Stretch certain."""
+    """The shared members of one container of a skeleton, in a row, as the narrowing reads them
+    (an array's in runs and single items): an array's made into one ``Stretch`` when there are
+    ``STRETCH_MIN`` or more, else (and an object's) a Slice each. A run's Slices are let go as
+    soon as the count makes a Stretch certain."""
 
-    __slots__ = ("text", "parts", "count")
+    __slots__ = ("text", "stretches", "parts", "count")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, stretches: bool) -> None:
         self.text = text
+        self.stretches = stretches  # an array's: one Stretch may stand for many
         self.parts: list[_Part | Slice] = []
         self.count = 0
 
@@ -244,11 +251,9 @@ class _Shared:
         self.parts.append(item)
 
     def made(self) -> list[Any]:
-        if not self.parts:
-            return []
-        if self.count >= STRETCH_MIN:
+        if self.stretches and self.count >= STRETCH_MIN:
             return [Stretch(self.text, self.parts, self.count)]
-        return Stretch(self.text, self.parts, self.count).items()
+        return _items_of(self.text, self.parts)
 
 
 _ID_KEYS: tuple[str, ...] = ()
@@ -613,8 +618,7 @@ class _Narrower:
         obj = ca.obj
         # Members wholly before p: shared.
         keys: list[str | None] = []
-        shared: list[Any] = []  # an object's
-        pre = _Shared(ta)  # an array's
+        shared = _Shared(ta, not obj)
         resume = -1  # just past the last shared member (-1: none)
         path: tuple[int, _Narrowed] | None = None  # the member holding p, read level by level
         while not ca.done:
@@ -624,7 +628,7 @@ class _Narrower:
             if not obj and p - at > _WINDOWS[0]:
                 run = _run_at(ta, at, p) if self.ahead is None else self.ahead.run(at, p)
                 if run is not None:
-                    pre.run(at, *run)
+                    shared.run(at, *run)
                     resume = run[0]  # the comma after the run's last item
                     ca.after(resume)
                     continue
@@ -653,10 +657,7 @@ class _Narrower:
                 ca.pos = at
                 break
             keys.append(key)
-            if obj:
-                shared.append(Slice(ta, start, None))
-            else:
-                pre.one(Slice(ta, start, _ids(value)))
+            shared.one(Slice(ta, start, None if obj else _ids(value)))
             resume = end
             ca.after(end)
             if ca.done and ca.end <= p:
@@ -725,14 +726,9 @@ class _Narrower:
                 a_values.append(path[1].a)
             else:
                 a_values.append(_scan(ta, rest_starts[j])[0])
-        suffix: list[Any] = []  # an object's shared members after the difference
-        suf = _Shared(ta)  # an array's
+        suffix = _Shared(ta, not obj)  # the shared members after the difference
         for j in range(tail, len(rest_starts)):
-            item = Slice(ta, rest_starts[j], rest_ids[j])
-            if obj:
-                suffix.append(item)
-            else:
-                suf.one(item)
+            suffix.one(Slice(ta, rest_starts[j], rest_ids[j]))
         ahead = self.ahead
         resync = -1  # where the runs read ahead start again, reached by reading members alone
         while not ca.done:  # the shared members after the difference
@@ -740,8 +736,7 @@ class _Narrower:
                 if ahead is None:
                     run = _run_at(ta, ca.pos, len(ta))
                 elif ca.pos in ahead.runs:
-                    known = ahead.runs[ca.pos]
-                    run = None if known is None else (*known, None)
+                    run = ahead.run(ca.pos, len(ta))
                 else:
                     # The difference ended mid-run: the items up to the next run read ahead
                     # (within a run's length) are read as one run ending there (one parse, not
@@ -751,23 +746,19 @@ class _Narrower:
                     near = 0 <= resync - ca.pos <= RUN_CHARS
                     run = _run_at(ta, ca.pos, resync + 1 if near else len(ta))
                 if run is not None:
-                    suf.run(ca.pos, *run)
+                    suffix.run(ca.pos, *run)
                     ca.after(run[0])
                     continue
             read_a()
-            item = Slice(ta, rest_starts[-1], rest_ids[-1])
-            if obj:
-                suffix.append(item)
-            else:
-                suf.one(item)
+            suffix.one(Slice(ta, rest_starts[-1], rest_ids[-1]))
         end_b = ca.end + self.shift if aligned else cb.end
+        before, after = shared.made(), suffix.made()
         if obj:
             suffix_keys = rest_keys[tail:]
-            skel_a = _object(keys, shared, rest_keys[:tail], a_values, suffix_keys, suffix)
-            skel_b = _object(keys, shared, b_keys, b_values, suffix_keys, suffix)
+            skel_a = _object(keys, before, rest_keys[:tail], a_values, suffix_keys, after)
+            skel_b = _object(keys, before, b_keys, b_values, suffix_keys, after)
             return _Narrowed(skel_a, skel_b, ca.end, end_b)
-        shared, suffix = pre.made(), suf.made()
-        return _Narrowed(shared + a_values + suffix, shared + b_values + suffix, ca.end, end_b)
+        return _Narrowed(before + a_values + after, before + b_values + after, ca.end, end_b)
 
 
 def _object(*parts: list[Any]) -> dict[str, Any]:
