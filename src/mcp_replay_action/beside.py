@@ -237,15 +237,24 @@ def _forward(
             if line.startswith(spelled, pos, ceiling):
                 break
         else:
-            best, best_end = 0, pos
-            for escape in escapes:
-                k, end = _halve_forward(line, pos, ceiling, chunk, escape)
-                if k > best:
-                    best, best_end = k, end
+            best, best_end, _ = _longest_start(line, pos, ceiling, chunk, escapes)
             return i + best, best_end
         i += len(chunk)
         pos += len(spelled)
     return i, pos
+
+
+def _longest_start(
+    line: bytearray, pos: int, ceiling: int, chunk: str, escapes: tuple[Escape, ...]
+) -> tuple[int, int, Escape]:
+    """The longest start of ``chunk`` that ``line`` spells at ``pos`` (given not all of it; ending
+    by ``ceiling``) in any of ``escapes``: how many characters, where they end, in which way."""
+    best, best_end, best_escape = 0, pos, escapes[0]
+    for escape in escapes:
+        k, end = _halve_forward(line, pos, ceiling, chunk, escape)
+        if k > best:
+            best, best_end, best_escape = k, end, escape
+    return best, best_end, best_escape
 
 
 def _halve_forward(line: bytearray, pos: int, ceiling: int, chunk: str, escape: Escape) -> tuple[int, int]:
@@ -462,11 +471,7 @@ class Reader:
             else:
                 if not final and any(len(spelled) > have for _, spelled in spellings):
                     return  # wait for the bytes that decide
-                best, best_end, best_escape = 0, start, spellings[0][0]
-                for escape, _ in spellings:
-                    k, end = _halve_forward(buf, start, len(buf), chunk, escape)
-                    if k > best:
-                        best, best_end, best_escape = k, end, escape
+                best, best_end, best_escape = _longest_start(buf, start, len(buf), chunk, self.escapes)
                 self._take(best, best_end - start, best_escape)
                 break
         self.comparing = False  # a difference, or all of known: the rest is kept
