@@ -76,11 +76,46 @@ def test_ordinary_assignments_and_urls_are_kept(kept: str) -> None:
 
 
 def test_secret_flags_on_the_command_line_and_inside_sh_c() -> None:
-    argv = ["sh", "-c", f"server --db-pass {PW} -p {PW} --client-secret={PW} --port 8080", "--auth", PW, "--key", PW]
+    argv = [
+        "sh",
+        "-c",
+        f"server --db-pass {PW} --password {PW} --client-secret={PW} --port 8080",
+        "--auth",
+        PW,
+        "--key",
+        PW,
+    ]
     shown = Redactor().apply_argv(argv)
     assert PW not in json.dumps(shown)
-    assert shown[2] == f"server --db-pass {R} -p {R} --client-secret={R} --port 8080"
+    assert shown[2] == f"server --db-pass {R} --password {R} --client-secret={R} --port 8080"
     assert shown[3:] == ["--auth", R, "--key", R]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sh", "-c", "mkdir -p /tmp/x/run && cp -p a b"],
+        ["mkdir", "-p", "/tmp/x/run"],
+        ["ssh", "-p", "2222", "deploy@example.com"],
+        ["python", "-m", "http.server", "-p", "8000"],
+        ["psql", "-h", "db", "-p", "5432", "-U", "app", "-d", "shop"],
+        ["docker", "run", "--rm", "-i", "-p", "8080:80", "-e", "LOG_LEVEL=debug", "mcp/server"],
+        ["sh", "-c", "ssh -p 2222 host 'tar -C /srv -xzf -' < dist.tgz"],
+        ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+        ["uvx", "mcp-server-time", "--local-timezone", "UTC"],
+        ["node", "dist/index.js", "--port", "3000", "--no-auth", "/srv/data"],
+        ["git", "log", "-n", "5", "--pretty=format:%h"],
+    ],
+)
+def test_ordinary_command_lines_are_kept_as_they_were(argv: list[str]) -> None:
+    assert Redactor().apply_argv(argv) == argv
+
+
+@pytest.mark.parametrize("flag", ["-p", "-P", "-k", "-a"])
+def test_a_one_letter_flag_hides_a_value_that_looks_like_a_secret(flag: str) -> None:
+    key = "sk_live_" + "a1B2c3D4" * 4
+    assert Redactor().apply_argv(["redis-cli", flag, key]) == ["redis-cli", flag, R]
+    assert Redactor().apply_argv(["sh", "-c", f"mysql {flag} {key} shop"]) == ["sh", "-c", f"mysql {flag} {R} shop"]
 
 
 def test_the_reports_target_is_redacted() -> None:

@@ -242,7 +242,7 @@ _ASSIGNMENT = re.compile(
 # ``scheme://user:password@host`` (postgres, mongodb+srv, redis://:password@, amqp, https, ...).
 _URL_PASSWORD = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@]*:)(?P<password>[^\s/@]+)@")
 # Command-line flags whose value is a credential, beyond the secret key names: ``--auth``,
-# ``--key``, ``--db-pass``, ``-p`` (mysql, redis-cli).
+# ``--key``, ``--db-pass``. A one-letter flag is none of them (``is_secret_flag``).
 _SECRET_FLAG_WORDS = frozenset({"auth", "key", "pass", "pw", "pwd", "passwd"})
 _FLAG_IN_TEXT = re.compile(
     r"(?<![A-Za-z0-9_\-])(?P<flag>--?[A-Za-z][A-Za-z0-9_\-]*)(?P<sep>=|[ \t]+)"
@@ -443,11 +443,16 @@ def _basic_credentials(token: str) -> bool:
 
 
 def is_secret_flag(flag: str) -> bool:
-    """Whether command-line flag ``flag`` (without dashes) takes a credential as its value."""
-    if flag == "p" or is_secret_key(flag):
-        return True
+    """Whether command-line flag ``flag`` (without dashes) takes a credential as its value: its
+    name says so (``--password``, ``--api-key``, ``--db-pass``, ``--auth``). A one-letter flag
+    says nothing by itself: ``-p`` is a port (``ssh``, ``psql``, ``http.server``), ``mkdir``'s
+    parents or ``cp``'s preserve far more often than mysql's password, and a value that looks
+    like a secret is found by the token rules whatever flag it follows. ``--no-auth`` is a
+    switch."""
     words = _words(flag)
-    return bool(words) and words[-1] in _SECRET_FLAG_WORDS
+    if len(flag) < 2 or not words or words[0] == "no":
+        return False
+    return is_secret_key(flag) or words[-1] in _SECRET_FLAG_WORDS
 
 
 def _is_digest(token: str) -> bool:
@@ -538,7 +543,7 @@ class Redactor:
 
     def apply_argv(self, argv: Sequence[str]) -> list[str]:
         """A server command line with secrets hidden: values of ``--token X``, ``--api-key=X``,
-        ``--db-pass X``, ``-p X`` and ``API_KEY=X`` (an env assignment), the same inside a
+        ``--db-pass X`` and ``API_KEY=X`` (an env assignment), the same inside a
         ``sh -c '...'`` script, header arguments such as ``Authorization: Bearer X``, and anything
         the string rules find."""
         out: list[str] = []
