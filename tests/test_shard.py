@@ -3,7 +3,9 @@ gate and exit code of one run over every cassette."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,3 +63,29 @@ def test_the_action_input_shard(tmp_path: Path) -> None:
     assert shard("") is None and shard("2/3") == (2, 3)
     with pytest.raises(ConfigError, match="input shard: expected a shard as i/n"):
         shard("3/2")
+
+
+def _malformed(report: dict[str, Any], how: str) -> str:
+    if how == "nan score":
+        report["cassettes"][0]["score"] = float("nan")
+    elif how == "infinite latency":
+        report["cassettes"][0]["interactions"][0]["latency_ms"] = float("inf")
+    elif how == "100k deep":
+        return json.dumps(report)[:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    elif how == "300 deep":  # under the interpreter's recursion limit, over the bound
+        report["x"] = json.loads("[" * 300 + "]" * 300)
+    return json.dumps(report)  # writes NaN and Infinity, as a careless writer would
+
+
+@pytest.mark.parametrize("how", ["nan score", "infinite latency", "100k deep", "300 deep"])
+def test_a_malformed_shard_report_is_a_one_line_usage_error(tmp_path: Path, how: str) -> None:
+    server = command(PYTHON, "-m", "mcp_replay_action.samples.calc_server")
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    run_cli("replay", "--server", server, "--cassette", CASSETTES, "--shard", "1/2", report=good)
+    run_cli("replay", "--server", server, "--cassette", CASSETTES, "--shard", "2/2", report=bad)
+    assert run_cli("merge", good, bad).code == 0  # the two shards as written merge
+    bad.write_text(_malformed(json.loads(bad.read_text("utf-8")), how), "utf-8")
+    done = run_cli("merge", good, bad)
+    assert done.code == 2, done.describe()
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"mcp-replay: error: {bad}: "), done.describe()
+    assert "Traceback" not in done.stderr

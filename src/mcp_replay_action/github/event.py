@@ -13,6 +13,9 @@ from mcp_replay_action.errors import ConfigError
 
 PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
 MAX_EVENT_BYTES = 64 * 1024 * 1024
+# Deeper than any report, event or comment file we write or GitHub sends; far below the depth at
+# which json, jsonschema or a renderer would run out of stack.
+MAX_JSON_DEPTH = 256
 
 
 @dataclass(frozen=True)
@@ -76,12 +79,37 @@ def read_json_object(path: str, what: str, max_bytes: int, *, missing: str = "")
     if len(data) > max_bytes:
         raise ConfigError(f"{path}: the {what} is larger than {max_bytes} bytes")
     try:
-        payload = json.loads(data)
+        payload = json.loads(data, parse_constant=_refuse_constant)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: the {what} is not JSON ({exc})") from None
+    except ValueError as exc:  # _refuse_constant's
+        raise ConfigError(f"{path}: the {what} is not JSON ({exc})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: the {what} is nested more than {MAX_JSON_DEPTH} deep") from None
+    if _depth_over(payload, MAX_JSON_DEPTH):
+        raise ConfigError(f"{path}: the {what} is nested more than {MAX_JSON_DEPTH} deep")
     if not isinstance(payload, dict):
         raise ConfigError(f"{path}: the {what} is not a JSON object")
     return payload
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests containers more than ``limit`` deep (walked without recursion:
+    whatever reads it later, the schema check or a renderer, may recurse once per level)."""
+    level: list[tuple[Any, int]] = [(value, 1)]
+    while level:
+        item, depth = level.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth >= limit:
+                    return True
+                level.append((child, depth + 1))
+    return False
 
 
 def event_from_payload(name: str, payload: Mapping[str, Any], *, repository: str = "", sha: str = "") -> Event:
