@@ -493,3 +493,32 @@ def test_runs_from_the_current_directory_by_default(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["result"]["serverInfo"]["name"] == "echo"
+
+
+def test_record_ends_with_one_line_saying_how_many_went_where_and_the_era(tmp_path: Path) -> None:
+    """``mcp-replay record``'s last stderr line (stdout is the client's channel)."""
+    cassette = tmp_path / "calc.jsonl"
+    session = (
+        line(INIT)
+        + line({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        + line(req(1, "tools/list"))
+        + line(req(2, "tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}}))
+    )
+    argv = [PY, "-m", "mcp_replay_action", "record", "--server", f"{PY} -m mcp_replay_action.samples.calc_server"]
+    done = subprocess.run(
+        [*argv, "--cassette", str(cassette)], input=session, capture_output=True, timeout=60, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) == 3  # three answers went back to the client
+    last = done.stderr.decode().strip().splitlines()[-1]
+    assert last == f"mcp-replay: 4 interactions recorded to {cassette} (handshake era, 2025-06-18)"
+    assert len(load(cassette).interactions) == 4
+    # Nothing complete: nothing written, and the line says so.
+    empty = subprocess.run(
+        [*argv, "--cassette", "none.jsonl"], input=b"", capture_output=True, timeout=60, cwd=tmp_path
+    )
+    assert empty.returncode == 0, empty.stderr
+    assert (
+        empty.stderr.decode().strip().splitlines()[-1] == "mcp-replay: 0 interactions recorded: none.jsonl not written"
+    )
+    assert not (tmp_path / "none.jsonl").exists()

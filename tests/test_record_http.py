@@ -220,7 +220,9 @@ def test_a_stop_signal_as_soon_as_the_proxy_serves_still_saves_the_recording(tmp
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
-    assert done.stdout.strip() == "1" and "record: wrote 1 interactions" in done.stderr, done.stderr
+    assert (
+        done.stdout.strip() == "1" and f"mcp-replay: 1 interaction recorded to {path} (handshake era" in done.stderr
+    ), done.stderr
     assert [i.method for i in load(path).interactions] == ["initialize"]
 
 

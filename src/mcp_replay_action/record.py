@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from mcp_replay_action.cassette import Cassette, Interaction, save
-from mcp_replay_action.cassette.header import CassetteHeader
+from mcp_replay_action.cassette.header import CassetteHeader, recorded_line
 from mcp_replay_action.errors import ReplayError
 from mcp_replay_action.redact import Redactor, is_secret_key
 from mcp_replay_action.tape import Tape
@@ -47,6 +47,13 @@ class RecordSummary:
     stderr_tail: str
     non_json_lines: int
     ended_by: str  # "client" (stdin closed), "server" (it exited) or "signal"
+    meta: dict[str, Any] | None = None  # the header last saved (None when nothing was)
+    server_failure: str = ""  # a server that exited non-zero: what happened, its stderr headline, a hint
+
+    @property
+    def line(self) -> str:
+        """The line a recording ends with: how many interactions went to which file, in which era."""
+        return recorded_line(self.path, self.interactions if self.saved else 0, self.meta, unanswered=self.unanswered)
 
 
 class _Recording:
@@ -79,6 +86,7 @@ class _Recording:
         self._save_lock = threading.Lock()
         self._saved_completed = 0
         self.saved = False
+        self.meta: dict[str, Any] | None = None
 
     def end(self, why: str) -> None:
         if not self.done.is_set():
@@ -120,8 +128,10 @@ class _Recording:
             if not interactions:
                 return
             self._saved_completed = completed
-            save(self.cassette(interactions), self.path)
+            cassette = self.cassette(interactions)
+            save(cassette, self.path)
             self.saved = True
+            self.meta = dict(cassette.meta)
 
     def cassette(self, interactions: list[Interaction]) -> Cassette:
         extra: dict[str, Any] = {"unanswered": self.tape.unanswered}
@@ -215,7 +225,13 @@ def record_stdio(
             rec.save(final=True)
         finally:
             restore_signals()
+    failure = ""
+    if status not in (None, 0):
+        what = f"the server exited (status {status})" + ("" if rec.saved else " before anything was recorded")
+        failure = server.start_failure(what, tail.text())
     return RecordSummary(
+        server_failure=failure,
+        meta=rec.meta,
         path=str(cassette_path),
         interactions=len(rec.tape.interactions()),
         unanswered=rec.tape.unanswered,
@@ -302,8 +318,5 @@ def _main(argv: Sequence[str]) -> int:
     except ReplayError as exc:
         sys.stderr.write(f"mcp-replay: error: {exc.one_line()}\n")
         return exc.exit_code
-    sys.stderr.write(
-        f"mcp-replay: recorded {summary.interactions} interaction(s) to {summary.path}"
-        f" ({summary.unanswered} unanswered, ended by {summary.ended_by})\n"
-    )
+    sys.stderr.write(f"mcp-replay: {summary.line}\n")
     return 0

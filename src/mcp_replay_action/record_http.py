@@ -24,7 +24,7 @@ import httpx
 from httpx_sse import EventSource
 
 from mcp_replay_action.cassette import Cassette, save
-from mcp_replay_action.cassette.header import CassetteHeader, header_url, utc_now
+from mcp_replay_action.cassette.header import CassetteHeader, header_url, recorded_line, utc_now
 from mcp_replay_action.errors import ConfigError, ServerStartError
 from mcp_replay_action.httpd import BodyError, Handler, StoppableServer, log, stop_requested, wait_for_stop
 from mcp_replay_action.tape import Tape, TapeEntry
@@ -373,7 +373,7 @@ def record_http(
                 proxy.stop()
             cassette = proxy.save(force=True)
             assert cassette is not None
-            log(f"record: wrote {len(cassette.interactions)} interactions to {cassette_path}")
+            log(recorded_line(cassette_path, len(cassette.interactions), cassette.meta))
             return cassette
         finally:
             if process is not None:
@@ -385,7 +385,8 @@ def _wait_for_upstream(url: str, timeout: float, process: Any, stop: threading.E
     recording is interrupted before anything could be recorded)."""
     try:
         wait_for_port(url, timeout, alive=lambda: process.popen.poll() is None and not stop.is_set())
-    except ServerStartError:
+    except ServerStartError as exc:
         if stop.is_set():
             raise KeyboardInterrupt from None
-        raise
+        # Its output went to our terminal; what we can add is the hint about a missing script.
+        raise ServerStartError(process.start_failure(str(exc), "")) from None

@@ -45,7 +45,8 @@ from mcp_replay_action.results import (
 )
 from mcp_replay_action.session import ClientSession, diag_kwargs, error_answer
 from mcp_replay_action.transport import Transport, open_transport
-from mcp_replay_action.transport.process import last_line, usable_cpus
+from mcp_replay_action.transport.headline import headline
+from mcp_replay_action.transport.process import usable_cpus
 from mcp_replay_action.verdict import judge, missing_finding, pass_into
 
 if TYPE_CHECKING:
@@ -317,7 +318,7 @@ class _Session:
                     f"the server exited before answering {inter.method}", **diag_kwargs(self.transport)
                 ) from exc
             diag = self.transport.diagnostics()
-            tail = last_line(str(diag.get("stderr_tail", "")))
+            tail = headline(str(diag.get("stderr_tail", "")))
             status = diag.get("exit_status")
             detail = "the server exited" + (f" with status {status}" if status is not None else "")
             if status is None:

@@ -74,15 +74,14 @@ def record(
         return
     if not server:
         raise ConfigError("record needs --server CMD (stdio) or --url URL (HTTP)")
+    from mcp_replay_action.httpd import log
     from mcp_replay_action.record import record_stdio
 
     summary = record_stdio(server, cassette, redactor=redactor, cwd=cwd, env=parse_env(env_pairs), isolate=isolate)
-    if not summary.saved and summary.server_exit_status not in (None, 0):
-        tail = [line for line in summary.stderr_tail.splitlines() if line.strip()]
-        status = summary.server_exit_status
+    if not summary.saved and summary.server_failure:
+        # The server's own words pass the recording's redactor, like everything it recorded.
         raise ServerStartError(
-            f"the server exited (status {status}) before anything was recorded"
-            # The server's own words pass the recording's redactor, like everything it recorded.
-            + (f"; stderr: {redactor.apply(tail[-1][:200])}" if tail else ""),
-            stderr_tail=str(redactor.apply(summary.stderr_tail)),
+            str(redactor.apply(summary.server_failure)), stderr_tail=str(redactor.apply(summary.stderr_tail))
         )
+    # On stderr: stdout is the client's channel to the server.
+    log(summary.line)

@@ -287,7 +287,11 @@ class HttpTransport:
                 wait_for_port(self.url, self._start_timeout, alive=self._process_alive)
             except ServerStartError as exc:
                 time.sleep(0.1)  # let the output drain so the error carries the server's last words
-                raise ServerStartError(str(exc), **self._diag_kwargs()) from None
+                diag = self._diag_kwargs()
+                what = str(exc)
+                if diag.get("exit_status") is not None and self._process is not None:
+                    what = self._process.start_failure(what, diag["stderr_tail"])
+                raise ServerStartError(what, **diag) from None
         else:
             wait_for_port(self.url, self._connect_timeout)
         self._client = httpx.Client(

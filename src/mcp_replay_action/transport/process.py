@@ -34,6 +34,7 @@ from types import FrameType
 from typing import IO, Any
 
 from mcp_replay_action.errors import ConfigError, ServerStartError
+from mcp_replay_action.transport.headline import start_failure
 
 # Spec'd shutdown: after stdin closes the server gets this long to exit by itself, then SIGTERM
 # and this long again, then SIGKILL.
@@ -143,6 +144,7 @@ class ServerProcess:
     popen: subprocess.Popen[bytes]
     scratch: str | None = None
     marker: str | None = None
+    cwd: str | None = None  # where it runs (None: our current directory)
     _stopped: bool = field(default=False, repr=False)
 
     @property
@@ -159,6 +161,11 @@ class ServerProcess:
                 _forget(self.popen)
                 _cleanup_scratch(self.scratch)
         return self.popen.returncode
+
+    def start_failure(self, what: str, tail: str) -> str:
+        """``what`` went wrong at start-up, told with the stderr headline and, when the script
+        the server was told to run is not there, a hint (see ``headline.py``)."""
+        return start_failure(what, tail, self.argv, self.cwd)
 
 
 def spawn_server(
@@ -220,7 +227,9 @@ def spawn_server(
         _cleanup_scratch(scratch)
         raise ServerStartError(f"cannot start server command {argv[0]}: {exc.strerror or exc}") from None
     _remember(popen, marker)
-    return ServerProcess(argv=argv, popen=popen, scratch=scratch, marker=marker)
+    return ServerProcess(
+        argv=argv, popen=popen, scratch=scratch, marker=marker, cwd=os.fspath(cwd) if cwd is not None else None
+    )
 
 
 def _permission_denied(command: str, search_path: str) -> str:
@@ -559,14 +568,6 @@ class StderrTail:
         return "\n".join(lines)
 
 
-def last_line(text: str) -> str:
-    """The last non-blank line of ``text``, shortened for a one-line message."""
-    for line in reversed(text.splitlines()):
-        if line.strip():
-            return line.strip()[:200]
-    return ""
-
-
 def run_setup(
     command: str | Sequence[str],
     *,
@@ -597,9 +598,8 @@ def run_setup(
     output.join(1.0)
     if status != 0:
         tail = output.text()
-        why = last_line(tail)
         raise ServerStartError(
-            f"--setup {name} failed with status {status}" + (f": {why}" if why else ""),
+            proc.start_failure(f"--setup {name} failed with status {status}", tail),
             stderr_tail=tail,
             exit_status=status,
         )

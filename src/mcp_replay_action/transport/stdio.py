@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_replay_action.errors import ServerExited, ServerExitedAtStart, ServerStartError, TransportTimeout
 from mcp_replay_action.jsonrpc import encode, is_message
+from mcp_replay_action.transport.headline import headline
 from mcp_replay_action.transport.process import (
     SHUTDOWN_GRACE,
     ServerProcess,
     StderrTail,
-    last_line,
     run_setup,
     spawn_server,
     split_command,
@@ -161,9 +161,8 @@ class StdioTransport:
             self._stderr.join(0.5)
             tail = self._stderr.text()
             self.close()
-            why = last_line(tail)
             raise ServerStartError(
-                f"server exited at start-up with status {status}" + (f": {why}" if why else ""),
+                server.start_failure(f"server exited at start-up with status {status}", tail),
                 stderr_tail=tail,
                 exit_status=status,
             )
@@ -365,13 +364,13 @@ class StdioTransport:
         tail = self._stderr.text() if self._stderr else ""
         if not what:
             what = f"the server exited with status {status}" if status is not None else "the server closed its stdout"
-        why = last_line(tail)
-        if not self._heard and status is not None:
+        if not self._heard and status is not None and self._server is not None:
             return ServerExitedAtStart(
-                f"server exited at start-up with status {status}" + (f": {why}" if why else ""),
+                self._server.start_failure(f"server exited at start-up with status {status}", tail),
                 stderr_tail=tail,
                 exit_status=status,
             )
+        why = headline(tail)
         return ServerExited(what + (f"; stderr: {why}" if why else ""), stderr_tail=tail, exit_status=status)
 
     def _exit_status(self, wait: float = 0.0) -> int | None:
