@@ -4,6 +4,7 @@ recording against fakes and real servers in both protocol eras."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import textwrap
 from collections.abc import Callable
@@ -266,6 +267,48 @@ def test_anchors_and_merge_keys_work(tmp_path: Path) -> None:
     actions = load_scenarios(write(tmp_path, text), environ={}).scenarios[0].actions
     assert actions[0].params == {"name": "add", "arguments": {"a": 1, "b": 2}}
     assert actions[1].params == {"name": "add", "arguments": {"a": 5, "b": 6}}
+
+
+def _laughs(tmp_path: Path, merge: bool) -> Path:
+    """Nine aliases of nine aliases, nine deep, inside a valid scenario's arguments: 9^9 values as
+    lists; as ``<<`` merges of mappings, which PyYAML merges by key (17 keys, however deep)."""
+    if merge:
+        rows = ["m0: &m0 {" + ", ".join(f"k{i}: {i}" for i in range(9)) + "}"]
+        rows += [f"m{n}: &m{n} {{<<: [{', '.join([f'*m{n - 1}'] * 9)}], own{n}: {n}}}" for n in range(1, 9)]
+    else:
+        rows = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+        rows += [f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 9)}]" for n in range(1, 9)]
+    head = "target: x\nscenarios:\n  s:\n    - call_tool:\n        name: add\n        arguments:\n"
+    return write(tmp_path, head + "".join(f"          {row}\n" for row in rows))
+
+
+def test_an_alias_bomb_is_refused_with_its_line(tmp_path: Path) -> None:
+    path = _laughs(tmp_path, merge=False)
+    # In a child process with a memory ceiling: unrefused, the expansion runs on for minutes.
+    code = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 29, 1 << 29))\n"
+        "from mcp_replay_action.errors import ConfigError\n"
+        "from mcp_replay_action.scenarios import load_scenarios\n"
+        "try:\n    load_scenarios(sys.argv[1], environ={})\n"
+        "except ConfigError as exc:\n    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and not done.stderr, done.stderr[-2000:]
+    # Line 11 is a4's list, whose aliases (each a3: 9^4 values) pass the bound.
+    assert done.stdout == f"{path}:11: aliases here expand to more than 10000 values (an alias bomb?)\n"
+
+
+def test_merges_nine_deep_are_not_a_bomb(tmp_path: Path) -> None:
+    arguments = load_scenarios(_laughs(tmp_path, merge=True), environ={}).scenarios[0].actions[0].params["arguments"]
+    assert {key: len(value) for key, value in arguments.items()} == {f"m{n}": 9 + n for n in range(9)}
+
+
+def test_an_alias_used_often_within_the_bound_is_read(tmp_path: Path) -> None:
+    args = "{" + ", ".join(f"k{i}: *add" for i in range(500)) + "}"
+    text = f"target: x\nscenarios:\n  s:\n    - call_tool: &add {{name: add, arguments: {{a: 1, b: 2}}}}\n    - call_tool: {{name: many, arguments: {args}}}\n"
+    actions = load_scenarios(write(tmp_path, text), environ={}).scenarios[0].actions
+    assert actions[1].params["arguments"]["k499"] == {"name": "add", "arguments": {"a": 1, "b": 2}}
 
 
 def test_unknown_scenario_name_is_a_config_error(tmp_path: Path) -> None:

@@ -56,6 +56,9 @@ from mcp_replay_action.transport import Target, recorder_endpoint
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _VERSION_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# What aliases may add to a scenarios file's data by expansion: far more than reusing a target,
+# an argument set or an action list needs, far less than memory.
+MAX_ALIAS_VALUES = 10_000
 
 
 # --------------------------------------------------------------------------- reading the file
@@ -68,6 +71,9 @@ class _Doc:
         self.path = path
         self.environ = environ
         self.loader = yaml.SafeLoader(text)
+        self.read: set[int] = set()  # ids of the nodes ``value`` has read
+        self.copied = 0  # values read again (through an alias)
+        self.copying: yaml.Node | None = None  # the collection whose alias is being read
 
     def error(self, node: yaml.Node | None, reason: str) -> ConfigError:
         return ConfigError(f"{self.path}:{line_of(node)}: {reason}" if node is not None else f"{self.path}: {reason}")
@@ -120,16 +126,34 @@ class _Doc:
             raise self.error(node, "binary (!!binary) values are not supported")
         return value
 
-    def value(self, node: yaml.Node, depth: int = 0) -> Any:
-        """Plain Python data for a node, with ``${VAR}`` interpolated in every string value."""
+    def value(self, node: yaml.Node, depth: int = 0, within: yaml.Node | None = None) -> Any:
+        """Plain Python data for a node, with ``${VAR}`` interpolated in every string value.
+
+        The composed document shares an anchored node among its aliases, but the data read from
+        it is a copy at each: nine aliases of nine aliases nine deep (a "billion laughs") are 9^9
+        values. A value read again is counted, and the document refused once aliases have added
+        ``MAX_ALIAS_VALUES``, naming the line of the collection whose alias started the copy
+        (``within``, the node this one is read inside)."""
         if depth > 100:
             raise self.error(node, "nesting too deep (a recursive alias?)")
-        if isinstance(node, yaml.ScalarNode):
-            value = self.scalar(node)
-            return self.interpolate(value, node) if isinstance(value, str) else value
-        if isinstance(node, yaml.SequenceNode):
-            return [self.value(item, depth + 1) for item in node.value]
-        return {key: self.value(child, depth + 1) for key, _, child in self.mapping(node, "this mapping")}
+        if id(node) in self.read:
+            self.copied += 1
+            self.copying = self.copying or within
+            if self.copied > MAX_ALIAS_VALUES:
+                where = f"aliases here expand to more than {MAX_ALIAS_VALUES} values (an alias bomb?)"
+                raise self.error(self.copying, where)
+        else:
+            self.read.add(id(node))
+        try:
+            if isinstance(node, yaml.ScalarNode):
+                value = self.scalar(node)
+                return self.interpolate(value, node) if isinstance(value, str) else value
+            if isinstance(node, yaml.SequenceNode):
+                return [self.value(item, depth + 1, node) for item in node.value]
+            return {key: self.value(child, depth + 1, node) for key, _, child in self.mapping(node, "this mapping")}
+        finally:
+            if self.copying is within:
+                self.copying = None
 
     def string(self, node: yaml.Node, what: str) -> str:
         value = self.value(node)
