@@ -114,7 +114,7 @@ def test_regression_annotations_summary_outputs_and_gate(tmp_path: Path, fake: F
     assert "grade B is below the minimum A" in gate[0].data  # one breaking change in nine: capped at B
 
     # The job summary: grade, score, a table per cassette, failures in <details>.
-    assert run.summary.startswith("## MCP replay: grade B (93.9/100)")
+    assert run.summary.startswith("## ❌ MCP replay failed (fail-on: breaking, min-grade: A): grade B (93.9/100)")
     assert "A breaking change caps the grade at B" in run.summary
     assert "### cassettes/calc.jsonl" in run.summary
     assert "| # | interaction | status | kind | detail |" in run.summary
@@ -306,7 +306,7 @@ def test_rate_limits_and_oversized_body_still_end_in_one_comment(
     fake.fail_next("secondary", method="GET", path_re=r"/comments$", retry_after=1)
     fake.fail_next("secondary-no-retry-after", method="POST", retry_after=1)
     fake.fail_next("502", method="POST")
-    fake.max_body = 700  # GitHub refuses the full body (about 1,000 characters): the compact one goes instead
+    fake.max_body = 1300  # GitHub refuses the full body (about 2,000 characters): the compact one goes instead
     run = run_action(
         ws,
         event_name="pull_request",
@@ -317,7 +317,8 @@ def test_rate_limits_and_oversized_body_still_end_in_one_comment(
     )
     assert run.returncode == EXIT_GATE, run.stdout + run.stderr
     [ours] = comments(fake)
-    assert len(ours["body"]) <= 700 and "grade **B**" in ours["body"]
+    assert len(ours["body"]) <= 1300 and "grade **B**" in ours["body"]
+    assert "mcp-replay replay --server " in ours["body"]  # the compact one still says what to do
     # Posted (compact): so nothing is left in the workspace for a post-comment job.
     assert not (ws / "mcp-replay-comment.json").exists() and run.outputs["comment-written"] == "false"
     statuses = [r.status for r in fake.requests("POST")]

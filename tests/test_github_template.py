@@ -28,8 +28,8 @@ def gated(r: Report, passed: bool) -> Report:
         r,
         gate=Gate(
             passed=passed,
-            reasons=() if passed else ("grade D is below the minimum B",),
-            policy=GatePolicy(fail_on="any", min_grade="B"),
+            reasons=() if passed else ("grade B is below the minimum A",),
+            policy=GatePolicy(fail_on="any", min_grade="A"),
         ),
     )
 
@@ -85,8 +85,10 @@ def test_comment_shows_grade_table_findings_and_run_link() -> None:
     r = gated(report(healthy_cassette(), regressed_cassette()), passed=False)
     text = render_comment(r, marker=sticky.marker("default"), links=LINKS)
     assert text.startswith("<!-- mcp-replay:default -->\n")
-    assert "grade **B** (80.0/100)" in text
-    assert "❌" in text and "gate FAILED" in text
+    assert "### ❌ MCP replay failed (min-grade: A): grade **B** (80.0/100)" in text
+    assert (
+        "✅ fail-on: any: no regression or missing response · ❌ min-grade: A: grade B is below the minimum A" in text
+    )
     assert "cassettes/regressed.jsonl" in text and "cassettes/healthy.jsonl" in text
     assert "#### Top findings" in text
     assert (
@@ -97,9 +99,11 @@ def test_comment_shows_grade_table_findings_and_run_link() -> None:
     )
     assert "(https://github.com/octo/demo/actions/runs/42)" in text
     assert "`abcdef123456`" in text
-    # Failing cassettes come first.
+    # Failing cassettes come first; the passing ones are folded after the findings.
     rows = table_rows(text)
-    assert "regressed" in rows[2] and "healthy" in rows[3]
+    assert "regressed" in rows[2] and "healthy" not in rows[3]
+    fold = text.index("<details><summary>✅ 1 passing cassette</summary>")
+    assert text.index("#### Top findings") < fold < text.index("| ✅ cassettes/healthy.jsonl |")
     assert_safe_markdown(text)
 
 
@@ -107,7 +111,9 @@ def test_comment_for_a_passing_run_and_a_named_comment_id() -> None:
     r = gated(report(healthy_cassette()), passed=True)
     text = render_comment(r, marker=sticky.marker("node"), comment_id="node", links=Links())
     assert text.startswith("<!-- mcp-replay:node -->")
-    assert "✅ MCP replay (node): grade **A**" in text
+    assert "### ✅ MCP replay (node) passed: grade **A**" in text
+    assert "What to do" not in text  # nothing to accept
+    assert "<details><summary>✅ 1 passing cassette</summary>" in text
     assert "Top findings" not in text
     assert "local run" in text
 
@@ -136,7 +142,7 @@ def test_summary_is_the_markdown_report_with_safe_text(tmp_path: Path) -> None:
     written = write_summary(path, gated(hostile_report(), passed=False))
     text = path.read_text()
     assert written > 0 and text.startswith("earlier step output\n")
-    assert "MCP replay: grade" in text
+    assert "## ❌ MCP replay failed (min-grade: A): grade F" in text
     assert "<details>" in text
     assert_safe_markdown(text)
     assert HOSTILE not in text

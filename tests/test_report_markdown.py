@@ -68,29 +68,61 @@ def _assert_structurally_safe(text: str) -> list[Token]:
 
 
 def test_layout() -> None:
-    gate = Gate(passed=False, reasons=("grade D below B",), policy=GatePolicy(fail_on="any", min_grade="B"))
+    gate = Gate(
+        passed=False,
+        reasons=("2 regression(s) and 1 missing response(s)", "grade B is below the minimum A"),
+        policy=GatePolicy(fail_on="any", min_grade="A"),
+    )
     text = markdown.render(report(healthy_cassette(), regressed_cassette(), gate=gate, target="python -m srv"))
     lines = text.splitlines()
-    assert lines[0] == "## mcp-replay: grade B (80.0/100)"
-    assert "❌ **gate FAILED (fail on any, min grade B): grade D below B**" in lines
+    # The headline's icon and word are the gate's, and it names the rules that failed.
+    assert lines[0] == "## ❌ mcp-replay failed (fail-on: any, min-grade: A): grade B (80.0/100)"
+    assert (
+        "❌ fail-on: any: 2 regression(s) and 1 missing response(s) · ❌ min-grade: A: grade B is below the minimum A"
+        in lines
+    )
     assert "5 passed, 2 failed, 1 missing, 1 skipped of 9 interactions in 2 cassettes · target: python -m srv" in lines
-    assert "### cassettes/regressed.jsonl: grade D (62.5/100)" in lines
+    # Worst first: the regressed cassette before the healthy one, which is folded whole.
+    regressed_at = lines.index("### cassettes/regressed.jsonl: grade D (62.5/100)")
+    assert regressed_at < lines.index("<details><summary>✅ cassettes/healthy.jsonl: grade A, all passing</summary>")
     tokens = _assert_structurally_safe(text)
     tables = _tables(tokens)
-    assert len(tables) == 3  # dimensions + one per cassette
+    assert len(tables) == 4  # dimensions; regressed: what did not pass, its passing rows; healthy
     assert tables[0][1] == ["100.0%", "80.0%", "100.0%", "90.0%"]
-    regressed = tables[2]
+    regressed = tables[1]
     assert regressed[0] == ["#", "interaction", "status", "kind", "detail"]
-    assert regressed[4][:4] == ["4", "tools/call add", "❌ fail", "value-change"]
-    assert html.unescape(regressed[4][4]) == "$.result.content[0].text: '5' -> '6' (+1 more)"
-    assert regressed[5][:4] == ["5", "tools/call slow", "⛔ missing", "missing-response"]
-    assert regressed[6][2] == "⏭️ skipped"
+    assert [row[2] for row in regressed[1:]] == ["❌ fail", "❌ fail", "⛔ missing", "⏭️ skipped"]
+    assert regressed[2][:4] == ["4", "tools/call add", "❌ fail", "value-change"]
+    assert html.unescape(regressed[2][4]) == "$.result.content[0].text: '5' -> '6' (+1 more)"
+    assert regressed[3][:4] == ["5", "tools/call slow", "⛔ missing", "missing-response"]
+    assert [row[2] for row in tables[2][1:]] == ["✅ pass", "✅ pass"]  # folded after the failures
+    assert "<details><summary>✅ 2 passing interaction(s)</summary>" in lines
     # Failures folded in <details>, with the diff as a diff code block.
-    assert text.count("<details><summary>") == 3
     assert "<details><summary>#4 tools/call add: value-change (cassette line 6)</summary>" in lines
+    assert lines.index("<details><summary>#4 tools/call add: value-change (cassette line 6)</summary>") < lines.index(
+        "<details><summary>✅ 2 passing interaction(s)</summary>"
+    )
     fences = [t for t in tokens if t.type == "fence"]
     assert [f.info for f in fences] == ["diff"]
     assert fences[0].content.endswith("-line two\n+line 2\n")
+
+
+def test_the_headline_names_the_rule_that_failed_when_the_grade_meets_the_minimum() -> None:
+    gate = Gate(
+        passed=False,
+        reasons=("1 breaking change(s) and 0 missing response(s)",),
+        policy=GatePolicy(fail_on="breaking", min_grade="B"),
+    )
+    text = markdown.render(report(healthy_cassette(), regressed_cassette(), gate=gate))
+    lines = text.splitlines()
+    assert lines[0] == "## ❌ mcp-replay failed (fail-on: breaking): grade B (80.0/100)"
+    assert (
+        "❌ fail-on: breaking: 1 breaking change(s) and 0 missing response(s) · ✅ min-grade: B: grade B meets it"
+        in lines
+    )
+    passed = markdown.render(report(healthy_cassette(), gate=Gate(policy=GatePolicy(min_grade="B"))))
+    assert passed.splitlines()[0].startswith("## ✅ mcp-replay passed: grade ")
+    assert "✅ fail-on: breaking: nothing breaking or missing · ✅ min-grade: B: grade" in passed
 
 
 def test_capped_grade_is_explained() -> None:
@@ -160,7 +192,7 @@ def test_then_details_then_the_tail() -> None:
         assert "The JSON report (--json) has everything." in text
         # The note is a real blockquote, not swallowed by an unclosed fence or <details>.
         assert tokens[-1].type == "blockquote_close"
-        assert text.startswith("## mcp-replay: grade B") or text.startswith("## mcp-replay: grade F")
+        assert re.match(r"## (✅|❌) mcp-replay (passed|failed)\b.*: grade [BF] ", text), text[:80]
     mid = markdown.render(big, max_bytes=20_000)
     assert "Report truncated" in mid and "<details>" not in mid
     rows = _tables(_parse(mid))[-1]

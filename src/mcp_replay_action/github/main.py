@@ -31,6 +31,7 @@ from mcp_replay_action.errors import EXIT_GATE, EXIT_INFRA, EXIT_OK, ConfigError
 from mcp_replay_action.files import hand_to_owner_of
 from mcp_replay_action.github import comment as sticky
 from mcp_replay_action.github import gitdata, refresh
+from mcp_replay_action.github.accept import accept_for
 from mcp_replay_action.github.annotations import annotations_for
 from mcp_replay_action.github.change_report import render_change_report
 from mcp_replay_action.github.client import Forbidden, GitHubClient, GitHubError
@@ -40,7 +41,7 @@ from mcp_replay_action.github.event import Event, read_event
 from mcp_replay_action.github.install import run_install
 from mcp_replay_action.github.settings import RunContext, Settings, scrub
 from mcp_replay_action.github.summary import write_failure_summary, write_summary
-from mcp_replay_action.github.template import Links, render_comment
+from mcp_replay_action.github.template import Links, render_comment, what_to_do
 from mcp_replay_action.replay import run
 from mcp_replay_action.report import json as report_json
 from mcp_replay_action.report import public_target
@@ -165,7 +166,9 @@ def report_everywhere(
     if not report.gate.passed:
         out.error(f"mcp-replay gate failed: {'; '.join(report.gate.reasons)}", title="mcp-replay gate")
     if settings.job_summary:
-        write_summary(context.summary_path, report)
+        accept = comment_links(settings, context, event).accept
+        lead = what_to_do(accept, failed=not report.gate.passed, accepted=report.gate.accepted)
+        write_summary(context.summary_path, report, lead=lead)
     comment = publish_comment(settings, context, event, report, out)
     drift_url = watch_drift(settings, context, event, report, out) if event.name == "schedule" else ""
 
@@ -458,13 +461,13 @@ def post_saved_comment(settings: Settings, context: RunContext, event: Event, ou
 
 def comment_links(settings: Settings, context: RunContext, event: Event) -> Links:
     """Where the comment (and the drift issue) link to: the run, the commit's cassette lines, and
-    the refresh workflow that accepts an intended change."""
+    how to accept an intended change (the refresh workflow on the head branch, the local command)."""
     return Links(
         server_url=context.server_url,
         repository=context.repository or event.repository,
         sha=event.head_sha,
         run_url=context.run_url,
-        refresh_url=context.workflow_url(settings.refresh_workflow),
+        accept=accept_for(settings, context, event),
     )
 
 

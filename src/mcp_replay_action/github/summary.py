@@ -2,7 +2,8 @@
 
 GitHub refuses a step summary over 1 MiB. The Markdown renderer (``report/markdown.py``) already
 drops passing rows first, then failure details, then trims with a note, within a byte budget; here
-we give it the budget that is left in this step's summary file and add a line about the run.
+we give it the budget that is left in this step's summary file, and the "what to do" the PR
+comment also shows (``template.what_to_do``) under the headline.
 """
 
 from __future__ import annotations
@@ -20,15 +21,15 @@ MARGIN = 4096
 TITLE = "MCP replay"
 
 
-def render_summary(report: Report, *, max_bytes: int = SUMMARY_LIMIT - MARGIN, footer: str = "") -> str:
-    """The job summary for ``report`` in at most ``max_bytes`` bytes of UTF-8 (``footer`` is our
-    own Markdown, added last)."""
+def render_summary(report: Report, *, max_bytes: int = SUMMARY_LIMIT - MARGIN, footer: str = "", lead: str = "") -> str:
+    """The job summary for ``report`` in at most ``max_bytes`` bytes of UTF-8 (``lead``, what to
+    do, under the headline, and ``footer``, added last, are our own Markdown)."""
     tail = f"\n{footer}\n" if footer else ""
     budget = max(markdown.MIN_BYTES, max_bytes - len(tail.encode("utf-8")))
-    return markdown.render(report, max_bytes=budget, title=TITLE) + tail
+    return markdown.render(report, max_bytes=budget, title=TITLE, lead=lead) + tail
 
 
-def write_summary(path: str | os.PathLike[str] | None, report: Report, *, footer: str = "") -> int:
+def write_summary(path: str | os.PathLike[str] | None, report: Report, *, footer: str = "", lead: str = "") -> int:
     """Append the summary to this step's summary file; returns the bytes written (0 when the run
     has no summary file)."""
     if not path:
@@ -37,7 +38,7 @@ def write_summary(path: str | os.PathLike[str] | None, report: Report, *, footer
     room = SUMMARY_LIMIT - MARGIN - used
     if room < markdown.MIN_BYTES:
         return 0  # earlier output filled the step's summary; the annotations and comment remain
-    text = render_summary(report, max_bytes=room, footer=footer)
+    text = render_summary(report, max_bytes=room, footer=footer, lead=lead)
     append_summary(path, text)
     return len(text.encode("utf-8"))
 

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import re
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import jinja2
 
 from mcp_replay_action import __version__
+from mcp_replay_action.github.accept import Accept
 from mcp_replay_action.report import _format
-from mcp_replay_action.report.safe import md_cell
+from mcp_replay_action.report.safe import md_cell, md_code_block
 from mcp_replay_action.results import CLASS_ORDER, KIND_ORDER, CassetteResult, Finding, InteractionResult, Report
 
 MAX_COMMENT_CHARS = 65536
@@ -28,6 +29,7 @@ MARGIN = 512  # room for GitHub counting a few characters differently than Pytho
 PATH_LIMIT = 120
 DETAIL_LIMIT = 200
 _SHA = re.compile(r"[0-9a-f]{7,64}")
+_URL = re.compile(r"https?://[A-Za-z0-9.:-]+/[A-Za-z0-9._~/-]*")  # our own links: no Markdown in them
 _ICONS = {"pass": "✅", "fail": "❌", "error": "⛔"}
 
 
@@ -57,13 +59,15 @@ class CommentView:
     marker: str
     icon: str
     title_suffix: str
+    verdict: str  # passed | failed (the rules that failed): the gate's word
     grade: str
     score: str
-    gate: str
+    rules: str  # each gate rule and whether it held
     totals: str
     capped: bool
     breaking_capped: bool
-    rows: tuple[Row, ...]
+    rows: tuple[Row, ...]  # cassettes that did not pass, worst first
+    passing_rows: tuple[Row, ...]  # folded under them
     hidden_rows: int
     hidden_rows_note: str
     findings: tuple[FindingRow, ...]
@@ -72,18 +76,20 @@ class CommentView:
     sha: str
     version: str
     note: str = ""
-    refresh_url: str = ""  # where "Run workflow" starts a refresh; shown when the gate failed
+    what_to_do: str = ""  # safe Markdown (``what_to_do``): how to accept the change, or fix it
+    state: str = ""  # the hidden line saying the gate and commit, read back by a refresh
 
 
 @dataclass(frozen=True)
 class Links:
-    """Where links in the comment point (all from the runner's environment, never from a server)."""
+    """Where links in the comment point (all from the runner's environment, never from a server),
+    and how to accept a change (``accept.accept_for``)."""
 
     server_url: str = ""
     repository: str = ""
     sha: str = ""
     run_url: str = ""
-    refresh_url: str = ""  # the refresh workflow's page (``RunContext.workflow_url``)
+    accept: Accept = field(default_factory=Accept)
 
     def blob(self, path: str, line: int | None) -> str:
         """A link to a cassette line at the commit, or empty when the facts are missing."""
@@ -91,6 +97,32 @@ class Links:
             return ""
         url = f"{self.server_url}/{self.repository}/blob/{self.sha}/{urllib.parse.quote(path, safe='/')}"
         return url + (f"#L{line}" if line else "")
+
+
+def state_line(passed: bool, sha: str) -> str:
+    """``<!-- mcp-replay-state gate=failed sha=<sha> -->``: what a refresh reads back from our
+    comments to find the pull requests that fail (``refresh.failing_pulls``)."""
+    shown = sha if _SHA.fullmatch(sha) else ""
+    return f"<!-- mcp-replay-state gate={'passed' if passed else 'failed'} sha={shown} -->"
+
+
+STATE_RE = re.compile(r"<!-- mcp-replay-state gate=(passed|failed) sha=([0-9a-f]*) -->")
+
+
+def what_to_do(accept: Accept, *, failed: bool, accepted: int = 0) -> str:
+    """How to accept the change (the refresh workflow on the named branch, the local command) as
+    safe Markdown, for the comment and the job summary; empty when there is nothing to accept."""
+    if not failed and not accepted:
+        return ""
+    text = template_named("accept.md").render(
+        failed=failed,
+        accepted=accepted,
+        workflow_url=accept.workflow_url if _URL.fullmatch(accept.workflow_url) else "",
+        branch=md_cell(accept.branch, PATH_LIMIT),
+        fork=accept.fork,
+        command=md_code_block(accept.command, 4000, "sh") if accept.command else "",
+    )
+    return text.strip() + "\n"
 
 
 def comment_view(
@@ -105,30 +137,38 @@ def comment_view(
 ) -> CommentView:
     """The view of ``report`` for the comment template."""
     links = links or Links()
-    passed_gate = report.gate.passed
-    cassettes = sorted(report.cassettes, key=_cassette_rank)
-    shown = [c for c in cassettes if include_passing or _status(c) != "pass"][:max_rows]
+    gate, grade = report.gate, report.score.grade
+    cassettes = _format.worst_first(report.cassettes)
+    shown = [c for c in cassettes if include_passing or _format.cassette_status(c) != "pass"][:max_rows]
     hidden = len(cassettes) - len(shown)
     findings = _top_findings(report)
+    rows = tuple(_row(c) for c in shown)
     return CommentView(
         marker=marker,
-        icon="✅" if passed_gate else "❌",
+        icon="✅" if gate.passed else "❌",
         title_suffix=f" ({md_cell(comment_id, 64)})" if comment_id != "default" else "",
-        grade=md_cell(report.score.grade, 2),
+        verdict=md_cell(_format.verdict(gate, grade), DETAIL_LIMIT),
+        grade=md_cell(grade, 2),
         score=_format.score_text(report.score.score),
-        gate=md_cell(_format.gate_line(report.gate), DETAIL_LIMIT * 2),
+        rules=md_cell(_format.rules_line(gate, grade), DETAIL_LIMIT * 2),
         totals=_format.totals_line(report),  # numbers and our words only
         capped=report.score.capped,
         breaking_capped=report.score.breaking_capped,
-        rows=tuple(_row(c) for c in shown),
+        rows=tuple(r for r in rows if r.status != _ICONS["pass"]),
+        passing_rows=tuple(r for r in rows if r.status == _ICONS["pass"]),
         hidden_rows=hidden,
-        hidden_rows_note="all passing" if all(_status(c) == "pass" for c in cassettes[len(shown) :]) else "not shown",
+        hidden_rows_note=(
+            "all passing"
+            if all(_format.cassette_status(c) == "pass" for c in cassettes[len(shown) :])
+            else "some not passing"
+        ),
         findings=tuple(_finding_row(path, r, f, links) for path, r, f in findings[:max_findings]),
         hidden_findings=max(0, len(findings) - max_findings),
         run_url=links.run_url,
         sha=f"`{links.sha[:12]}`" if _SHA.fullmatch(links.sha) else "",
         version=__version__,
-        refresh_url="" if passed_gate else links.refresh_url,
+        what_to_do=what_to_do(links.accept, failed=not gate.passed, accepted=gate.accepted),
+        state=state_line(gate.passed, links.sha),
     )
 
 
@@ -192,19 +232,9 @@ def template_named(name: str) -> jinja2.Template:
     return env.get_template(name)
 
 
-def _status(cassette: CassetteResult) -> str:
-    if cassette.error or cassette.missing:
-        return "error"
-    return "fail" if cassette.failed else "pass"
-
-
-def _cassette_rank(cassette: CassetteResult) -> tuple[int, float, str]:
-    return ({"error": 0, "fail": 1, "pass": 2}[_status(cassette)], cassette.score.score, cassette.path)
-
-
 def _row(cassette: CassetteResult) -> Row:
     return Row(
-        status=_ICONS[_status(cassette)],
+        status=_ICONS[_format.cassette_status(cassette)],
         path=md_cell(cassette.path, PATH_LIMIT),
         grade=md_cell(cassette.score.grade, 2),
         score=_format.score_text(cassette.score.score),

@@ -124,5 +124,70 @@ def gate_line(gate: Gate) -> str:
     return line
 
 
+def gate_rules(gate: Gate, grade: str) -> tuple[tuple[bool, str, str], ...]:
+    """Each rule of the gate with its outcome, ``(held, rule, what)``: ``(False, "fail-on:
+    breaking", "1 breaking change(s) and 0 missing response(s)")``, ``(True, "min-grade: B",
+    "grade B meets it")``. A headline names the rules that failed, so a grade B that meets
+    ``min-grade: B`` but fails on a breaking change says which rule failed."""
+    from mcp_replay_action.grade import meets
+
+    policy = gate.policy
+    grade_held = True
+    if policy.min_grade:
+        try:
+            grade_held = meets(grade, policy.min_grade)
+        except ValueError:
+            grade_held = gate.passed
+    # The gate lists the fail-on reason first, then the grade's: a failed gate whose grade held
+    # failed on fail-on; one whose grade failed did too only when it gives two reasons.
+    fail_on_held = gate.passed or len(gate.reasons) <= (0 if grade_held else 1)
+    rules: list[tuple[bool, str, str]] = []
+    if policy.fail_on == "none":
+        rules.append((True, "fail-on: none", "findings only reported"))
+    else:
+        clean = "nothing breaking or missing" if policy.fail_on == "breaking" else "no regression or missing response"
+        rules.append((fail_on_held, f"fail-on: {policy.fail_on}", clean if fail_on_held else gate.reasons[0]))
+    if policy.min_grade:
+        what = f"grade {grade} meets it" if grade_held else (gate.reasons[-1] if gate.reasons else f"grade {grade}")
+        rules.append((grade_held, f"min-grade: {policy.min_grade}", what))
+    return tuple(rules)
+
+
+def rules_line(gate: Gate, grade: str) -> str:
+    """``❌ fail-on: breaking: 1 breaking change(s) and 0 missing response(s) · ✅ min-grade: B:
+    grade B meets it``, and how many changes did not fail the gate (accept them with a refresh)."""
+    line = " · ".join(f"{'✅' if held else '❌'} {rule}: {what}" for held, rule, what in gate_rules(gate, grade))
+    if gate.accepted:
+        line += f"; {_plural(gate.accepted, 'other change')} reported, not gating (accept with a refresh)"
+    return line
+
+
+def verdict(gate: Gate, grade: str) -> str:
+    """``passed`` / ``failed (fail-on: breaking)``: the headline's word, naming the failed rules."""
+    if gate.passed:
+        return "passed"
+    failed = failed_rules(gate, grade)
+    return f"failed ({failed})" if failed else "failed"
+
+
+def cassette_status(cassette: CassetteResult) -> str:
+    """``error`` (the replay stopped or a response is missing), ``fail`` or ``pass``: how the
+    reports order cassettes (worst first) and which ones they fold."""
+    if cassette.error or cassette.missing:
+        return "error"
+    return "fail" if cassette.failed else "pass"
+
+
+def worst_first(cassettes: Iterable[CassetteResult]) -> list[CassetteResult]:
+    """Stopped or missing first, then failing, then passing; lower scores first within each, then by path."""
+    rank = {"error": 0, "fail": 1, "pass": 2}
+    return sorted(cassettes, key=lambda c: (rank[cassette_status(c)], c.score.score, c.path))
+
+
+def failed_rules(gate: Gate, grade: str) -> str:
+    """``fail-on: breaking`` (the rules that failed, joined), empty when the gate passed."""
+    return ", ".join(rule for held, rule, _ in gate_rules(gate, grade) if not held)
+
+
 def _plural(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"

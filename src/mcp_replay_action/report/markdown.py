@@ -1,7 +1,9 @@
 """The Markdown report (``--markdown FILE``; the job summary and PR comment build on it).
 
-Grade and score first, then per cassette a table (interaction, status, kind, detail) and the
-failures with their capped diffs folded in ``<details>``. Every piece of text from a server or a
+The verdict, grade and score first (the headline names the gate rule that failed), then the
+cassettes worst first: per cassette a table of what did not pass (interaction, status, kind,
+detail), its passing rows folded in ``<details>``, and the failures with their capped diffs folded
+too; a cassette that passed whole is one folded section. Every piece of text from a server or a
 cassette goes through ``safe.md_cell`` / ``safe.md_code_block``, so it cannot break the table or
 the page, mention anyone, or form a workflow command.
 
@@ -39,17 +41,18 @@ class _Chunk:
     detail: bool = False  # failure details and stderr: the second thing dropped for size
 
 
-def render(report: Report, *, max_bytes: int = MAX_BYTES, title: str = "mcp-replay") -> str:
+def render(report: Report, *, max_bytes: int = MAX_BYTES, title: str = "mcp-replay", lead: str = "") -> str:
     """The report as GitHub-flavoured Markdown, at most ``max_bytes`` bytes of UTF-8.
 
-    ``title`` starts the headline (``## mcp-replay: grade B (80.0/100)``); it is our text, not
-    escaped. ``max_bytes`` must be at least ``MIN_BYTES``."""
+    ``title`` starts the headline (``## ❌ mcp-replay failed (fail-on: breaking): grade B
+    (80.0/100)``) and ``lead`` (what to do, for the job summary) follows it; both are our own
+    Markdown, not escaped. ``max_bytes`` must be at least ``MIN_BYTES``."""
     if max_bytes < MIN_BYTES:
         raise ValueError(f"max_bytes must be at least {MIN_BYTES}, got {max_bytes}")
-    full = _join(_chunks(report, title, show_passing=True))
+    full = _join(_chunks(report, title, lead, show_passing=True))
     if _size(full) <= max_bytes:
         return full
-    no_passing = _chunks(report, title, show_passing=False)
+    no_passing = _chunks(report, title, lead, show_passing=False)
     text = _join(no_passing)
     if _size(text) <= max_bytes:
         return text
@@ -77,17 +80,28 @@ def render(report: Report, *, max_bytes: int = MAX_BYTES, title: str = "mcp-repl
     return _join(kept) + cut_note.format(limit=max_bytes, n=len(no_details) - len(kept))
 
 
-def _chunks(report: Report, title: str, *, show_passing: bool) -> list[_Chunk]:
+def _chunks(report: Report, title: str, lead: str, *, show_passing: bool) -> list[_Chunk]:
+    """The headline, then the cassettes worst first; each passing cassette folded whole."""
     out = [_Chunk(_headline(report, title))]
-    for cassette in report.cassettes:
-        out.extend(_cassette_chunks(cassette, show_passing))
+    if lead:
+        out.append(_Chunk(lead.rstrip("\n") + "\n\n"))
+    for cassette in _format.worst_first(report.cassettes):
+        chunks = _cassette_chunks(cassette, show_passing)
+        if _format.cassette_status(cassette) == "pass":
+            # One chunk, so a cut never leaves the fold open.
+            summary = f"✅ {md_cell(cassette.path, DETAIL_LIMIT)}: grade {cassette.score.grade}, all passing"
+            inner = "".join(c.text for c in chunks)
+            chunks = [_Chunk(f"<details><summary>{summary}</summary>\n\n{inner}</details>\n\n")]
+        out.extend(chunks)
     return out
 
 
 def _headline(report: Report, title: str) -> str:
-    lines = [f"## {title}: grade {report.score.grade} ({_format.score_text(report.score.score)}/100)", ""]
+    grade = report.score.grade
     mark = "✅" if report.gate.passed else "❌"
-    lines += [f"{mark} **{md_cell(_format.gate_line(report.gate), DETAIL_LIMIT * 2)}**", ""]
+    verdict = _format.verdict(report.gate, grade)
+    lines = [f"## {mark} {title} {verdict}: grade {grade} ({_format.score_text(report.score.score)}/100)", ""]
+    lines += [md_cell(_format.rules_line(report.gate, grade), DETAIL_LIMIT * 2), ""]
     summary = _format.totals_line(report)  # our own words and numbers
     if report.target:
         summary += f" · target: {md_cell(_format.public_target(report.target), DETAIL_LIMIT)}"
@@ -123,20 +137,26 @@ def _cassette_chunks(cassette: CassetteResult, show_passing: bool) -> list[_Chun
         tail = cassette.stderr_tail[-STDERR_LIMIT:]
         block = md_code_block(tail, STDERR_LIMIT, "text")
         chunks.append(_Chunk(f"<details><summary>server stderr</summary>\n\n{block}\n</details>\n\n", detail=True))
-    if cassette.results:
-        table = "| # | interaction | status | kind | detail |\n|---:|---|---|---|---|\n"
+    table = "| # | interaction | status | kind | detail |\n|---:|---|---|---|---|\n"
+    passing = [r for r in cassette.results if r.status == "pass"]
+    others = [r for r in cassette.results if r.status != "pass"]
+    if others:  # what did not pass first, in order; the passing rows folded under it
         chunks.append(_Chunk(table))
-        if not show_passing and cassette.passed:
-            chunks.append(_Chunk(f"| | {cassette.passed} passing interaction(s) not shown | ✅ pass | | |\n"))
-        for result in cassette.results:
-            if show_passing or result.status != "pass":
-                chunks.append(_Chunk(_row(result)))
+        if passing and not show_passing:
+            chunks.append(_Chunk(f"| | {len(passing)} passing interaction(s) not shown | ✅ pass | | |\n"))
+        chunks.extend(_Chunk(_row(r)) for r in others)
         chunks.append(_Chunk("\n"))
-    for result in cassette.results:
+    for result in others:
         if result.status in ("fail", "missing") and result.findings:
             chunks.append(_Chunk(_details(result), detail=True))
     if _format.noise_count(cassette):
         chunks.append(_Chunk(_noise(cassette), detail=True))
+    if passing and show_passing:
+        body = table + "".join(_row(r) for r in passing) + "\n"
+        fold = f"<details><summary>✅ {len(passing)} passing interaction(s)</summary>\n\n{body}</details>\n\n"
+        chunks.append(_Chunk(fold if others else body))
+    elif passing and not others:
+        chunks.append(_Chunk(f"{table}| | {len(passing)} passing interaction(s) not shown | ✅ pass | | |\n\n"))
     return chunks
 
 
