@@ -135,12 +135,23 @@ class FakeGitHub:
         taken = [n for (r, n) in (*self.pulls, *self.issues) if r == repo]
         return max(taken, default=0) + 1
 
-    def add_pull(self, repo: str, number: int, *, head_sha: str, head_ref: str, head_repo: str | None = None) -> None:
+    def add_pull(
+        self,
+        repo: str,
+        number: int,
+        *,
+        head_sha: str,
+        head_ref: str,
+        head_repo: str | None = None,
+        base_ref: str = "main",
+        title: str = "",
+    ) -> None:
         self.pulls[(repo, number)] = {
             "number": number,
             "state": "open",
+            "title": title,
             "head": {"sha": head_sha, "ref": head_ref, "repo": {"full_name": head_repo or repo}},
-            "base": {"ref": "main", "repo": {"full_name": repo}},
+            "base": {"ref": base_ref, "repo": {"full_name": repo}},
             "html_url": f"https://github.example/{repo}/pull/{number}",
         }
 
@@ -328,6 +339,8 @@ class FakeGitHub:
             if "head" in query:
                 owner, _, branch = query["head"][0].partition(":")
                 pulls = [p for p in pulls if p["head"]["ref"] == branch and repo.startswith(owner + "/")]
+            if "base" in query:
+                pulls = [p for p in pulls if p["base"]["ref"] == query["base"][0]]
             return self._list(path, query, pulls)
         if rest == "/pulls" and method == "POST":
             if not who.may("pull-requests"):

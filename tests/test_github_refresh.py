@@ -16,13 +16,14 @@ from git_origin import Origin, make_origin
 from github_action_run import FAKES, HOSTILE, PY, record_hostile_twin, record_session, run_action
 from github_events import pull_request, workflow_dispatch
 from mcp_replay_action.errors import EXIT_INFRA, EXIT_OK, EXIT_USAGE
+from mcp_replay_action.github.template import state_line
 from test_e2e_real_servers import EVERYTHING, TIME, everything_session, needs_node, time_session
 from test_github_main import check_markdown
 
 REPO = "octo/demo"
 SECRET = "sk-live-refresh-7f3a9c"
 ENV_ECHO = f"{PY} {FAKES / 'env_echo_server.py'}"
-BRANCH = "mcp-replay/refresh"
+BRANCH = "mcp-replay/refresh/main"  # the default: one refresh branch per base branch
 
 
 def record(cassette: Path, *, build: str, calls: int) -> None:
@@ -63,24 +64,26 @@ def origin(tmp_path: Path, fake: FakeGitHub, cassettes: dict[str, bytes]) -> Ori
     return origin
 
 
-def dispatch(origin: Origin, fake: FakeGitHub, inputs: dict[str, str]):  # type: ignore[no-untyped-def]
-    """One workflow_dispatch run of ``mode: refresh`` in a fresh checkout of main (as every
-    workflow run gets)."""
+def dispatch(origin: Origin, fake: FakeGitHub, inputs: dict[str, str], *, branch: str = "main"):  # type: ignore[no-untyped-def]
+    """One workflow_dispatch run of ``mode: refresh`` in a fresh checkout of ``branch`` (as every
+    workflow run gets), dispatched from that branch ("Use workflow from")."""
     git(origin.workspace, "checkout", "-q", "--", ".")
     return run_action(
         origin.workspace,
         event_name="workflow_dispatch",
-        event=workflow_dispatch(),
+        event={**workflow_dispatch(), "ref": f"refs/heads/{branch}"},
         inputs={"mode": "refresh", "github-token": "app-token", **inputs},
         api_url=fake.url,
-        extra_env={"GITHUB_SHA": origin.sha},
+        extra_env={"GITHUB_SHA": origin.head(branch)},
     )
 
 
-def refresh(origin: Origin, fake: FakeGitHub, *, build: str, token: str = "app-token", **more: str):  # type: ignore[no-untyped-def]
-    """A refresh against the env-echo server at ``build``."""
+def refresh(  # type: ignore[no-untyped-def]
+    origin: Origin, fake: FakeGitHub, *, build: str, token: str = "app-token", branch: str = "main", **more: str
+):
+    """A refresh against the env-echo server at ``build``, dispatched from ``branch``."""
     env = f"BUILD={build}\nSERVICE_TOKEN={SECRET}"
-    return dispatch(origin, fake, {"server": ENV_ECHO, "env": env, "github-token": token, **more})
+    return dispatch(origin, fake, {"server": ENV_ECHO, "env": env, "github-token": token, **more}, branch=branch)
 
 
 def writes(fake: FakeGitHub) -> list[str]:
@@ -287,3 +290,86 @@ def test_refresh_against_an_unchanged_real_server_proposes_nothing(tmp_path: Pat
     assert run.outputs["changed"] == "false", run.summary
     assert writes(fake) == [] and origin.branches() == ["main"]
     assert git(origin.workspace, "status", "--porcelain", "--untracked-files=no") == ""
+
+
+def test_two_pull_requests_refreshes_do_not_overwrite_each_other(fake: FakeGitHub, origin: Origin) -> None:
+    # Two pull requests' head branches, each refreshed from its own branch ("Use workflow from").
+    for name in ("feature-a", "feature-b"):
+        git(origin.bare, "branch", name, "main")
+    a = refresh(origin, fake, build="2", branch="feature-a")
+    b = refresh(origin, fake, build="3", branch="feature-b")
+    for run in (a, b):
+        assert run.returncode == EXIT_OK, run.stdout + run.stderr
+    assert a.outputs["refresh-branch"] == "mcp-replay/refresh/feature-a"
+    assert b.outputs["refresh-branch"] == "mcp-replay/refresh/feature-b"
+    assert origin.head("mcp-replay/refresh/feature-a") == a.outputs["refresh-commit"]
+    assert origin.head("mcp-replay/refresh/feature-b") == b.outputs["refresh-commit"]
+    assert "build 2" in origin.show("mcp-replay/refresh/feature-a", "cassettes/echo.jsonl")
+    assert "build 3" in origin.show("mcp-replay/refresh/feature-b", "cassettes/echo.jsonl")
+    pulls = {p["base"]["ref"]: p["head"]["ref"] for p in fake.open_pulls(REPO)}
+    assert pulls == {"feature-a": "mcp-replay/refresh/feature-a", "feature-b": "mcp-replay/refresh/feature-b"}
+    # Refreshing one again moves its branch and pull request only.
+    again = refresh(origin, fake, build="4", branch="feature-a")
+    assert again.returncode == EXIT_OK, again.stdout + again.stderr
+    assert "build 4" in origin.show("mcp-replay/refresh/feature-a", "cassettes/echo.jsonl")
+    assert origin.head("mcp-replay/refresh/feature-b") == b.outputs["refresh-commit"]
+    assert len(fake.open_pulls(REPO)) == 2
+
+
+@pytest.mark.parametrize(("setting", "branch"), [("bot/cassettes", "bot/cassettes"), ("bot/", "bot/main")])
+def test_refresh_branch_is_a_name_or_a_prefix(fake: FakeGitHub, origin: Origin, setting: str, branch: str) -> None:
+    run = refresh(origin, fake, build="2", **{"refresh-branch": setting})
+    assert run.returncode == EXIT_OK, run.stdout + run.stderr
+    assert run.outputs["refresh-branch"] == branch and origin.has_branch(branch)
+    assert fake.open_pulls(REPO)[0]["head"]["ref"] == branch
+
+
+def test_an_earlier_single_refresh_branch_in_the_way_is_named(fake: FakeGitHub, origin: Origin) -> None:
+    git(origin.bare, "branch", "mcp-replay/refresh", "main")  # what an earlier version left
+    run = refresh(origin, fake, build="2")
+    assert run.returncode == EXIT_USAGE, run.stdout + run.stderr
+    (error,) = run.annotations("error")
+    assert "the branch 'mcp-replay/refresh' exists" in error.data and "refresh-branch: mcp-replay/refresh" in error.data
+    kept = refresh(origin, fake, build="2", **{"refresh-branch": "mcp-replay/refresh"})
+    assert kept.returncode == EXIT_OK, kept.stdout + kept.stderr
+    assert kept.outputs["refresh-branch"] == "mcp-replay/refresh"
+
+
+def state_comment(passed: bool, sha: str) -> str:
+    return f"<!-- mcp-replay:default -->\n{state_line(passed, sha)}\n### MCP replay ..."
+
+
+def test_nothing_changed_here_names_the_open_pull_requests_into_it_that_fail(fake: FakeGitHub, origin: Origin) -> None:
+    heads = {n: f"{n:x}" * 40 for n in range(7, 13)}
+    for number, ref, base in [
+        (7, "feature-a", "main"),  # fails, by our comment on its head commit: named
+        (8, "feature-b", "main"),  # passes
+        (9, "feature-c", "main"),  # failed at an older commit
+        (10, "feature-d", "release"),  # fails, but into another branch
+        (11, "feature-e", "main"),  # "fails" by someone else's comment quoting our line
+        (12, "feature-f", "main"),  # fails, named too
+    ]:
+        fake.add_pull(REPO, number, head_sha=heads[number][:40], head_ref=ref, base_ref=base)
+    fake.add_comment(REPO, 7, state_comment(False, heads[7][:40]), BOT)
+    fake.add_comment(REPO, 8, state_comment(True, heads[8][:40]), BOT)
+    fake.add_comment(REPO, 9, state_comment(False, "0" * 40), BOT)
+    fake.add_comment(REPO, 10, state_comment(False, heads[10][:40]), BOT)
+    fake.add_comment(REPO, 11, state_comment(False, heads[11][:40]), "someone")
+    fake.add_comment(REPO, 12, "review chatter", "someone")
+    fake.add_comment(REPO, 12, state_comment(False, heads[12][:40]), BOT)
+
+    run = refresh(origin, fake, build="1")
+    assert run.returncode == EXIT_OK, run.stdout + run.stderr
+    assert run.outputs["changed"] == "false" and writes(fake) == []
+    assert "No cassette changed on main: nothing to propose." in run.summary
+    assert "2 open pull requests into main fail the replay" in run.summary
+    named = [line for line in run.summary.splitlines() if line.startswith("- #")]
+    assert named == ["- #7: feature-a", "- #12: feature-f"]
+    assert "Use workflow from" in run.summary
+    [warning] = [w for w in run.annotations("warning") if w.properties.get("title") == "mcp-replay refresh"]
+    assert "#7 (feature-a), #12 (feature-f)" in warning.data
+
+    # None failing: only "nothing changed".
+    fake.comments.clear()
+    quiet = refresh(origin, fake, build="1")
+    assert "No cassette changed on main" in quiet.summary and "fail the replay" not in quiet.summary

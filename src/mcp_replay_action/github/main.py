@@ -252,17 +252,31 @@ def refresh_and_propose(settings: Settings, context: RunContext, event: Event, o
     outputs = {
         "changed": "true" if changed else "false",
         "changed-cassettes": "\n".join(sorted(changed)),
-        "refresh-branch": settings.refresh_branch if changed else "",
+        "refresh-branch": "",
         "refresh-commit": "",
         "refresh-pr-url": "",
         "report": settings.relative(settings.report_file),
     }
+    repo = context.repository or event.repository
+    gh = GitHubClient(context.api_url, settings.github_token, log=out.debug) if settings.github_token else None
     if not changed:
-        out.info("No cassette changed: nothing to propose.")
-        if settings.job_summary:
-            append_summary(
-                context.summary_path, "### 🔄 MCP replay: refresh\n\nNo cassette changed: nothing to propose.\n"
+        base, failing = event.head_ref, []
+        try:  # which pull requests into this branch fail: worth a warning, never the run's outcome
+            base = refresh.base_branch(gh, repo, event) if gh and repo else base
+            failing = refresh.failing_pulls(gh, repo, base) if gh and repo else []
+        except GitHubError as exc:
+            out.warning(f"Cannot list the failing pull requests: {exc.one_line()}", title="mcp-replay refresh")
+        base = base or "the branch it ran on"
+        out.info(f"No cassette changed on {base}: nothing to propose.")
+        if failing:
+            names = ", ".join(f"#{p.number} ({p.head_ref})" for p in failing)
+            out.warning(
+                f"{len(failing)} open pull request(s) into {base} fail the replay: {names}. Their changes are on "
+                "their branches: run the refresh with 'Use workflow from' set to the pull request's branch.",
+                title="mcp-replay refresh",
             )
+        if settings.job_summary:
+            append_summary(context.summary_path, refresh.nothing_changed(base, failing))
         write_outputs(context.output_path, outputs)
         return EXIT_OK
     body = render_change_report(report, rewritten, links=comment_links(settings, context, event))
@@ -270,20 +284,19 @@ def refresh_and_propose(settings: Settings, context: RunContext, event: Event, o
         append_summary(context.summary_path, body)
     for rel in sorted(changed):
         out.info(f"changed: {rel}")
-    if not settings.github_token:
+    if gh is None:
         raise ConfigError(
             "input github-token: missing; refresh needs a token with contents: write and pull-requests: write"
         )
-    repo = context.repository or event.repository
-    gh = GitHubClient(context.api_url, settings.github_token, log=out.debug)
     author = gitdata.parse_person(settings.commit_author) if settings.commit_author else gitdata.BOT
+    base = refresh.base_branch(gh, repo, event)
     proposal = refresh.propose(
         gh,
         repo,
         parent=event.head_sha or context.sha,
-        base=refresh.base_branch(gh, repo, event),
+        base=base,
         files=changed,
-        branch=settings.refresh_branch,
+        branch=refresh.branch_for(settings.refresh_branch, base),
         message=settings.commit_message,
         author=author,
         title=settings.pr_title,
@@ -297,7 +310,12 @@ def refresh_and_propose(settings: Settings, context: RunContext, event: Event, o
     )
     write_outputs(
         context.output_path,
-        {**outputs, "refresh-commit": proposal.commit, "refresh-pr-url": proposal.pull.url},
+        {
+            **outputs,
+            "refresh-branch": proposal.branch,
+            "refresh-commit": proposal.commit,
+            "refresh-pr-url": proposal.pull.url,
+        },
     )
     return EXIT_OK
 

@@ -5,8 +5,11 @@ Per cassette, a fresh server gets the recorded requests again; every interaction
 changed is rewritten in place (``update.py``: atomic, header and unchanged lines kept, live
 answers redacted by the cassette's own rules, so no live secret is written). Then, only when a
 file's bytes changed: one commit holding exactly those files, on top of the commit the workflow
-ran on, through the git data API; the branch ``refresh-branch`` force-updated to it (every
-refresh reuses it); the pull request opened, or the open one's title and body updated.
+ran on, through the git data API; the refresh branch of the base branch (``refresh-branch``, a
+prefix by default: ``mcp-replay/refresh/<base>``) force-updated to it, so every refresh into one
+base reuses its branch and two bases never share one; the pull request opened, or the open one's
+title and body updated. When nothing changed, the open pull requests into the base that fail
+(by our own comment) are named: their changes are accepted on their own branches.
 
 Why the REST git data API and not ``git push``: the image needs no git, no credentials are left
 on disk for the server under test to find, and the commit holds exactly the files we name,
@@ -28,9 +31,12 @@ from mcp_replay_action.diff import diff_cassettes
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.github import gitdata
 from mcp_replay_action.github.change_report import Rewritten
-from mcp_replay_action.github.client import GitHubClient
+from mcp_replay_action.github.client import GitHubClient, Unprocessable
+from mcp_replay_action.github.comment import my_login
 from mcp_replay_action.github.event import PULL_REQUEST_EVENTS, Event
 from mcp_replay_action.github.pulls import Opened, upsert_pull
+from mcp_replay_action.github.template import STATE_RE
+from mcp_replay_action.report.safe import md_cell
 from mcp_replay_action.results import CassetteResult
 from mcp_replay_action.scenarios import Scenarios, record_scenario
 
@@ -112,6 +118,83 @@ def base_branch(gh: GitHubClient, repo: str, event: Event) -> str:
     return gitdata.default_branch(gh, repo)
 
 
+def branch_for(setting: str, base: str) -> str:
+    """The refresh branch for pull requests into ``base``. ``refresh-branch`` ending in ``/`` is
+    a prefix (the default ``mcp-replay/refresh/`` gives ``mcp-replay/refresh/main``), so the
+    refreshes of two branches (two pull requests' head branches) never overwrite each other; any
+    other value is the branch itself, shared by every refresh."""
+    return gitdata.check_branch_name(setting + base) if setting.endswith("/") else setting
+
+
+def _set_refresh_branch(gh: GitHubClient, repo: str, branch: str, commit: str) -> str:
+    """``gitdata.set_branch``, naming the branch in the way when git refuses the name: a branch
+    ``mcp-replay/refresh`` (an earlier version's one refresh branch) blocks every
+    ``mcp-replay/refresh/<base>``, since git cannot hold a ref both as a file and a folder."""
+    try:
+        return gitdata.set_branch(gh, repo, branch, commit)
+    except Unprocessable:
+        parts = branch.split("/")
+        blocking = [p for p in ("/".join(parts[:i]) for i in range(1, len(parts))) if gitdata.branch_head(gh, repo, p)]
+        if not blocking:
+            raise
+        raise ConfigError(
+            f"input refresh-branch: cannot create {branch!r}: the branch {blocking[0]!r} exists (an earlier "
+            f"refresh's single branch?); delete it once its pull request is closed, or set refresh-branch: "
+            f"{blocking[0]} to keep using it"
+        ) from None
+
+
+@dataclass(frozen=True)
+class FailingPull:
+    """An open pull request whose head commit our sticky comment says fails the replay."""
+
+    number: int
+    head_ref: str
+    url: str
+
+
+MAX_PULLS_CHECKED = 50
+
+
+def failing_pulls(gh: GitHubClient, repo: str, base: str) -> list[FailingPull]:
+    """Open pull requests into ``base`` whose current head commit our own comment (its hidden
+    state line, ``template.state_line``) says fails: what a refresh dispatched on ``base`` should
+    name when nothing changed there, since their changes live on their head branches. Our comment
+    is the signal because it is ours (author checked, any ``comment-id``) and says for which
+    commit; check runs would need ``checks: read`` and a guess at which job is ours."""
+    login = my_login(gh)
+    found: list[FailingPull] = []
+    pulls = gh.paginate(f"repos/{repo}/pulls", {"state": "open", "base": base, "per_page": 100}, max_pages=1)
+    for pull in list(pulls)[:MAX_PULLS_CHECKED]:
+        if not isinstance(pull, dict) or (pull.get("base") or {}).get("ref") != base:
+            continue
+        head = pull.get("head") or {}
+        states = [
+            STATE_RE.search(c.get("body") or "")
+            for c in gh.paginate(f"repos/{repo}/issues/{int(pull['number'])}/comments", max_pages=10)
+            if isinstance(c, dict) and (c.get("user") or {}).get("login") == login
+        ]
+        if any(m and m.group(1) == "failed" and m.group(2) == head.get("sha") for m in states):
+            found.append(FailingPull(int(pull["number"]), str(head.get("ref", "")), str(pull.get("html_url", ""))))
+    return found
+
+
+def nothing_changed(base: str, failing: Sequence[FailingPull]) -> str:
+    """The refresh's job summary when no cassette changed on ``base``: and when pull requests
+    into it fail, which ones, and that their change is accepted on their own branch."""
+    lines = ["### 🔄 MCP replay: refresh", "", f"No cassette changed on {md_cell(base, 120)}: nothing to propose."]
+    if failing:
+        lines += [
+            "",
+            f"{len(failing)} open pull request{'s' if len(failing) != 1 else ''} into {md_cell(base, 120)} "
+            "fail the replay; their changes are on their own branches, so run this workflow again with "
+            "**Use workflow from** set to the pull request's branch:",
+            "",
+            *(f"- #{p.number}: {md_cell(p.head_ref, 120)}" for p in failing),
+        ]
+    return "\n".join(lines) + "\n"
+
+
 def propose(
     gh: GitHubClient,
     repo: str,
@@ -136,6 +219,6 @@ def propose(
     commit = gitdata.commit_files(
         gh, repo, parent=parent, files=files, message=message, author=author, committer=author
     )
-    action = gitdata.set_branch(gh, repo, branch, commit)
+    action = _set_refresh_branch(gh, repo, branch, commit)
     pull = upsert_pull(gh, repo, head=branch, base=base, title=title, body=body, draft=draft, labels=labels)
     return Proposal(branch=branch, commit=commit, branch_action=action, pull=pull)

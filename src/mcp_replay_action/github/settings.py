@@ -57,7 +57,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "annotations": "true",
     "job-summary": "true",
     "github-token": "",
-    "refresh-branch": "mcp-replay/refresh",
+    "refresh-branch": "mcp-replay/refresh/",
     "commit-message": "mcp-replay: refresh cassettes",
     "commit-author": "",
     "pr-title": "mcp-replay: refresh cassettes",
@@ -114,7 +114,7 @@ class Settings:
     annotations: bool = True
     job_summary: bool = True
     github_token: str = field(default="", repr=False)
-    refresh_branch: str = "mcp-replay/refresh"
+    refresh_branch: str = "mcp-replay/refresh/"  # ending in "/": a prefix to the base branch
     commit_message: str = "mcp-replay: refresh cassettes"
     commit_author: str = ""  # "Name <email>"; empty: github-actions[bot]
     pr_title: str = "mcp-replay: refresh cassettes"
@@ -248,8 +248,12 @@ def clean_mode(value: str) -> Literal["replay", "post-comment", "refresh", "merg
 
 
 def clean_refresh_branch(value: str) -> str:
-    """A branch name git accepts; the refresh force-updates it, so it must not be ``main``-like
-    by accident: the default is ``mcp-replay/refresh``."""
+    """A branch name git accepts, or a prefix of one ending in ``/`` (the default,
+    ``mcp-replay/refresh/``: the base branch's name follows, ``refresh.branch_for``). The refresh
+    force-updates it, so it must not be ``main``-like by accident."""
+    if value.endswith("/"):
+        check_branch_name(value + "main")
+        return value
     return check_branch_name(value)
 
 
