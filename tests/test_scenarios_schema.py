@@ -32,8 +32,10 @@ def test_the_schema_names_exactly_the_keys_the_loader_reads() -> None:
     assert set(target) == {"command", "args", "env", "cwd", "url", "headers", "isolate", "setup"}
     assert set(shipped["properties"]["redact"]["properties"]) == {"server_url", "env", "patterns", "keys", "defaults"}
     listed = set(shipped["$defs"]["listAction"]["enum"])
-    objects = set(shipped["$defs"]["action"]["oneOf"][1]["properties"])
-    assert objects == set(loader.ACTIONS) and listed <= objects
+    step = shipped["$defs"]["action"]["oneOf"][1]
+    objects = set(step["properties"])
+    assert objects == set(loader.ACTIONS) | set(loader.STEP_KEYS) and listed <= objects
+    assert [one["required"] for one in step["oneOf"]] == [[action] for action in loader.ACTIONS]
 
 
 @pytest.mark.parametrize(

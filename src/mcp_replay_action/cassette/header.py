@@ -111,13 +111,14 @@ class CassetteHeader:
 def recorded_line(path: object, interactions: int, meta: Mapping[str, Any] | None, *, unanswered: int = 0) -> str:
     """The line every recording ends with (``record`` over stdio and HTTP, each scenario of
     ``record-scenarios``): ``12 interactions recorded to cassettes/x.jsonl (handshake era,
-    2025-06-18)``; with nothing recorded, that no file was written."""
+    2025-06-18)``; with nothing recorded, that no file was written. ``path`` None: not yet written."""
     noun = "interaction" if interactions == 1 else "interactions"
     if not interactions:
-        return f"0 interactions recorded: {path} not written"
+        return "0 interactions recorded" + (f": {path} not written" if path is not None else "")
     facts = [f"{meta['era']} era" if meta and meta.get("era") else ""]
     facts.append(str(meta.get("protocol_version") or "") if meta else "")
     if unanswered:
         facts.append(f"{unanswered} unanswered request{'s' if unanswered != 1 else ''} left out")
     shown = ", ".join(fact for fact in facts if fact)
-    return f"{interactions} {noun} recorded to {path}" + (f" ({shown})" if shown else "")
+    where = f" to {path}" if path is not None else ""
+    return f"{interactions} {noun} recorded{where}" + (f" ({shown})" if shown else "")

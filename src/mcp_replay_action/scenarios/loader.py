@@ -17,6 +17,10 @@
           - list_tools
           - call_tool: {name: add, arguments: {a: 2, b: 3}}
           - request: {method: completion/complete, params: {...}}
+      notes:
+        - call_tool: {name: create_note, arguments: {title: a}}
+          save: note                    # later steps quote this answer (scenarios/refs.py)
+        - call_tool: {name: get_note, arguments: {id: "${note.structuredContent.id}"}}
 
 String values may use ``${VAR}``, ``${VAR:-default}`` (unset or empty) and ``${VAR-default}``
 (unset); ``$${`` is a literal ``${``. Every mistake is a :class:`ConfigError` naming ``file:line``.
@@ -31,10 +35,11 @@ with an empty list, ``ping`` with ``{}``, anything else with an error); a statel
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -52,6 +57,7 @@ from mcp_replay_action.scenarios.model import (
     Scenario,
     Scenarios,
 )
+from mcp_replay_action.scenarios.refs import NAME, Ref, Template, lead_name, parse_ref
 from mcp_replay_action.transport import Target, recorder_endpoint
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -74,9 +80,19 @@ class _Doc:
         self.read: set[int] = set()  # ids of the nodes ``value`` has read
         self.copied = 0  # values read again (through an alias)
         self.copying: yaml.Node | None = None  # the collection whose alias is being read
+        # While a scenario's actions are read: the names earlier steps save (``save: note``), so
+        # ``${note...}`` is a reference to that answer and not an environment variable.
+        self.saved: dict[str, int] | None = None
 
     def error(self, node: yaml.Node | None, reason: str) -> ConfigError:
         return ConfigError(f"{self.path}:{line_of(node)}: {reason}" if node is not None else f"{self.path}: {reason}")
+
+    def unknown(self, node: yaml.Node, said: str, key: str, allowed: tuple[str, ...]) -> ConfigError:
+        """``unknown key 'scenarois' (did you mean 'scenarios'?; expected ...)``: ``said`` names the
+        unknown key or action, and the closest known one is suggested when there is one."""
+        close = closest(key, allowed)
+        hint = f"did you mean {close!r}?; " if close else ""
+        return self.error(node, f"{said} ({hint}expected {', '.join(allowed)})")
 
     def root(self) -> yaml.Node | None:
         try:
@@ -176,29 +192,77 @@ class _Doc:
             raise self.error(node, f"{what} must be a mapping, got {_describe(value)}")
         return value
 
-    def interpolate(self, text: str, node: yaml.Node) -> str:
-        def expand(match: re.Match[str]) -> str:
+    def interpolate(self, text: str, node: yaml.Node) -> Any:
+        """``text`` with ``${VAR}`` expanded; with a reference to a saved answer in it, a ``Ref``
+        (the whole string) or a ``Template`` (text around references), filled in when recorded."""
+        parts: list[str | Ref] = []
+        pos = 0
+        for match in re.finditer(r"\$\$\{|\$\{([^}]*)\}", text):
+            parts.append(text[pos : match.start()])
+            pos = match.end()
             if match.group(0) == "$${":
-                return "${"
+                parts.append("${")
+                continue
             inner = match.group(1)
-            ref = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)(.*))?", inner, flags=re.DOTALL)
-            if ref is None:
-                raise self.error(
-                    node, f"invalid variable reference ${{{inner}}} (expected ${{NAME}} or ${{NAME:-default}})"
-                )
-            name, op, default = ref.group(1), ref.group(2), ref.group(3)
-            value = self.environ.get(name)
-            if op == ":-" and not value:
-                return default
-            if op == "-" and value is None:
-                return default
-            if value is None:
-                raise self.error(
-                    node, f"environment variable {name} is not set (write ${{{name}:-default}} for a fallback)"
-                )
-            return value
+            name = lead_name(inner)
+            if self.saved is not None and name in self.saved:
+                try:
+                    parts.append(parse_ref(inner))
+                except ConfigError as exc:
+                    raise self.error(node, str(exc)) from None
+                continue
+            parts.append(self._variable(inner, name, node))
+        parts.append(text[pos:])
+        refs = [part for part in parts if isinstance(part, Ref)]
+        if not refs:
+            return "".join(part for part in parts if isinstance(part, str))
+        if len(refs) == 1 and not "".join(part for part in parts if isinstance(part, str)):
+            return refs[0]
+        merged: list[str | Ref] = []
+        for part in parts:
+            if isinstance(part, str) and merged and isinstance(merged[-1], str):
+                merged[-1] += part
+            elif part != "":
+                merged.append(part)
+        return Template(tuple(merged))
 
-        return re.sub(r"\$\$\{|\$\{([^}]*)\}", expand, text)
+    def _variable(self, inner: str, name: str | None, node: yaml.Node) -> str:
+        saved = tuple(self.saved or ())
+        ref = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)(.*))?", inner, flags=re.DOTALL)
+        if ref is None:
+            if name is not None:
+                # ``${nte.id}``: a path after a name no earlier step saves.
+                hint = did_you_mean(name, saved)
+                known = f" (saved so far: {', '.join(saved)})" if saved and not hint else ""
+                raise self.error(node, f"${{{inner}}}: no earlier step of this scenario saves {name!r}{hint}{known}")
+            raise self.error(
+                node, f"invalid variable reference ${{{inner}}} (expected ${{NAME}} or ${{NAME:-default}})"
+            )
+        name, op, default = ref.group(1), ref.group(2), ref.group(3)
+        value = self.environ.get(name)
+        if op == ":-" and not value:
+            return default
+        if op == "-" and value is None:
+            return default
+        if value is None:
+            hint = did_you_mean(name, saved)
+            raise self.error(
+                node,
+                f"environment variable {name} is not set{hint or f' (write ${{{name}:-default}} for a fallback)'}",
+            )
+        return value
+
+
+def closest(word: str, known: Iterable[str]) -> str | None:
+    """The one of ``known`` that ``word`` most likely misspells (difflib's ratio >= 0.6), if any."""
+    found = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'scenarios'?)`` for a near miss of ``known``, else ""."""
+    close = closest(word, known)
+    return f" (did you mean {close!r}?)" if close else ""
 
 
 def line_of(node: yaml.Node | None) -> int:
@@ -276,7 +340,7 @@ def _parse(doc: _Doc, base: Path) -> Scenarios:
     fields = {key: (key_node, value) for key, key_node, value in doc.mapping(root, "the file")}
     for key, (key_node, _) in fields.items():
         if key not in _TOP_KEYS:
-            raise doc.error(key_node, f"unknown key {key!r} (expected one of {', '.join(_TOP_KEYS)})")
+            raise doc.unknown(key_node, f"unknown key {key!r}", key, _TOP_KEYS)
     for required in ("target", "scenarios"):
         if required not in fields:
             raise doc.error(root, f"missing {required!r}")
@@ -360,7 +424,9 @@ def _redaction(doc: _Doc, node: yaml.Node) -> Redaction:
         elif key == "keys":
             out = replace(out, keys=doc.strings(value, "redact.keys"))
         else:
-            raise doc.error(key_node, f"unknown key redact.{key} (expected server_url, env, patterns, keys, defaults)")
+            raise doc.unknown(
+                key_node, f"unknown key redact.{key}", key, ("server_url", "env", "patterns", "keys", "defaults")
+            )
     return out
 
 
@@ -376,7 +442,7 @@ def _target(doc: _Doc, node: yaml.Node, base: Path) -> Target:
     fields = {}
     for key, key_node, value in doc.mapping(node, "target"):
         if key not in allowed:
-            raise doc.error(key_node, f"unknown key target.{key} (expected {', '.join(allowed)})")
+            raise doc.unknown(key_node, f"unknown key target.{key}", key, allowed)
         fields[key] = value
     if "command" not in fields and "url" not in fields:
         raise doc.error(node, "target needs a command (stdio) or a url (HTTP)")
@@ -480,14 +546,18 @@ def _scenario(doc: _Doc, name: str, key_node: yaml.Node, node: yaml.Node, protoc
             elif key == "protocol":
                 protocol = _protocol(doc, value)
             else:
-                raise doc.error(
-                    knode, f"unknown key {key!r} in scenario {name!r} (expected description, actions, protocol)"
+                raise doc.unknown(
+                    knode, f"unknown key {key!r} in scenario {name!r}", key, ("description", "actions", "protocol")
                 )
     if actions_node is None:
         raise doc.error(key_node, f"scenario {name!r} has no actions")
     if not isinstance(actions_node, yaml.SequenceNode) or not actions_node.value:
         raise doc.error(actions_node, f"actions of scenario {name!r} must be a non-empty list")
-    actions = tuple(_action(doc, item) for item in actions_node.value)
+    doc.saved = {}
+    try:
+        actions = tuple(_action(doc, item) for item in actions_node.value)
+    finally:
+        doc.saved = None
     return Scenario(
         name=name, actions=actions, protocol_version=protocol, description=description, line=line_of(key_node)
     )
@@ -511,32 +581,53 @@ _CALL_ACTIONS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
 ACTIONS: tuple[str, ...] = (*_LIST_ACTIONS, *_CALL_ACTIONS)
 
 
+# Keys a step may carry beside its one action.
+STEP_KEYS: tuple[str, ...] = ("save",)
+
+
 def _action(doc: _Doc, node: yaml.Node) -> Action:
     line = line_of(node)
+    save = None
     if isinstance(node, yaml.ScalarNode):
         name = doc.scalar(node)
+        name_node: yaml.Node = node
         body: yaml.Node | None = None
     else:
         entries = doc.mapping(node, "an action")
-        if len(entries) != 1:
+        named = [entry for entry in entries if entry[0] not in STEP_KEYS]
+        if len(named) > 1 and sum(key in ACTIONS for key, _, _ in named) == 1:
+            # ``call_tool: {...}`` beside ``sav: note``: the odd key out is a step key misspelt.
+            key, key_node, _ = next(entry for entry in named if entry[0] not in ACTIONS)
+            raise doc.unknown(key_node, f"unknown step key {key!r}", key, STEP_KEYS)
+        if len(named) != 1:
             keys = ", ".join(k for k, _, _ in entries) or "none"
             raise doc.error(node, f"an action is one key, like `call_tool: {{name: add}}`; got keys {keys}")
-        name, _, body = entries[0]
+        name, name_node, body = named[0]
+        for key, _, value in entries:
+            if key == "save":
+                save = _save_name(doc, value)
     if name not in ACTIONS:
-        raise doc.error(node, f"unknown action {name!r} (expected one of {', '.join(ACTIONS)})")
+        raise doc.unknown(name_node, f"unknown action {name!r}", str(name), ACTIONS)
     fields: dict[str, Any] = {}
     if body is not None:
         fields = doc.optional_mapping(body, name)
     where = body if body is not None else node
+    if save is not None:
+        if name == "notify":
+            raise doc.error(node, "notify: a notification has no answer to save")
+        assert doc.saved is not None
+        doc.saved[save] = line  # after the step's own values: a step cannot quote its own answer
     if name in _LIST_ACTIONS:
         # Optional params, e.g. a cursor for the next page.
-        return Action(kind=name, method=_LIST_ACTIONS[name], params=fields or None, line=line)
+        return Action(kind=name, method=_LIST_ACTIONS[name], params=fields or None, line=line, save=save)
     method, required, optional = _CALL_ACTIONS[name]
     for key in fields:
         if key not in required + optional:
-            raise doc.error(where, f"{name}: unknown field {key!r} (expected {', '.join(required + optional)})")
+            raise doc.unknown(_key_node(body, key) or where, f"{name}: unknown field {key!r}", key, required + optional)
     for key in required:
-        if not isinstance(fields.get(key), str) or not fields[key]:
+        given = fields.get(key)
+        quoted = isinstance(given, (Ref, Template)) and key != "method"  # a name or uri from an answer
+        if not quoted and (not isinstance(given, str) or not given):
             raise doc.error(where, f"{name} needs {key!r} (a non-empty string)")
     responses = fields.pop("input_responses", None)
     if responses is not None and not isinstance(responses, dict):
@@ -552,6 +643,7 @@ def _action(doc: _Doc, node: yaml.Node) -> Action:
             line=line,
             notification=name == "notify",
             input_responses=responses,
+            save=save,
         )
     if "arguments" in fields and fields["arguments"] is not None and not isinstance(fields["arguments"], dict):
         raise doc.error(where, f"{name}: arguments must be a mapping, got {_describe(fields['arguments'])}")
@@ -560,4 +652,19 @@ def _action(doc: _Doc, node: yaml.Node) -> Action:
         params["arguments"] = params.get("arguments") or {}
     elif "arguments" in params and params["arguments"] is None:
         del params["arguments"]
-    return Action(kind=name, method=method, params=params, line=line, input_responses=responses)
+    return Action(kind=name, method=method, params=params, line=line, input_responses=responses, save=save)
+
+
+def _save_name(doc: _Doc, node: yaml.Node) -> str:
+    name = doc.scalar(node)
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise doc.error(node, f"save: {name!r} must be a name (letters, digits, _; not starting with a digit)")
+    return name
+
+
+def _key_node(body: yaml.Node | None, key: str) -> yaml.Node | None:
+    if isinstance(body, yaml.MappingNode):
+        for key_node, _ in body.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
+                return key_node
+    return None

@@ -37,10 +37,11 @@ class Action:
     line: int = 0
     notification: bool = False
     input_responses: dict[str, Any] | None = None  # answers for a stateless input_required result
+    save: str | None = None  # ``save: note``: later steps may quote this answer as ``${note...}``
 
     @property
     def label(self) -> str:
-        name = None
+        name: Any = None
         if self.params:
             name = self.params.get("name") or self.params.get("uri")
         return f"{self.method} {name}" if isinstance(name, str) else self.method

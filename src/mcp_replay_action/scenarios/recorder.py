@@ -28,13 +28,16 @@ from mcp_replay_action.protocol import (
     STATELESS_VERSION,
     is_input_required,
 )
+from mcp_replay_action.scenarios.loader import did_you_mean
 from mcp_replay_action.scenarios.model import Action, Scenario, Scenarios
+from mcp_replay_action.scenarios.refs import Failed, RefError, fill, has_refs
 from mcp_replay_action.session import ClientSession, error_answer, result_answer
 from mcp_replay_action.transport import Target, Transport, open_transport
 
 CLIENT_INFO = {"name": "mcp-replay", "version": __version__}
 MAX_INPUT_ROUNDS = 8  # multi round-trip retries of one action before we call it a loop
 MIN_SECRET_LENGTH = 4  # shorter env values would scrub ordinary words and digits everywhere
+MAX_TOOL_PAGES = 50  # tools/list pages read to check the tools a scenario calls
 
 
 MakeTransport = Callable[[Target], Transport]
@@ -46,17 +49,27 @@ def record_scenarios(
     *,
     only: Sequence[str] = (),
     make_transport: MakeTransport | None = None,
+    strict: bool = False,
+    warn: Callable[[str], None] | None = None,
+    on_recorded: Callable[[Scenario, Cassette], None] | None = None,
 ) -> list[Path]:
     """Record every scenario (or the ``only`` ones) to ``<output_dir>/<name>.jsonl``; the paths written.
 
-    Each scenario gets a fresh server from ``make_transport`` (default: ``open_transport``).
-    Files are written only once every selected scenario has been recorded.
+    Each scenario gets a fresh server from ``make_transport`` (default: ``open_transport``);
+    ``on_recorded`` hears of each as it is done (``record-scenarios`` prints it as it goes).
+    Files are written only once every selected scenario has been recorded. ``warn`` and
+    ``strict``: as ``record_scenario``.
     Raises ConfigError for an unknown name, ServerError subclasses when the server fails.
     """
     selected = [scenarios.get(name) for name in dict.fromkeys(only)] if only else list(scenarios.scenarios)
     # Record everything before writing anything: a failure part-way leaves the old cassettes as
     # they were, never a mix of fresh and stale ones.
-    recorded = [(s.name, record_scenario(scenarios, s, make_transport=make_transport)) for s in selected]
+    recorded = []
+    for scenario in selected:
+        cassette = record_scenario(scenarios, scenario, make_transport=make_transport, strict=strict, warn=warn)
+        if on_recorded is not None:
+            on_recorded(scenario, cassette)
+        recorded.append((scenario.name, cassette))
     out_dir = Path(output_dir)
     written: list[Path] = []
     for name, cassette in recorded:
@@ -67,22 +80,39 @@ def record_scenarios(
 
 
 def record_scenario(
-    scenarios: Scenarios, scenario: Scenario | str, *, make_transport: MakeTransport | None = None
+    scenarios: Scenarios,
+    scenario: Scenario | str,
+    *,
+    make_transport: MakeTransport | None = None,
+    strict: bool = False,
+    warn: Callable[[str], None] | None = None,
 ) -> Cassette:
-    """Record one scenario against a fresh server and return the (redacted) cassette."""
+    """Record one scenario against a fresh server and return the (redacted) cassette.
+
+    A ``call_tool`` of a tool the server does not list is told to ``warn`` (a ``file:line`` line),
+    or raised as a ConfigError with ``strict``.
+    """
     if isinstance(scenario, str):
         scenario = scenarios.get(scenario)
     transport = (make_transport or open_transport)(scenarios.target)
     session = _Session(scenarios, scenario, transport)
+    scrub = _Scrubber(scenarios)
     try:
         transport.start()
         session.run()
+        problems = session.unlisted_tools()
     except ServerError as exc:
         # The server's own words (its error text, its stderr) pass the scenario's redaction, as
         # its traffic does, before the CLI prints them.
-        raise exc.redacted(_Scrubber(scenarios).words) from None
+        raise exc.redacted(scrub.words) from None
     finally:
         transport.close()
+    problems = [scrub.words(problem) for problem in problems]
+    if problems and strict:
+        raise ConfigError(problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+    for problem in problems:
+        if warn is not None:
+            warn(problem)
     return session.cassette()
 
 
@@ -108,6 +138,10 @@ class _Session:
         self.first = True
         self.protocol_version = scenario.protocol_version
         self.recorded_at = utc_now()
+        self.answers: dict[str, Any] = {}  # ``save: name`` -> that step's result (refs.Failed for an error)
+        self.tools_called: list[tuple[Action, str]] = []  # each call_tool as sent: its step and tool name
+        self.tools_seen: set[str] = set()  # names in the scenario's own tools/list answers
+        self.tools_complete = False  # one of those answers was a last page (no nextCursor)
 
     # -- the story of one scenario ------------------------------------------------------------
 
@@ -117,10 +151,20 @@ class _Session:
         else:
             self._initialize()
         for action in self.scenario.actions:
+            params = self._filled(action)
             if action.notification:
-                self.notify(action.method, action.params, action=action)
+                self.notify(action.method, params, action=action)
             else:
-                self._perform(action)
+                self._perform(action, params)
+
+    def _filled(self, action: Action) -> dict[str, Any] | None:
+        """The step's params with ``${saved...}`` references filled in from earlier answers."""
+        if not has_refs(action.params):
+            return action.params
+        try:
+            return fill(action.params, self.answers)
+        except RefError as exc:
+            raise ConfigError(f"{self._where(action)}: {exc}") from None
 
     def _initialize(self) -> None:
         params = {
@@ -150,8 +194,8 @@ class _Session:
                 f"not {self.scenario.protocol_version}"
             )
 
-    def _perform(self, action: Action) -> None:
-        response = self.request(action.method, action.params, action=action)
+    def _perform(self, action: Action, params: dict[str, Any] | None) -> None:
+        response = self.request(action.method, params, action=action)
         rounds = 0
         # A stateless server that needs the user (elicitation, roots) answers input_required; a
         # real client answers and retries the original request with the answers and the state.
@@ -160,11 +204,68 @@ class _Session:
             if rounds > MAX_INPUT_ROUNDS:
                 raise ServerError(f"{self._where(action)}: still input_required after {MAX_INPUT_ROUNDS} retries")
             result = response["result"]
-            params = dict(action.params or {})
-            params["inputResponses"] = self._input_responses(action, result.get("inputRequests") or {})
+            retry = dict(params or {})
+            retry["inputResponses"] = self._input_responses(action, result.get("inputRequests") or {})
             if "requestState" in result:
-                params["requestState"] = result["requestState"]
-            response = self.request(action.method, params, action=action)
+                retry["requestState"] = result["requestState"]
+            response = self.request(action.method, retry, action=action)
+        self._note(action, params, response)
+
+    def _note(self, action: Action, params: dict[str, Any] | None, response: dict[str, Any]) -> None:
+        """Keep what later steps and the tool check need from one answered step."""
+        if action.save:
+            self.answers[action.save] = response["result"] if "result" in response else Failed(response.get("error"))
+        if action.method == "tools/call" and isinstance((params or {}).get("name"), str):
+            self.tools_called.append((action, str((params or {})["name"])))
+        if action.method == "tools/list" and isinstance(response.get("result"), dict):
+            self._seen_tools(response["result"])
+
+    def _seen_tools(self, result: dict[str, Any]) -> None:
+        tools = result.get("tools")
+        for tool in tools if isinstance(tools, list) else ():
+            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                self.tools_seen.add(tool["name"])
+        if not result.get("nextCursor"):
+            self.tools_complete = True
+
+    def unlisted_tools(self) -> list[str]:
+        """One ``file:line`` line for each ``call_tool`` of a tool the server does not list.
+
+        The scenario's own complete ``tools/list`` answer says what is listed; without one, the
+        tools are listed once more after the last step, outside the recording (so the cassette
+        holds exactly the scenario's traffic, and no step saw a server that had been asked more).
+        """
+        if not self.tools_called:
+            return []
+        if not self.tools_complete:
+            why = self._list_tools_unrecorded()
+            if why:
+                return [f"{self._where(self.tools_called[0][0])}: cannot check the tools it calls: {why}"]
+        known = sorted(self.tools_seen)
+        out = []
+        for action, name in self.tools_called:
+            if name in self.tools_seen:
+                continue
+            listed = "the server lists no tools" if not known else "the server lists no tool of that name"
+            out.append(f"{self._where(action)}: call_tool {name!r}: {listed}{did_you_mean(name, known)}")
+        return out
+
+    def _list_tools_unrecorded(self) -> str:
+        """List every page of tools without recording it; why not, when it could not."""
+        cursor: Any = None
+        for _ in range(MAX_TOOL_PAGES):
+            message = self.client.message("tools/list", self._stamp({"cursor": cursor} if cursor else None))
+            try:
+                response = self.client.request(message, self.scenarios.timeout)
+            except ServerError as exc:
+                return exc.one_line()
+            if "error" in response or not isinstance(response.get("result"), dict):
+                return f"tools/list answered {_error_text(response)}"
+            self._seen_tools(response["result"])
+            cursor = response["result"].get("nextCursor")
+            if not cursor:
+                return ""
+        return f"tools/list still had more after {MAX_TOOL_PAGES} pages"
 
     def _input_responses(self, action: Action, requests: Any) -> dict[str, Any]:
         given = action.input_responses or {}
