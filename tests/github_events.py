@@ -72,3 +72,22 @@ def workflow_run(
 
 def schedule(cron: str = "17 6 * * *") -> dict[str, Any]:
     return {"schedule": cron, "repository": _repo(REPO)}
+
+
+def pull_request_review(number: int = 7, sha: str = "a" * 40, *, head_repo: str = REPO) -> dict[str, Any]:
+    payload = pull_request(number, sha, head_repo=head_repo)
+    return {**payload, "action": "submitted", "review": {"id": 5, "state": "approved", "body": "lgtm"}}
+
+
+def pull_request_review_comment(number: int = 7, sha: str = "a" * 40, *, head_repo: str = REPO) -> dict[str, Any]:
+    payload = pull_request(number, sha, head_repo=head_repo)
+    return {**payload, "action": "created", "comment": {"id": 6, "body": "nit", "path": "src/x.py"}}
+
+
+def issue_comment(number: int = 7, body: str = "/refresh") -> dict[str, Any]:
+    issue = {
+        "number": number,
+        "state": "open",
+        "pull_request": {"url": f"https://api.github.com/repos/{REPO}/pulls/{number}"},
+    }
+    return {"action": "created", "issue": issue, "comment": {"id": 9, "body": body}, "repository": _repo(REPO)}

@@ -14,7 +14,17 @@ from e2e_helpers import accept_elicitation, command, record_through_proxy, roots
 from fakegithub import BOT, FakeGitHub, git
 from git_origin import Origin, make_origin
 from github_action_run import FAKES, HOSTILE, PY, record_hostile_twin, record_session, run_action
-from github_events import pull_request, workflow_dispatch
+from github_events import (
+    fork_pull_request,
+    issue_comment,
+    pull_request,
+    pull_request_review,
+    pull_request_review_comment,
+    push,
+    schedule,
+    workflow_dispatch,
+    workflow_run,
+)
 from mcp_replay_action.errors import EXIT_INFRA, EXIT_OK, EXIT_USAGE
 from mcp_replay_action.github.template import state_line
 from test_e2e_real_servers import EVERYTHING, TIME, everything_session, needs_node, time_session
@@ -165,19 +175,65 @@ def test_refresh_opens_one_pr_then_updates_it_and_a_clean_replay_follows(fake: F
     assert (clean.outputs["failed"], clean.outputs["missing"], clean.outputs["grade"]) == ("0", "0", "A")
 
 
-def test_refresh_is_refused_on_pull_request_events(fake: FakeGitHub, origin: Origin) -> None:
-    for name in ("pull_request", "pull_request_target"):
-        run = run_action(
-            origin.workspace,
-            event_name=name,
-            event=pull_request(7, origin.sha),
-            inputs={"mode": "refresh", "server": ENV_ECHO, "env": "BUILD=2", "github-token": "app-token"},
-            api_url=fake.url,
-        )
-        assert run.returncode == EXIT_USAGE, run.stdout + run.stderr
-        (error,) = run.annotations("error")
-        assert f"refused on {name}" in error.data and "pull request's code" in error.data
-    assert fake.log == [] and git(origin.workspace, "status", "--porcelain") == ""
+REFUSED = [
+    ("pull_request", pull_request(7), "pull request's code"),
+    ("pull_request_target", fork_pull_request(8), "pull request's code"),
+    ("pull_request_review", pull_request_review(7, head_repo="stranger/demo"), "pull request's code"),
+    ("pull_request_review_comment", pull_request_review_comment(7), "pull request's code"),
+    # Triggered by a fork's pull request: workflow_run.head_sha is the fork's head commit.
+    ("workflow_run", workflow_run(99, "b" * 40, fork=True, pr_numbers=(8,)), "workflow_run.head_sha"),
+    ("workflow_run", workflow_run(98, "c" * 40, fork=False), "workflow_run.head_sha"),
+    ("issue_comment", issue_comment(7), "anyone who may comment"),
+    ("release", {"action": "published", "repository": {"full_name": REPO}}, "'release' is not an event"),
+    ("push", {**push(), "after": "0" * 40, "deleted": True}, "not one of the repository's own"),
+]
+
+
+@pytest.mark.parametrize(("name", "payload", "why"), REFUSED, ids=[f"{n}-{i}" for i, (n, _, _) in enumerate(REFUSED)])
+@pytest.mark.parametrize("mode", ["refresh", "calibrate"])
+def test_writing_is_refused_off_the_allowlist_of_events(
+    fake: FakeGitHub, origin: Origin, mode: str, name: str, payload: dict[str, object], why: str
+) -> None:
+    run = run_action(
+        origin.workspace,
+        event_name=name,
+        event=payload,
+        inputs={"mode": mode, "server": ENV_ECHO, "env": "BUILD=2", "github-token": "app-token"},
+        api_url=fake.url,
+        extra_env={"GITHUB_SHA": origin.sha},
+    )
+    assert run.returncode == EXIT_USAGE, run.stdout + run.stderr
+    (error,) = run.annotations("error")
+    assert f"input mode: {mode} is refused on {name}: " in error.data and why in error.data, error.data
+    assert "run it on workflow_dispatch, schedule or push" in error.data
+    # Nothing written: no API call at all, no branch, the checkout as it was.
+    assert fake.log == [] and origin.branches() == ["main"]
+    assert git(origin.workspace, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize("name", ["push", "schedule"])
+def test_refresh_runs_on_push_and_schedule_on_the_repositorys_commit(
+    fake: FakeGitHub, origin: Origin, name: str
+) -> None:
+    git(origin.workspace, "checkout", "-q", "--", ".")
+    run = run_action(
+        origin.workspace,
+        event_name=name,
+        event=push(origin.sha) if name == "push" else schedule(),
+        inputs={
+            "mode": "refresh",
+            "server": ENV_ECHO,
+            "env": f"BUILD=2\nSERVICE_TOKEN={SECRET}",
+            "github-token": "app-token",
+        },
+        api_url=fake.url,
+        extra_env={"GITHUB_SHA": origin.sha},
+    )
+    assert run.returncode == EXIT_OK, run.stdout + run.stderr
+    commit = run.outputs["refresh-commit"]
+    assert git(origin.bare, "log", "-1", "--format=%P", commit) == origin.sha  # on the repository's own commit
+    (pull,) = fake.open_pulls(REPO)
+    assert (pull["head"]["ref"], pull["base"]["ref"]) == (BRANCH, "main")
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,13 @@ from typing import Any
 from mcp_replay_action.errors import ConfigError
 
 PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
+# The events on which the action may write to the repository (a refresh's commit, branch and pull
+# request; cassettes calibrated for a later step to commit; the drift issue): each runs the
+# workflow on a commit of the repository itself, chosen by someone with write access or by its
+# own history. An allowlist: an event not named here (one GitHub adds later too) is refused.
+WRITE_EVENTS = ("workflow_dispatch", "schedule", "push")
+# Events that run, or are about, a pull request's code.
+_PULL_REQUEST_CODE = (*PULL_REQUEST_EVENTS, "pull_request_review", "pull_request_review_comment")
 MAX_EVENT_BYTES = 64 * 1024 * 1024
 # Deeper than any report, event or comment file we write or GitHub sends; far below the depth at
 # which json, jsonschema or a renderer would run out of stack.
@@ -47,6 +54,30 @@ class Event:
     @property
     def is_pull_request(self) -> bool:
         return self.name in PULL_REQUEST_EVENTS and self.pr_number is not None
+
+
+def write_refusal(event: Event) -> str:
+    """Why this run may not write to the repository ("" when it may): its event is not one of
+    ``WRITE_EVENTS``, or its commit is not the repository's own."""
+    name = event.name
+    if name in _PULL_REQUEST_CODE:
+        why = "it would write to the repository with a token while running the pull request's code"
+    elif name == "workflow_run":
+        why = (
+            "the commit it is about (workflow_run.head_sha) is the triggering run's, which may be "
+            "a fork pull request's head"
+        )
+    elif name == "issue_comment":
+        why = "anyone who may comment starts it, and its pull request's code is not the repository's"
+    elif name not in WRITE_EVENTS:
+        why = f"{name!r} is not an event that runs a commit of the repository itself" if name else "no event named"
+    elif event.head_repository.lower() != event.repository.lower() or not event.head_sha.strip("0"):
+        # push, schedule and workflow_dispatch run the repository's own commit; a payload that
+        # says otherwise (a deleted branch's push: after is all zeros) has no commit to build on.
+        why = "its commit is not one of the repository's own"
+    else:
+        return ""
+    return f"{why}; run it on {', '.join(WRITE_EVENTS[:-1])} or {WRITE_EVENTS[-1]}"
 
 
 def read_event(environ: Mapping[str, str]) -> Event:

@@ -37,7 +37,7 @@ from mcp_replay_action.github.change_report import render_change_report
 from mcp_replay_action.github.client import Forbidden, GitHubClient, GitHubError
 from mcp_replay_action.github.commands import Commands, append_summary, write_outputs
 from mcp_replay_action.github.drift import publish_drift
-from mcp_replay_action.github.event import Event, read_event
+from mcp_replay_action.github.event import Event, read_event, write_refusal
 from mcp_replay_action.github.install import run_install
 from mcp_replay_action.github.settings import RunContext, Settings, scrub
 from mcp_replay_action.github.summary import write_failure_summary, write_summary
@@ -53,9 +53,11 @@ from mcp_replay_action.scenarios import load_scenarios
 PROJECT_URL = "https://github.com/mcp-replay/mcp-replay-action"
 
 
-def calibrate_cassettes(settings: Settings, out: Commands) -> int:
+def calibrate_cassettes(settings: Settings, event: Event, out: Commands) -> int:
     """``mode: calibrate``: learn each cassette's noise from three fresh runs of the server and
-    store the rules in its header (a later step commits them, or a refresh proposes them)."""
+    store the rules in its header (a later step commits them, or a refresh proposes them): so
+    only where a refresh may write."""
+    refresh.check_event(event, "calibrate")
     from mcp_replay_action.calibrate import calibrate
     from mcp_replay_action.transport import open_transport
 
@@ -92,7 +94,7 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
         if settings.mode == "merge":
             return merge_and_report(settings, context, event, out)
         if settings.mode == "calibrate":
-            return calibrate_cassettes(settings, out)
+            return calibrate_cassettes(settings, event, out)
         return replay_and_report(settings, context, event, out)
     except ReplayError as exc:
         if isinstance(exc, ServerError) and exc.stderr_tail:
@@ -197,6 +199,10 @@ def report_everywhere(
 def watch_drift(settings: Settings, context: RunContext, event: Event, report: Report, out: Commands) -> str:
     """On ``schedule``: open, update or close the drift issue; its URL (empty when none). The
     replay's verdict stands whatever happens here: a failure to write is a warning."""
+    refusal = write_refusal(event)  # the allowlist refresh and calibrate write under
+    if refusal:
+        out.warning(f"The drift issue is not written on {event.name}: {refusal}", title="mcp-replay drift")
+        return ""
     if not settings.github_token:
         out.warning("No github-token: the drift issue cannot be written.", title="mcp-replay drift")
         return ""

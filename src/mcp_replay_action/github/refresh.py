@@ -15,8 +15,9 @@ Why the REST git data API and not ``git push``: the image needs no git, no crede
 on disk for the server under test to find, and the commit holds exactly the files we name,
 whatever else the install step changed in the workspace.
 
-Refused on ``pull_request`` and ``pull_request_target``: it writes with a token while running the
-pull request's code.
+Runs only on the events of ``event.WRITE_EVENTS`` (``workflow_dispatch``, ``schedule``, ``push``),
+on a commit of the repository itself; refused on every other (``check_event``): the pull request
+events run the pull request's code, and a ``workflow_run`` is about a commit that may be a fork's.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from mcp_replay_action.github import gitdata
 from mcp_replay_action.github.change_report import Rewritten
 from mcp_replay_action.github.client import GitHubClient, Unprocessable
 from mcp_replay_action.github.comment import my_login
-from mcp_replay_action.github.event import PULL_REQUEST_EVENTS, Event
+from mcp_replay_action.github.event import WRITE_EVENTS, Event, write_refusal
 from mcp_replay_action.github.pulls import Opened, upsert_pull
 from mcp_replay_action.github.template import STATE_RE
 from mcp_replay_action.report.safe import md_cell
@@ -51,13 +52,12 @@ class Proposal:
     pull: Opened
 
 
-def check_event(event: Event) -> None:
-    """Refuse to refresh where the token would write while the pull request's code runs."""
-    if event.name in PULL_REQUEST_EVENTS:
-        raise ConfigError(
-            f"input mode: refresh is refused on {event.name}: it would write to the repository with a token "
-            "while running the pull request's code; run it on workflow_dispatch (or schedule)"
-        )
+def check_event(event: Event, mode: str = "refresh") -> None:
+    """Refuse ``mode`` (refresh, calibrate) unless this run may write to the repository
+    (``event.write_refusal``): a ConfigError saying why."""
+    refusal = write_refusal(event)
+    if refusal:
+        raise ConfigError(f"input mode: {mode} is refused on {event.name or 'this run'}: {refusal}")
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ def base_branch(gh: GitHubClient, repo: str, event: Event) -> str:
     """The branch the pull request goes to: the branch the workflow ran on (what its commit, our
     commit's parent, belongs to), else the repository's default branch."""
     ref = event.head_ref
-    if event.name in ("workflow_dispatch", "schedule", "push") and ref and not ref.startswith("refs/"):
+    if event.name in WRITE_EVENTS and ref and not ref.startswith("refs/"):
         return ref
     return gitdata.default_branch(gh, repo)
 
