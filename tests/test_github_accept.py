@@ -16,10 +16,10 @@ from fakegithub import FakeGitHub
 from github_action_run import CALC, CALC_REGRESSED, ActionRun, make_workspace, run_action
 from github_events import fork_pull_request, pull_request
 from mcp_replay_action.demo import record_demo_session
-from mcp_replay_action.errors import EXIT_GATE, EXIT_OK
+from mcp_replay_action.errors import EXIT_GATE, EXIT_INFRA, EXIT_OK
 from mcp_replay_action.github.accept import Accept, local_command
 from mcp_replay_action.github.settings import Settings
-from mcp_replay_action.github.template import what_to_do
+from mcp_replay_action.github.template import STATE_RE, what_to_do
 from test_github_template import assert_safe_markdown
 
 REPO = "octo/demo"
@@ -169,3 +169,37 @@ def test_a_passing_run_has_nothing_to_do(tmp_path: Path, fake: FakeGitHub, calc_
     assert run.returncode == EXIT_OK
     assert "What to do" not in run.summary and "What to do" not in fake.comments[(REPO, 7)][0]["body"]
     assert run.summary.startswith("## ✅ MCP replay passed: grade A")
+
+
+def test_a_run_that_could_not_replay_replaces_the_verdict_on_the_pull_request(
+    tmp_path: Path, fake: FakeGitHub, calc_cassette: Path
+) -> None:
+    ws = make_workspace(tmp_path, {"cassettes/calc.jsonl": calc_cassette})
+    passed = pr_run(ws, fake, CALC, **WORKFLOW)
+    assert passed.returncode == EXIT_OK
+    assert "### ✅ MCP replay passed" in fake.comments[(REPO, 7)][0]["body"]
+
+    # The next push's server dies at start-up, saying hostile things on stderr.
+    dying = ws / "dying.py"
+    dying.write_text(
+        "import sys\n"
+        "sys.stderr.write('fatal: @admin see #12 <img src=x> [x](https://evil.example) ::error::boom\\n')\n"
+        "sys.exit(1)\n"
+    )
+    server = f"{sys.executable} {dying} --api-key sk-live-0a1b2c3d4e5f"
+    broken = pr_run(ws, fake, server, **WORKFLOW)
+    assert broken.returncode == EXIT_INFRA, broken.stdout + broken.stderr
+    [comment] = fake.comments[(REPO, 7)]  # the same comment, edited
+    body = comment["body"]
+    assert "### ⛔ MCP replay could not replay" in body and "passed" not in body.split("\n")[2]
+    assert "no earlier verdict on this pull request stands" in body
+    assert "fatal" in body  # why, from the server's stderr
+    assert "sk-live-0a1b2c3d4e5f" not in body  # redacted
+    assert_safe_markdown(body)
+    assert "](https://evil" not in body.split("```")[0]
+    assert sh_block(body).startswith("mcp-replay replay --server ") and "--update" not in sh_block(body)
+    assert STATE_RE.search(body) and STATE_RE.search(body).group(1) == "error"  # type: ignore[union-attr]
+    # A fork's read-only token: one warning, the run's exit code unchanged.
+    fork = pr_run(ws, fake, server, event=fork_pull_request(8, SHA))
+    assert fork.returncode == EXIT_INFRA and (REPO, 8) not in fake.comments
+    assert any("Cannot write the PR comment" in w.data for w in fork.annotations("warning"))

@@ -7,7 +7,8 @@
 4. Report: the JSON report file, annotations on the cassette lines, the job summary, the sticky
    PR comment (or the comment file, for pull requests from forks), the step outputs.
 5. Exit by the gate: 0 passed, 1 failed. A bad input or cassette is one line and exit 2; a server,
-   install or GitHub failure is one line and exit 3.
+   install or GitHub failure is one line and exit 3 (and, for a server or install, the sticky
+   comment says the run could not replay, so no earlier verdict stands).
 
 ``mode: post-comment`` instead posts a comment file saved by an earlier run (a ``workflow_run``
 job), after verifying it against that run. ``mode: refresh`` re-records what changed and proposes
@@ -31,7 +32,7 @@ from mcp_replay_action.errors import EXIT_GATE, EXIT_INFRA, EXIT_OK, ConfigError
 from mcp_replay_action.files import hand_to_owner_of
 from mcp_replay_action.github import comment as sticky
 from mcp_replay_action.github import gitdata, refresh
-from mcp_replay_action.github.accept import accept_for
+from mcp_replay_action.github.accept import accept_for, local_command
 from mcp_replay_action.github.annotations import annotations_for
 from mcp_replay_action.github.change_report import render_change_report
 from mcp_replay_action.github.client import Forbidden, GitHubClient, GitHubError
@@ -41,7 +42,8 @@ from mcp_replay_action.github.event import Event, read_event, write_refusal
 from mcp_replay_action.github.install import run_install
 from mcp_replay_action.github.settings import RunContext, Settings, scrub
 from mcp_replay_action.github.summary import write_failure_summary, write_summary
-from mcp_replay_action.github.template import Links, render_comment, what_to_do
+from mcp_replay_action.github.template import Links, render_comment, render_could_not_run, what_to_do
+from mcp_replay_action.redact import Redactor
 from mcp_replay_action.replay import run
 from mcp_replay_action.report import json as report_json
 from mcp_replay_action.report import public_target
@@ -82,6 +84,8 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
         sys.stdout.reconfigure(errors="backslashreplace")  # a log line must never crash the run
     context = RunContext.from_env(environ)
     out = Commands(stdout, debug=context.debug)
+    settings: Settings | None = None
+    event: Event | None = None
     try:
         settings = Settings.from_env(environ)
         event = read_event(environ)
@@ -102,6 +106,8 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
                 out.log(exc.stderr_tail)
         out.error(exc.one_line(), title="mcp-replay")
         write_failure_summary(context.summary_path, exc.one_line())
+        if exc.exit_code == EXIT_INFRA and not isinstance(exc, GitHubError) and settings and event:
+            comment_could_not_run(settings, context, event, exc.one_line(), out)
         return exc.exit_code
     except Exception as exc:  # a bug of ours: still one line and an exit code, details in a group
         with out.group("Internal error (please report it)"), out.untrusted():
@@ -448,6 +454,34 @@ def publish_comment(
         return CommentOutcome()
     out.info(f"PR comment {posted.action}: {posted.url}")
     return CommentOutcome(url=posted.url)
+
+
+def comment_could_not_run(settings: Settings, context: RunContext, event: Event, reason: str, out: Commands) -> None:
+    """A pull request run that could not replay (exit 3) says so in the sticky comment, so an
+    earlier verdict ("passing") does not stand. The reason is redacted like a target; a comment
+    that cannot be written is a warning (the run has already failed)."""
+    if settings.mode not in ("replay", "merge") or wants_comment(settings, event, False) != "post":
+        return
+    repo = context.repository or event.repository
+    if not (settings.github_token and repo and event.pr_number):
+        return
+    shown = Redactor(env_values=dict(settings.env)).apply(public_target(reason))
+    mark = sticky.marker(settings.comment_id)
+    body = render_could_not_run(
+        shown,
+        marker=mark,
+        comment_id=settings.comment_id,
+        links=comment_links(settings, context, event),
+        command=local_command(settings, update=False),
+    )
+    try:
+        gh = GitHubClient(context.api_url, settings.github_token, log=out.debug)
+        posted = sticky.upsert_comment(gh, repo, event.pr_number, body, settings.comment_id)
+    except GitHubError as exc:
+        out.warning(f"Cannot write the PR comment: {exc.one_line()}", title="mcp-replay comment")
+        return
+    if posted is not None:
+        out.info(f"PR comment {posted.action}: {posted.url}")
 
 
 def post_saved_comment(settings: Settings, context: RunContext, event: Event, out: Commands) -> int:

@@ -99,14 +99,16 @@ class Links:
         return url + (f"#L{line}" if line else "")
 
 
-def state_line(passed: bool, sha: str) -> str:
+def state_line(passed: bool, sha: str, *, error: bool = False) -> str:
     """``<!-- mcp-replay-state gate=failed sha=<sha> -->``: what a refresh reads back from our
-    comments to find the pull requests that fail (``refresh.failing_pulls``)."""
+    comments to find the pull requests that fail (``refresh.failing_pulls``); ``gate=error``
+    when the run could not replay (a refresh would not help there)."""
     shown = sha if _SHA.fullmatch(sha) else ""
-    return f"<!-- mcp-replay-state gate={'passed' if passed else 'failed'} sha={shown} -->"
+    gate = "error" if error else "passed" if passed else "failed"
+    return f"<!-- mcp-replay-state gate={gate} sha={shown} -->"
 
 
-STATE_RE = re.compile(r"<!-- mcp-replay-state gate=(passed|failed) sha=([0-9a-f]*) -->")
+STATE_RE = re.compile(r"<!-- mcp-replay-state gate=(passed|failed|error) sha=([0-9a-f]*) -->")
 
 
 def what_to_do(accept: Accept, *, failed: bool, accepted: int = 0) -> str:
@@ -211,6 +213,25 @@ def render_comment(
     note = "\n\n> Comment cut to fit GitHub's limit; the job summary and the JSON report have everything.\n"
     cut = body[: budget - len(note)]
     return cut[: cut.rfind("\n") + 1] + note
+
+
+def render_could_not_run(
+    reason: str, *, marker: str, comment_id: str = "default", links: Links | None = None, command: str = ""
+) -> str:
+    """The comment of a run that could not replay (exit 3), so the pull request no longer shows
+    an earlier verdict: ``reason`` (already redacted) in one inert line, and ``command`` (the
+    local replay) to see it on a developer's machine."""
+    links = links or Links()
+    return template_named("could_not_run.md").render(
+        marker=marker,
+        state=state_line(False, links.sha, error=True),
+        title_suffix=f" ({md_cell(comment_id, 64)})" if comment_id != "default" else "",
+        reason=md_cell(reason, DETAIL_LIMIT * 5),
+        command=md_code_block(command, 4000, "sh") if command else "",
+        run_url=links.run_url,
+        sha=f"`{links.sha[:12]}`" if _SHA.fullmatch(links.sha) else "",
+        version=__version__,
+    )
 
 
 def render(view: CommentView) -> str:
