@@ -67,7 +67,9 @@ def test_the_plugin_knows_every_matcher_the_mock_has() -> None:
 
 def test_the_marker_is_registered_and_documented(pytester: pytest.Pytester) -> None:
     result = run(pytester, "--markers")
-    result.stdout.fnmatch_lines(["@pytest.mark.mcp_cassette(path, ignore_keys=(), *test file's directory)"])
+    result.stdout.fnmatch_lines(
+        ["@pytest.mark.mcp_cassette(path, ignore_keys=(), *server=None, url=None): *the server under test*"]
+    )
 
 
 def test_two_targets_are_a_usage_error(calc: pytest.Pytester) -> None:
@@ -203,7 +205,8 @@ def test_verify_fails_the_regressed_twin_with_a_readable_message(calc: pytest.Py
     result.assert_outcomes(failed=1)
     shows(
         result,
-        "E       AssertionError: 2 regression(s) and 0 missing response(s)\n",
+        # The CLI's gate: the changed value is breaking, the added key is reported, not gating.
+        "E       AssertionError: 1 breaking change(s) and 0 missing response(s)\n",
         "cassettes/handshake.jsonl  (handshake 2025-11-25)",
         "E         [FAIL] #3 tools/call add  value-change\n",
         'E                $.result.content[0].text: value changed: "5" -> "6"\n',
@@ -246,7 +249,10 @@ def test_verify_without_a_target_is_skipped_with_the_reason(calc: pytest.Pyteste
     result = run(calc)
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(
-        ["SKIPPED *no MCP server to verify against: pass --mcp-replay-target URL or --mcp-replay-target-stdio*"]
+        [
+            "SKIPPED *no MCP server under test: name one with @pytest.mark.mcp_cassette(..., server='CMD') or url='URL', "
+            "the ini key mcp_replay_server (or mcp_replay_server_url), or --mcp-replay-target-stdio CMD*"
+        ]
     )
 
 
@@ -288,7 +294,8 @@ def test_a_missing_cassette_is_an_error_by_default(calc: pytest.Pytester) -> Non
     absent = calc.path / "cassettes" / "absent.jsonl"
     message = (
         f"\ncassette {absent} does not exist (paths in @pytest.mark.mcp_cassette are relative to the test file's "
-        "directory); record it with `mcp-replay record`, or run with --mcp-replay-record-mode=auto to skip such tests\n"
+        "directory); record it with a test that drives mcp_replay_stdio or mcp_replay_mock_url under "
+        "--mcp-replay-record-mode=once, or with `mcp-replay record`\n"
     )
     assert result.stdout.str().count(message) == 3, result.stdout.str()
 
@@ -346,7 +353,7 @@ def test_broken_cassette(mcp_replay_mock_url):
         "\nmcp_replay_mock_url needs a cassette: mark the test with @pytest.mark.mcp_cassette('path/to/cassette.jsonl')\n",
         "\n@pytest.mark.mcp_cassette: unknown match 'fuzzy' (expected one of: method_params, sequential, strict)\n",
         "\n@pytest.mark.mcp_cassette: unknown option(s) ignore_feilds "
-        "(known: ignore_keys, ignore_fields, ignore_paths, allow_reorder, match)\n",
+        "(known: ignore_keys, ignore_fields, ignore_paths, allow_reorder, match, server, url)\n",
         "\n@pytest.mark.mcp_cassette: invalid ignore path '$.result[[[': cannot read '[[['\n",
         "\n@pytest.mark.mcp_cassette takes one cassette path, got ()\n",
         f"\ncannot use the cassette: {broken}:2: invalid JSON",
@@ -382,3 +389,239 @@ def test_both_plugins_load_side_by_side_with_mcp_recorder(calc: pytest.Pytester)
     calc.makepyfile(test_verify=RECORDER_STYLE_TEST)
     result = run(calc, "--mcp-replay-target-stdio", HEALTHY)
     result.assert_outcomes(passed=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# the server under test from an ini key or a marker; one run with the CLI's confirmation pass
+# ---------------------------------------------------------------------------------------------
+
+VERIFY_GATED = """
+import pytest
+from mcp_replay_action.pytest_plugin import assert_no_regressions
+
+
+@pytest.mark.mcp_cassette("cassettes/handshake.jsonl"{marker})
+def test_no_regressions(mcp_replay_verify):
+    assert_no_regressions(mcp_replay_verify)
+"""
+
+
+def ini(pytester: pytest.Pytester, **keys: str) -> None:
+    pytester.makeini("[pytest]\n" + "".join(f"{key} = {value}\n" for key, value in keys.items()))
+
+
+def test_the_server_under_test_comes_from_the_ini_file(calc: pytest.Pytester) -> None:
+    calc.makepyfile(test_verify=VERIFY_GATED.format(marker=""))
+    ini(calc, mcp_replay_server=HEALTHY)
+    run(calc).assert_outcomes(passed=1)
+    ini(calc, mcp_replay_server=REGRESSED)
+    failed = run(calc)
+    failed.assert_outcomes(failed=1)
+    shows(failed, "E       AssertionError: 1 breaking change(s) and 0 missing response(s)\n")
+
+
+def test_the_markers_server_wins_over_the_ini_and_the_command_line_over_both(calc: pytest.Pytester) -> None:
+    calc.makepyfile(test_verify=VERIFY_GATED.format(marker=f", server={REGRESSED!r}"))
+    ini(calc, mcp_replay_server=HEALTHY)
+    run(calc).assert_outcomes(failed=1)  # the marker's regressed build
+    run(calc, "--mcp-replay-target-stdio", HEALTHY).assert_outcomes(passed=1)
+    with MockHttpServer(load(CASSETTE)) as target:  # a URL in the marker is an HTTP server
+        calc.makepyfile(test_verify=VERIFY_GATED.format(marker=f", url={target.url!r}"))
+        run(calc).assert_outcomes(passed=1)
+
+
+def test_a_marker_naming_two_servers_fails_saying_so(calc: pytest.Pytester) -> None:
+    calc.makepyfile(test_verify=VERIFY_GATED.format(marker=f", server={HEALTHY!r}, url='http://127.0.0.1:9/mcp'"))
+    result = run(calc)
+    result.assert_outcomes(errors=1)
+    shows(result, "@pytest.mark.mcp_cassette: give server= (a stdio command) or url= (an HTTP endpoint), not both\n")
+
+
+def test_a_server_whose_answers_vary_between_starts_passes_as_the_cli_passes_it(pytester: pytest.Pytester) -> None:
+    from e2e_helpers import SERVERS, python_server, record_through_proxy, replay
+
+    noisy = python_server(SERVERS / "noisy_server.py")
+    cassette = pytester.path / "cassettes" / "noisy.jsonl"
+    cassette.parent.mkdir()
+
+    async def session(client: object) -> dict[str, object]:
+        await client.list_tools()  # type: ignore[attr-defined]
+        await client.call_tool("status", {})  # type: ignore[attr-defined]
+        return {}
+
+    record_through_proxy(noisy, cassette, session)
+    # Without the confirmation pass the varying PID, duration and sample fail the replay: the
+    # pytest test below can only pass through the confirmation the CLI runs.
+    report = pytester.path / "report.json"
+    assert replay(noisy, cassette, "--no-confirm", report=report, gate=False).code == 1
+    assert replay(noisy, cassette, report=report, gate=False).code == 0
+    pytester.makepyfile(
+        test_noisy=f"""
+import pytest
+from mcp_replay_action.pytest_plugin import assert_no_regressions
+
+
+@pytest.mark.mcp_cassette("cassettes/noisy.jsonl", server={noisy!r})
+def test_noise_is_not_a_failure(mcp_replay_verify):
+    assert mcp_replay_verify.failed == 0, mcp_replay_verify
+    assert any(r.noise for r in mcp_replay_verify.results)
+    assert_no_regressions(mcp_replay_verify, fail_on="any")
+"""
+    )
+    run(pytester).assert_outcomes(passed=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# --mcp-replay-update: rewrite the changed answers, as `mcp-replay replay --update`
+# ---------------------------------------------------------------------------------------------
+
+
+def test_update_rewrites_the_changed_answers_and_the_test_passes(calc: pytest.Pytester) -> None:
+    calc.makepyfile(test_verify=VERIFY_GATED.format(marker=""))
+    ini(calc, mcp_replay_server=REGRESSED)
+    path = calc.path / "cassettes" / "handshake.jsonl"
+    before = path.read_text().splitlines()
+    run(calc).assert_outcomes(failed=1)
+    assert path.read_text().splitlines() == before  # a failing run writes nothing
+    updated = run(calc, "--mcp-replay-update")
+    updated.assert_outcomes(passed=1)
+    shows(updated, "mcp-replay: cassettes written", f"{path}: 2 changed answer(s) rewritten")
+    after = path.read_text().splitlines()
+    assert after != before and len(after) == len(before)
+    # The two changed answers only (the header notes the update).
+    assert sum(a != b for a, b in zip(before[1:], after[1:], strict=True)) == 2
+    run(calc).assert_outcomes(passed=1)  # the regressed build is the new recording
+    run(calc, "--mcp-replay-target-stdio", HEALTHY).assert_outcomes(failed=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# --mcp-replay-record-mode: VCR.py's modes
+# ---------------------------------------------------------------------------------------------
+
+RECORDING_TEST = """
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+
+async def session(argv, numbers):
+    with anyio.fail_after(60):
+        params = StdioServerParameters(command=argv[0], args=argv[1:])
+        async with Client(params, read_timeout_seconds=30) as client:
+            return [(await client.call_tool("add", {"a": a, "b": 3})).content[0].text for a in numbers]
+
+
+@pytest.mark.mcp_cassette("cassettes/new.jsonl")
+def test_adds(mcp_replay_stdio):
+    assert anyio.run(session, mcp_replay_stdio, NUMBERS) == ANSWERS
+"""
+BROKEN = shlex.join([sys.executable, "-c", "import sys; sys.exit(3)"])
+
+
+def recording_test(numbers: list[int], answers: list[str]) -> str:
+    return f"NUMBERS = {numbers!r}\nANSWERS = {answers!r}\n" + RECORDING_TEST
+
+
+def added(path: Path) -> list[int]:
+    return [i.message["params"]["arguments"]["a"] for i in load(path).interactions if i.method == "tools/call"]
+
+
+def test_record_mode_none_never_records(calc: pytest.Pytester) -> None:
+    calc.makepyfile(test_rec=recording_test([2], ["5"]))
+    ini(calc, mcp_replay_server=HEALTHY, mcp_replay_record_mode="none")
+    run(calc).assert_outcomes(errors=1)
+    assert not (calc.path / "cassettes" / "new.jsonl").exists()
+
+
+def test_record_mode_once_records_a_missing_cassette_then_serves_it(calc: pytest.Pytester) -> None:
+    calc.makepyfile(test_rec=recording_test([2], ["5"]))
+    ini(calc, mcp_replay_server=HEALTHY)
+    path = calc.path / "cassettes" / "new.jsonl"
+    recorded = run(calc, "--mcp-replay-record-mode=once")
+    recorded.assert_outcomes(passed=1)
+    shows(recorded, "mcp-replay: cassettes written", f"{path}: recorded (")
+    assert added(path) == [2]
+    assert not list(path.parent.glob("*.recording"))
+    text = path.read_text()
+    # Recorded once: the next run is answered from the cassette, with no server at all.
+    ini(calc, mcp_replay_server=BROKEN)
+    run(calc, "--mcp-replay-record-mode=once").assert_outcomes(passed=1)
+    assert path.read_text() == text
+    # A new request under once is not recorded: the mock has no answer for it.
+    calc.makepyfile(test_rec=recording_test([2, 4], ["5", "7"]))
+    run(calc, "--mcp-replay-record-mode=once").assert_outcomes(failed=1)
+    assert path.read_text() == text
+
+
+def test_record_mode_new_episodes_adds_what_the_cassette_lacks(calc: pytest.Pytester) -> None:
+    ini(calc, mcp_replay_server=HEALTHY, mcp_replay_record_mode="new_episodes")
+    path = calc.path / "cassettes" / "new.jsonl"
+    calc.makepyfile(test_rec=recording_test([2], ["5"]))
+    run(calc).assert_outcomes(passed=1)
+    old_lines = path.read_text().splitlines()
+    calc.makepyfile(test_rec=recording_test([2, 4], ["5", "7"]))
+    grown = run(calc)
+    grown.assert_outcomes(passed=1)
+    shows(grown, f"{path}: 1 new interaction(s) added")
+    assert added(path) == [2, 4]
+    assert path.read_text().splitlines()[: len(old_lines)] == old_lines  # what it held keeps its bytes
+    # The grown cassette serves both requests, with no server.
+    ini(calc, mcp_replay_server=BROKEN, mcp_replay_record_mode="none")
+    run(calc).assert_outcomes(passed=1)
+
+
+def test_record_mode_all_records_every_cassette_again(calc: pytest.Pytester) -> None:
+    path = calc.path / "cassettes" / "new.jsonl"
+    ini(calc, mcp_replay_server=HEALTHY)
+    calc.makepyfile(test_rec=recording_test([2], ["5"]))
+    run(calc, "--mcp-replay-record-mode=once").assert_outcomes(passed=1)
+    # The regressed build adds one more: under all, its answer replaces the recording.
+    ini(calc, mcp_replay_server=REGRESSED)
+    calc.makepyfile(test_rec=recording_test([2], ["6"]))
+    run(calc, "--mcp-replay-record-mode=all").assert_outcomes(passed=1)
+    calls = [i for i in load(path).interactions if i.method == "tools/call"]
+    assert [c.response["result"]["content"][0]["text"] for c in calls if c.response] == ["6"]
+    run(calc, "--mcp-replay-record-mode=none").assert_outcomes(passed=1)  # served: "6"
+
+
+def test_record_mode_once_records_over_streamable_http(calc: pytest.Pytester) -> None:
+    calc.makepyfile(
+        test_client=SDK_CLIENT_TESTS.replace("cassettes/handshake.jsonl", "cassettes/http.jsonl")
+        .replace(", mcp_replay_server):", "):")
+        .replace("mcp_replay_mock_url == mcp_replay_server.url", "True")
+        .replace("    assert mcp_replay_server.stats.answered >= 4\n", "")
+    )
+    path = calc.path / "cassettes" / "http.jsonl"
+    with MockHttpServer(load(CASSETTE)) as upstream:
+        ini(calc, mcp_replay_server_url=upstream.url)
+        run(calc, "--mcp-replay-record-mode=once").assert_outcomes(passed=2)
+    assert {i.method for i in load(path).interactions} >= {"initialize", "tools/call", "tools/list"}
+    run(calc).assert_outcomes(passed=2)  # the upstream is gone: served from the recording
+
+
+def test_a_session_that_records_nothing_fails_saying_so(calc: pytest.Pytester) -> None:
+    calc.makepyfile(
+        test_idle="""
+import pytest
+
+
+@pytest.mark.mcp_cassette("cassettes/new.jsonl")
+def test_idle(mcp_replay_stdio):
+    pass
+"""
+    )
+    ini(calc, mcp_replay_server=HEALTHY)
+    result = run(calc, "--mcp-replay-record-mode=once")
+    result.assert_outcomes(passed=1, errors=1)
+    shows(result, "mcp_replay_stdio recorded nothing into", "the test must drive a session through it")
+    assert not (calc.path / "cassettes" / "new.jsonl").exists()
+
+
+def test_recording_without_a_server_and_verify_without_a_cassette_say_why(calc: pytest.Pytester) -> None:
+    calc.makepyfile(test_absent=ABSENT_TESTS)
+    result = run(calc, "-ra", "--mcp-replay-record-mode=once")
+    result.assert_outcomes(errors=3)
+    out = result.stdout.str()
+    assert out.count("no MCP server under test: name one with") == 2, out  # the two recording fixtures
+    assert "ERROR test_absent.py::test_verify - Failed: cassette" in out, out

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mcp_replay_action.assemble import build_report
 from mcp_replay_action.cassette import load
 from mcp_replay_action.errors import TransportTimeout
-from mcp_replay_action.replay import ReplayOptions, replay_cassette
+from mcp_replay_action.plan import Plan, make_target
+from mcp_replay_action.replay import run
 from mcp_replay_action.session import ClientSession, result_answer
 from mcp_replay_action.transport import Target, open_transport
 
@@ -75,13 +75,17 @@ def run_demo(echo: Callable[[str], None] = print, keep_dir: str | None = None, c
         record_demo_session(path)
         cassette = load(path)
         echo(f"   {len(cassette.interactions)} interactions recorded to {path.name}\n")
-        options = ReplayOptions(timeout=10.0, startup_timeout=15.0)
+
+        def replayed(server: str) -> Any:
+            # The run `mcp-replay replay` makes: its confirmation pass and its gate.
+            target = make_target(server, None, {}, None, {}, False, 15.0, command="demo")
+            return run(Plan(paths=(str(path),), target=target, timeout=10.0, root=str(work))).report
 
         echo("== Replay against the HEALTHY server (expect grade A, no regressions) ==")
-        healthy = build_report([replay_cassette(cassette, open_transport(Target(command=HEALTHY)), options)])
+        healthy = replayed(HEALTHY)
         echo(console.render(healthy, color=color))
         echo("== Replay against the REGRESSED server (same tools/list, changed behaviour) ==")
-        regressed = build_report([replay_cassette(cassette, open_transport(Target(command=REGRESSED)), options)])
+        regressed = replayed(REGRESSED)
         echo(console.render(regressed, color=color))
 
         kinds = {f.kind for c in regressed.cassettes for r in c.results for f in r.findings}

@@ -11,8 +11,13 @@ Mark a test (or a class, or a module through ``pytestmark``) with a cassette::
 
 ``path`` is resolved against the directory of the test file that holds the test (an absolute
 path is used as it is), so a test and its cassettes move together. The keyword options are the
-replay comparison's (``ignore_keys``, ``ignore_paths``, ``allow_reorder``) and the mock server's
-matcher (``match``: ``method_params``, ``sequential`` or ``strict``).
+replay comparison's (``ignore_keys``, ``ignore_paths``, ``allow_reorder``), the mock server's
+matcher (``match``: ``method_params``, ``sequential`` or ``strict``) and the server under test
+(``server``: a command that starts a stdio server; ``url``: a Streamable HTTP endpoint).
+
+The server under test is, first found: ``--mcp-replay-target URL`` / ``--mcp-replay-target-stdio
+CMD`` on the command line (replay the suite against another build), the marker's ``server`` /
+``url``, the ini keys ``mcp_replay_server`` / ``mcp_replay_server_url``.
 
 Fixtures:
 
@@ -21,14 +26,33 @@ Fixtures:
 - ``mcp_replay_server``: that mock server itself, for its ``stats`` (answered, unmatched).
 - ``mcp_replay_stdio``: the argv of a stdio mock server for the cassette, for clients that spawn
   their server (``[python, "-m", "mcp_replay_action", "serve", "--cassette", PATH, ...]``).
-- ``mcp_replay_verify``: the cassette replayed against the server named by
-  ``--mcp-replay-target URL`` or ``--mcp-replay-target-stdio CMD``; the value is the
-  ``CassetteResult``. Without either option the test is skipped.
-  ``assert_no_regressions(result)`` fails with the console report's findings.
+- ``mcp_replay_verify``: the cassette replayed against the server under test by the same run as
+  ``mcp-replay replay`` (``replay.run``: a failing interaction is confirmed against a fresh start,
+  and what differs between the two live runs is noise, not a failure); the value is the
+  ``CassetteResult``. With no server named anywhere the test is skipped, saying so.
+  ``assert_no_regressions(result)`` applies the CLI's gate (``fail_on="breaking"`` by default)
+  and fails with the console report's findings.
 
-``--mcp-replay-record-mode`` says what a missing cassette means: ``none`` (the default) makes the
-test an error naming the path it looked for; ``auto`` skips the test instead, for suites whose
-cassettes are recorded later (recording needs a real client, so the plugin never records).
+``--mcp-replay-update`` (ini ``mcp_replay_update = true``) rewrites each changed answer of the
+cassettes ``mcp_replay_verify`` replays with the live one, as ``mcp-replay replay --update`` does,
+and the test passes once every change is rewritten (syrupy's ``--snapshot-update``, Jest's ``-u``).
+
+``--mcp-replay-record-mode`` (ini ``mcp_replay_record_mode``) takes VCR.py's record modes, with
+VCR.py's meanings, for the fixtures through which the test's own client drives a session
+(``mcp_replay_stdio``, and ``mcp_replay_mock_url`` when the server under test is a URL):
+
+- ``none`` (the default): never record; a missing cassette fails the test, naming the path.
+- ``once``: a missing cassette is recorded: the fixture hands the client a recording proxy in
+  front of the server under test, and the cassette is written when the test ends; an existing
+  one is served as recorded.
+- ``new_episodes``: as ``once``, and with an existing cassette the session is recorded again and
+  every request the cassette lacks (by the ``method_params`` matcher) is added to it; what it
+  holds already is kept as it was.
+- ``all``: always record; the cassette is replaced by the new recording (once it holds one).
+
+``mcp_replay_verify`` sends only what a cassette holds, so it never records one: under any mode
+a missing cassette fails it, saying how to record it. mcp-recorder's ``auto`` (skip a test whose
+cassette is missing, with the reason in ``-rs``) is accepted too.
 
 mcp-recorder's spellings (``--mcp-target``, ``--mcp-target-stdio``, ``--mcp-record-mode``,
 ``--mcp-timeout``, the fixtures ``mcp_replay_url`` and ``mcp_verify_result``, the marker option
@@ -42,6 +66,7 @@ import importlib.util
 import os
 import sys
 from collections.abc import Iterator
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -50,21 +75,27 @@ import pytest
 
 if TYPE_CHECKING:  # only for annotations: none of these load when the plugin does
     from mcp_replay_action.cassette import Cassette
+    from mcp_replay_action.plan import Plan
     from mcp_replay_action.results import CassetteResult
     from mcp_replay_action.serve import MockHttpServer
 
 MARKER = "mcp_cassette"
-RECORD_MODES = ("none", "auto")
+# VCR.py's record modes (``vcr/record_mode.py``), then mcp-recorder's ``auto``.
+RECORD_MODES = ("none", "once", "new_episodes", "all", "auto")
 # Kept here, not imported from serve.py, so that validating a marker loads nothing heavy; a test
 # in tests/test_pytest_plugin.py keeps the two lists the same.
 MATCHERS = ("method_params", "sequential", "strict")
 _MARKER_HELP = (
-    f"{MARKER}(path, ignore_keys=(), ignore_paths=(), allow_reorder=False, match='method_params'): "
-    "the MCP cassette the mcp_replay_url, mcp_replay_stdio and mcp_verify_result fixtures use "
-    "(path relative to the test file's directory)"
+    f"{MARKER}(path, ignore_keys=(), ignore_paths=(), allow_reorder=False, match='method_params', "
+    "server=None, url=None): the MCP cassette the mcp_replay_mock_url, mcp_replay_stdio and "
+    "mcp_replay_verify fixtures use (path relative to the test file's directory), and the server "
+    "under test (a stdio command or a URL)"
 )
 # ``ignore_fields`` is mcp-recorder's name for ``ignore_keys`` (field names ignored at any depth).
-_OPTIONS = ("ignore_keys", "ignore_fields", "ignore_paths", "allow_reorder", "match")
+_OPTIONS = ("ignore_keys", "ignore_fields", "ignore_paths", "allow_reorder", "match", "server", "url")
+# Written beside the cassette while a session is recorded, then moved over it (or merged into it).
+_RECORDING_SUFFIX = ".recording"
+_WRITTEN = pytest.StashKey[list[str]]()
 
 
 @dataclass(frozen=True)
@@ -76,6 +107,20 @@ class CassetteSpec:
     ignore_paths: tuple[str, ...] = ()
     allow_reorder: bool = False
     match: str = "method_params"
+    server: str | None = None  # the marker's server under test: a stdio command ...
+    url: str | None = None  # ... or a Streamable HTTP endpoint
+
+
+@dataclass(frozen=True)
+class ServerUnderTest:
+    """The server the marked test replays against or records from, and where it was named."""
+
+    url: str | None
+    command: str | None
+    source: str
+
+    def describe(self) -> str:
+        return self.url or self.command or ""
 
 
 def recorder_installed() -> bool:
@@ -115,9 +160,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--mcp-replay-record-mode",
         "--mcp-record-mode",
         choices=RECORD_MODES,
-        default="none",
-        help="What a missing cassette means: 'none' (default) makes the test an error, 'auto' skips it.",
+        default=None,
+        help="VCR.py's record modes: 'none' (default) never records, a missing cassette is an error; "
+        "'once' records a missing cassette through mcp_replay_stdio / mcp_replay_mock_url; "
+        "'new_episodes' also adds the requests an existing cassette lacks; 'all' records every "
+        "cassette again ('auto': mcp-recorder's, skips a test whose cassette is missing).",
     )
+    group.addoption(
+        "--mcp-replay-update",
+        action="store_true",
+        default=False,
+        dest="mcp_replay_update",
+        help="Rewrite the changed answers of each cassette mcp_replay_verify replays with the live ones "
+        "(as `mcp-replay replay --update`); the test passes once every change is rewritten.",
+    )
+    parser.addini(
+        "mcp_replay_server", "Command that starts the stdio MCP server under test (the marker's server= wins)."
+    )
+    parser.addini(
+        "mcp_replay_server_url", "Streamable HTTP endpoint of the MCP server under test (the marker's url= wins)."
+    )
+    parser.addini("mcp_replay_record_mode", "Default --mcp-replay-record-mode.", default="none")
+    parser.addini("mcp_replay_update", "Default --mcp-replay-update.", "bool", False)
     option(
         "--mcp-replay-timeout",
         "--mcp-timeout",
@@ -138,6 +202,32 @@ def pytest_configure(config: pytest.Config) -> None:
     timeout = config.getoption("mcp_replay_timeout", 30.0)
     if timeout is not None and timeout <= 0:
         raise pytest.UsageError(f"--mcp-replay-timeout must be a positive number of seconds, got {timeout:g}")
+    if config.getoption("mcp_replay_record_mode", None) is None:
+        mode = str(config.getini("mcp_replay_record_mode") or "none").strip()
+        if mode not in RECORD_MODES:
+            raise pytest.UsageError(
+                f"ini mcp_replay_record_mode: unknown record mode {mode!r} (expected one of: {', '.join(RECORD_MODES)})"
+            )
+    config.stash[_WRITTEN] = []
+
+
+def record_mode(config: pytest.Config) -> str:
+    """The record mode of this run: the command line's, else the ini key's, else ``none``."""
+    return str(config.getoption("mcp_replay_record_mode", None) or config.getini("mcp_replay_record_mode") or "none")
+
+
+def updating(config: pytest.Config) -> bool:
+    """Whether this run rewrites changed answers (``--mcp-replay-update`` or the ini key)."""
+    return bool(config.getoption("mcp_replay_update", False) or config.getini("mcp_replay_update"))
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """Name every cassette this run recorded or rewrote: they are files to review and commit."""
+    written = config.stash.get(_WRITTEN, [])
+    if written:
+        terminalreporter.section("mcp-replay: cassettes written")
+        for line in written:
+            terminalreporter.line(line)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -163,10 +253,17 @@ def cassette_spec(request: pytest.FixtureRequest, fixture: str) -> CassetteSpec:
     match = kwargs.get("match", "method_params")
     if match not in MATCHERS:
         _fail(f"@pytest.mark.{MARKER}: unknown match {match!r} (expected one of: {', '.join(MATCHERS)})")
+    for name in ("server", "url"):
+        if kwargs.get(name) is not None and not (isinstance(kwargs[name], str) and kwargs[name].strip()):
+            _fail(f"@pytest.mark.{MARKER}: {name} must be a non-empty string, got {kwargs[name]!r}")
+    if kwargs.get("server") and kwargs.get("url"):
+        _fail(f"@pytest.mark.{MARKER}: give server= (a stdio command) or url= (an HTTP endpoint), not both")
     path = Path(os.fspath(args[0]))
     if not path.is_absolute():
         path = Path(request.path).parent / path
     return CassetteSpec(
+        server=kwargs.get("server"),
+        url=kwargs.get("url"),
         path=path,
         ignore_keys=_strings(kwargs.get("ignore_keys", ()), "ignore_keys")
         + _strings(kwargs.get("ignore_fields", ()), "ignore_fields"),
@@ -192,12 +289,94 @@ def _existing(spec: CassetteSpec, config: pytest.Config) -> Path:
     """The cassette's path if the file is there; else an error, or a skip under ``auto``."""
     if spec.path.is_file():
         return spec.path
-    if config.getoption("mcp_replay_record_mode") == "auto":
+    if record_mode(config) == "auto":
         pytest.skip(f"cassette {spec.path} is not recorded yet (--mcp-replay-record-mode=auto)")
     _fail(
         f"cassette {spec.path} does not exist (paths in @pytest.mark.{MARKER} are relative to the test file's "
-        "directory); record it with `mcp-replay record`, or run with --mcp-replay-record-mode=auto to skip such tests"
+        "directory); record it with a test that drives mcp_replay_stdio or mcp_replay_mock_url under "
+        "--mcp-replay-record-mode=once, or with `mcp-replay record`"
     )
+
+
+def server_under_test(request: pytest.FixtureRequest, spec: CassetteSpec) -> ServerUnderTest | None:
+    """The server named for this test: the command line's, else the marker's, else the ini's
+    (a URL wins over a command given at the same place); None when nothing names one."""
+    config = request.config
+    url, command = config.getoption("mcp_replay_target"), config.getoption("mcp_replay_target_stdio")
+    if url or command:
+        return ServerUnderTest(url, None if url else command, "the command line")
+    if spec.url or spec.server:
+        return ServerUnderTest(spec.url, spec.server, f"@pytest.mark.{MARKER}")
+    url = str(config.getini("mcp_replay_server_url") or "").strip() or None
+    command = str(config.getini("mcp_replay_server") or "").strip() or None
+    if url or command:
+        return ServerUnderTest(url, None if url else command, "the ini file")
+    return None
+
+
+_NO_SERVER = (
+    "no MCP server under test: name one with @pytest.mark.mcp_cassette(..., server='CMD') or url='URL', "
+    "the ini key mcp_replay_server (or mcp_replay_server_url), or --mcp-replay-target-stdio CMD / "
+    "--mcp-replay-target URL"
+)
+
+
+def _records(spec: CassetteSpec, config: pytest.Config) -> bool:
+    """Whether this test's client session is recorded (VCR.py's modes) rather than served."""
+    mode = record_mode(config)
+    return mode in ("all", "new_episodes") or (mode == "once" and not spec.path.is_file())
+
+
+def _finish_recording(spec: CassetteSpec, config: pytest.Config, recorded: Path, fixture: str) -> None:
+    """Move a finished recording over the cassette (``once``, ``all``) or add the requests the
+    cassette lacks to it (``new_episodes``); a session that recorded nothing fails the test."""
+    from mcp_replay_action.cassette import load, save
+    from mcp_replay_action.errors import ReplayError
+
+    try:
+        fresh = load(recorded) if recorded.is_file() else None
+        if fresh is None or not fresh.interactions:
+            _fail(
+                f"{fixture} recorded nothing into {spec.path} (--mcp-replay-record-mode={record_mode(config)}): "
+                "the test must drive a session through it with an MCP client"
+            )
+        if record_mode(config) == "new_episodes" and spec.path.is_file():
+            old = load(spec.path)
+            merged, added = new_episodes(old, fresh)
+            if added:
+                save(merged, spec.path)
+            config.stash[_WRITTEN].append(f"{spec.path}: {added} new interaction(s) added")
+        else:
+            spec.path.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(recorded, spec.path)
+            config.stash[_WRITTEN].append(f"{spec.path}: recorded ({len(fresh.interactions)} interactions)")
+    except ReplayError as exc:
+        problem = exc.one_line()
+    else:
+        return
+    finally:
+        with suppress(FileNotFoundError):
+            recorded.unlink()
+    _fail(f"cannot save the recording: {problem}")
+
+
+def new_episodes(old: Cassette, fresh: Cassette) -> tuple[Cassette, int]:
+    """``old`` with every request of ``fresh`` it has no recording of (``matchers.request_key``)
+    added at its end, numbered after its last interaction; and how many were added."""
+    from dataclasses import replace
+
+    from mcp_replay_action.matchers import request_key
+
+    known = {request_key(i.message) for i in old.interactions if i.kind == "request"}
+    seq = max((i.seq for i in old.interactions), default=0)
+    added = []
+    for inter in fresh.interactions:
+        if inter.kind != "request" or request_key(inter.message) in known:
+            continue
+        known.add(request_key(inter.message))
+        seq += 1
+        added.append(replace(inter, seq=seq, line=0))
+    return old.with_interactions((*old.interactions, *added)), len(added)
 
 
 def _load(spec: CassetteSpec, config: pytest.Config) -> Cassette:
@@ -239,23 +418,71 @@ def mcp_replay_server(request: pytest.FixtureRequest) -> Iterator[MockHttpServer
         mock.stop()
 
 
-def _mock_url(mcp_replay_server: MockHttpServer) -> str:
-    """The URL (``http://127.0.0.1:PORT/mcp``) of the mock server for the marked cassette."""
-    return mcp_replay_server.url
+def _mock_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The URL (``http://127.0.0.1:PORT/mcp``) of the mock server for the marked cassette; when the
+    record mode records, of a recording proxy in front of the server under test (a URL)."""
+    spec = cassette_spec(request, request.fixturename or "mcp_replay_mock_url")
+    config = request.config
+    if not _records(spec, config):
+        yield request.getfixturevalue("mcp_replay_server").url
+        return
+    server = server_under_test(request, spec)
+    if server is None or not server.url:
+        _fail(
+            f"{request.fixturename} records {spec.path} (--mcp-replay-record-mode={record_mode(config)}) from a "
+            "Streamable HTTP server: "
+            + (_NO_SERVER if server is None else f"{server.source} names a command; use mcp_replay_stdio for it")
+        )
+    from mcp_replay_action.errors import ReplayError
+    from mcp_replay_action.record_http import RecordingProxy
+
+    recording = spec.path.with_name(spec.path.name + _RECORDING_SUFFIX)
+    recording.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        proxy = RecordingProxy(server.url, cassette_path=str(recording)).start()
+    except ReplayError as exc:
+        problem = exc.one_line()
+    else:
+        problem = ""
+    if problem:
+        _fail(f"{request.fixturename}: {problem}")
+    try:
+        yield proxy.url
+    finally:
+        proxy.save(force=True)
+        proxy.stop()
+    _finish_recording(spec, config, recording, request.fixturename or "mcp_replay_mock_url")
 
 
 mcp_replay_mock_url = pytest.fixture(name="mcp_replay_mock_url")(_mock_url)
 
 
 @pytest.fixture
-def mcp_replay_stdio(request: pytest.FixtureRequest) -> list[str]:
-    """The argv of a stdio mock server for the marked cassette; the client spawns (and ends) it."""
+def mcp_replay_stdio(request: pytest.FixtureRequest) -> Iterator[list[str]]:
+    """The argv of a stdio mock server for the marked cassette; the client spawns (and ends) it.
+    When the record mode records, the argv of a recording proxy in front of the server under
+    test instead (``mcp-replay record``), and the cassette is saved when the test ends."""
     spec = cassette_spec(request, "mcp_replay_stdio")
-    path = _existing(spec, request.config)
-    argv = [sys.executable, "-m", "mcp_replay_action", "serve", "--cassette", str(path)]
-    if spec.match != "method_params":
-        argv += ["--match", spec.match]
-    return argv
+    config = request.config
+    if not _records(spec, config):
+        path = _existing(spec, config)
+        argv = [sys.executable, "-m", "mcp_replay_action", "serve", "--cassette", str(path)]
+        if spec.match != "method_params":
+            argv += ["--match", spec.match]
+        yield argv
+        return
+    server = server_under_test(request, spec)
+    if server is None or not server.command:
+        _fail(
+            f"mcp_replay_stdio records {spec.path} (--mcp-replay-record-mode={record_mode(config)}) from a stdio "
+            "server: "
+            + (_NO_SERVER if server is None else f"{server.source} names a URL; use mcp_replay_mock_url for it")
+        )
+    recording = spec.path.with_name(spec.path.name + _RECORDING_SUFFIX)
+    recording.parent.mkdir(parents=True, exist_ok=True)
+    proxy = ["record", "--server", server.command, "--cassette", str(recording)]
+    yield [sys.executable, "-m", "mcp_replay_action", *proxy]
+    _finish_recording(spec, config, recording, "mcp_replay_stdio")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -264,16 +491,16 @@ def mcp_replay_stdio(request: pytest.FixtureRequest) -> list[str]:
 
 
 def _verify(request: pytest.FixtureRequest) -> CassetteResult:
-    """The marked cassette replayed against ``--mcp-replay-target URL`` or
-    ``--mcp-replay-target-stdio CMD`` (a fresh connection or server process per test), compared
-    with the marker's options."""
+    """The marked cassette replayed against the server under test (a fresh connection or server
+    process per test) by ``replay.run``, as ``mcp-replay replay`` replays it: compared with the
+    marker's options, a failure confirmed against a fresh start, and, with ``--mcp-replay-update``,
+    every changed answer rewritten and the cassette replayed once more to show it passes."""
     config = request.config
-    spec = cassette_spec(request, request.fixturename or "mcp_replay_verify")
-    url = config.getoption("mcp_replay_target")
-    command = config.getoption("mcp_replay_target_stdio")
-    cassette = _load(spec, config)
+    fixture = request.fixturename or "mcp_replay_verify"
+    spec = cassette_spec(request, fixture)
+    path = _existing(spec, config)
 
-    from mcp_replay_action.compare import CompareOptions
+    from mcp_replay_action.compare_options import CompareOptions
     from mcp_replay_action.errors import ReplayError
 
     # A bad ignore path is reported even when there is no server to verify against.
@@ -287,22 +514,41 @@ def _verify(request: pytest.FixtureRequest) -> CassetteResult:
         problem = ""
     if problem:
         _fail(f"@pytest.mark.{MARKER}: {problem}")
-    if not url and not command:
-        pytest.skip("no MCP server to verify against: pass --mcp-replay-target URL or --mcp-replay-target-stdio CMD")
+    server = server_under_test(request, spec)
+    if server is None:
+        pytest.skip(_NO_SERVER)
 
-    from mcp_replay_action.replay import ReplayOptions, replay_cassette
-    from mcp_replay_action.transport import Target, open_transport
+    from mcp_replay_action.plan import Plan, make_target
+    from mcp_replay_action.replay import run
 
     timeout = float(config.getoption("mcp_replay_timeout"))
+    update = updating(config) or record_mode(config) == "all"
     try:
-        # A URL wins over a command: a running server, nothing to start.
-        target = Target(url=url, startup_timeout=timeout) if url else Target(command=command, startup_timeout=timeout)
-        transport = open_transport(target)
-        options = ReplayOptions(timeout=timeout, startup_timeout=timeout, compare=compare)
-        return replay_cassette(cassette, transport, options)
+        target = make_target(server.command, server.url, {}, None, {}, False, timeout, command=fixture)
+        plan = Plan(
+            paths=(str(path),),
+            target=target,
+            compare=compare,
+            mode="update" if update else "check",
+            timeout=timeout,
+            root=str(config.rootpath),
+        )
+        outcome = run(plan)
+        rewritten = sum(u.updated for u in outcome.updates)
+        if rewritten:
+            config.stash[_WRITTEN].append(f"{spec.path}: {rewritten} changed answer(s) rewritten")
+            # What the test sees is the rewritten cassette replayed: it passes only if it holds.
+            outcome = run(_checking(plan))
+        return outcome.report.cassettes[0]
     except ReplayError as exc:
-        failure = _server_failure(exc, url or command)
+        failure = _server_failure(exc, server.describe())
     _fail(failure)
+
+
+def _checking(plan: Plan) -> Plan:
+    from dataclasses import replace
+
+    return replace(plan, mode="check")
 
 
 mcp_replay_verify = pytest.fixture(name="mcp_replay_verify")(_verify)
@@ -316,8 +562,10 @@ if not recorder_installed():
 
 
 def _server_failure(exc: Exception, target: str) -> str:
-    from mcp_replay_action.errors import ServerError
+    from mcp_replay_action.errors import CassetteError, ServerError
 
+    if isinstance(exc, CassetteError):
+        return f"cannot use the cassette: {exc.one_line()}"
     message = f"mcp_replay_verify against {target}: {' '.join(str(exc).split())}"
     # The message often ends with the last line of stderr already; more is worth showing.
     if isinstance(exc, ServerError) and exc.stderr_tail.strip() and exc.stderr_tail.strip() not in message:
@@ -326,14 +574,21 @@ def _server_failure(exc: Exception, target: str) -> str:
     return message
 
 
-def assert_no_regressions(result: CassetteResult, *, verbose: bool = False) -> None:
-    """Raise ``AssertionError`` when any interaction failed or got no answer; the message is the
+def assert_no_regressions(
+    result: CassetteResult, *, fail_on: str = "breaking", min_grade: str | None = None, verbose: bool = False
+) -> None:
+    """Raise ``AssertionError`` when the result fails the gate ``mcp-replay replay`` applies with
+    the same ``--fail-on`` and ``--min-grade`` (by default: a breaking change or a missing
+    response fails; an additive or cosmetic one is reported, not failed); the message is the
     console report of the cassette (every failure with its findings and diffs)."""
     __tracebackhide__ = True  # pytest shows the test's line, not this helper's
-    if not result.failed and not result.missing:
-        return
     from mcp_replay_action.assemble import build_report
+    from mcp_replay_action.gate import GatePolicy, fail_on_from_flags
+
+    report = build_report([result], policy=GatePolicy(fail_on=fail_on_from_flags(fail_on, False), min_grade=min_grade))
+    if report.gate.passed:
+        return
     from mcp_replay_action.report import console
 
-    text = console.render(build_report([result]), verbose=verbose).rstrip("\n")
-    raise AssertionError(f"{result.failed} regression(s) and {result.missing} missing response(s)\n{text}")
+    text = console.render(report, verbose=verbose).rstrip("\n")
+    raise AssertionError(f"{'; '.join(report.gate.reasons)}\n{text}")
