@@ -65,11 +65,11 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import pytest
 
@@ -79,6 +79,7 @@ if TYPE_CHECKING:  # only for annotations: none of these load when the plugin do
     from mcp_replay_action.results import CassetteResult
     from mcp_replay_action.serve import MockHttpServer
 
+_T = TypeVar("_T")
 MARKER = "mcp_cassette"
 # VCR.py's record modes (``vcr/record_mode.py``), then mcp-recorder's ``auto``.
 RECORD_MODES = ("none", "once", "new_episodes", "all", "auto")
@@ -381,14 +382,20 @@ def new_episodes(old: Cassette, fresh: Cassette) -> tuple[Cassette, int]:
 
 def _load(spec: CassetteSpec, config: pytest.Config) -> Cassette:
     from mcp_replay_action.cassette import load
-    from mcp_replay_action.errors import ReplayError
 
     path = _existing(spec, config)
+    return _or_fail(lambda: load(path), "cannot use the cassette: ")
+
+
+def _or_fail(make: Callable[[], _T], prefix: str) -> _T:
+    """``make()``, or the test failed with ``prefix`` and the one-line message of its ReplayError."""
+    from mcp_replay_action.errors import ReplayError
+
     try:
-        return load(path)
+        return make()
     except ReplayError as exc:
         problem = exc.one_line()
-    _fail(f"cannot use the cassette: {problem}")  # outside ``except``: no chained traceback
+    _fail(prefix + problem)  # outside ``except``: no chained traceback
 
 
 def _fail(message: str) -> NoReturn:
@@ -426,32 +433,34 @@ def _mock_url(request: pytest.FixtureRequest) -> Iterator[str]:
     if not _records(spec, config):
         yield request.getfixturevalue("mcp_replay_server").url
         return
-    server = server_under_test(request, spec)
-    if server is None or not server.url:
-        _fail(
-            f"{request.fixturename} records {spec.path} (--mcp-replay-record-mode={record_mode(config)}) from a "
-            "Streamable HTTP server: "
-            + (_NO_SERVER if server is None else f"{server.source} names a command; use mcp_replay_stdio for it")
-        )
-    from mcp_replay_action.errors import ReplayError
+    fixture = request.fixturename or "mcp_replay_mock_url"
+    url, recording = _recording_to(request, spec, fixture, http=True)
     from mcp_replay_action.record_http import RecordingProxy
 
-    recording = spec.path.with_name(spec.path.name + _RECORDING_SUFFIX)
-    recording.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        proxy = RecordingProxy(server.url, cassette_path=str(recording)).start()
-    except ReplayError as exc:
-        problem = exc.one_line()
-    else:
-        problem = ""
-    if problem:
-        _fail(f"{request.fixturename}: {problem}")
+    proxy = _or_fail(lambda: RecordingProxy(url, cassette_path=str(recording)).start(), f"{fixture}: ")
     try:
         yield proxy.url
     finally:
         proxy.save(force=True)
         proxy.stop()
-    _finish_recording(spec, config, recording, request.fixturename or "mcp_replay_mock_url")
+    _finish_recording(spec, config, recording, fixture)
+
+
+def _recording_to(request: pytest.FixtureRequest, spec: CassetteSpec, fixture: str, *, http: bool) -> tuple[str, Path]:
+    """The server a recording fixture records from (a URL when ``http``, else a command) and the
+    file it records into; a missing or wrong kind of server fails the test saying which to name."""
+    server = server_under_test(request, spec)
+    found = (server.url if http else server.command) if server else None
+    if server is None or not found:
+        kind, other = ("Streamable HTTP", "mcp_replay_stdio") if http else ("stdio", "mcp_replay_mock_url")
+        _fail(
+            f"{fixture} records {spec.path} (--mcp-replay-record-mode={record_mode(request.config)}) from a {kind} "
+            "server: "
+            + (_NO_SERVER if server is None else f"{server.source} names {server.describe()!r}; use {other} for it")
+        )
+    recording = spec.path.with_name(spec.path.name + _RECORDING_SUFFIX)
+    recording.parent.mkdir(parents=True, exist_ok=True)
+    return found, recording
 
 
 mcp_replay_mock_url = pytest.fixture(name="mcp_replay_mock_url")(_mock_url)
@@ -471,16 +480,8 @@ def mcp_replay_stdio(request: pytest.FixtureRequest) -> Iterator[list[str]]:
             argv += ["--match", spec.match]
         yield argv
         return
-    server = server_under_test(request, spec)
-    if server is None or not server.command:
-        _fail(
-            f"mcp_replay_stdio records {spec.path} (--mcp-replay-record-mode={record_mode(config)}) from a stdio "
-            "server: "
-            + (_NO_SERVER if server is None else f"{server.source} names a URL; use mcp_replay_mock_url for it")
-        )
-    recording = spec.path.with_name(spec.path.name + _RECORDING_SUFFIX)
-    recording.parent.mkdir(parents=True, exist_ok=True)
-    proxy = ["record", "--server", server.command, "--cassette", str(recording)]
+    command, recording = _recording_to(request, spec, "mcp_replay_stdio", http=False)
+    proxy = ["record", "--server", command, "--cassette", str(recording)]
     yield [sys.executable, "-m", "mcp_replay_action", *proxy]
     _finish_recording(spec, config, recording, "mcp_replay_stdio")
 
@@ -504,16 +505,12 @@ def _verify(request: pytest.FixtureRequest) -> CassetteResult:
     from mcp_replay_action.errors import ReplayError
 
     # A bad ignore path is reported even when there is no server to verify against.
-    try:
-        compare = CompareOptions(
+    compare = _or_fail(
+        lambda: CompareOptions(
             ignore_paths=spec.ignore_paths, ignore_keys=spec.ignore_keys, allow_reorder=spec.allow_reorder
-        )
-    except ReplayError as exc:
-        problem = exc.one_line()
-    else:
-        problem = ""
-    if problem:
-        _fail(f"@pytest.mark.{MARKER}: {problem}")
+        ),
+        f"@pytest.mark.{MARKER}: ",
+    )
     server = server_under_test(request, spec)
     if server is None:
         pytest.skip(_NO_SERVER)
