@@ -4,7 +4,10 @@
 # copied whole into the second, so no wheel, cache or pip is left in a layer. No git: nothing
 # in the package calls it (refresh writes branches through GitHub's REST git data API).
 # The runner mounts the workspace and passes INPUT_* variables; nothing here depends on WORKDIR or
-# USER, because the runner overrides both.
+# USER, because the runner overrides both. The entrypoint runs as root and holds the token;
+# `install`, `setup` and the server run as the workspace's owner, never root
+# (MCP_REPLAY_RUN_AS; docs/security.md), and cannot write /opt/mcp-replay: it is root's, and
+# nothing in it is group- or world-writable.
 #
 # Bases are pinned by digest (Dependabot's docker ecosystem moves the pin); Python packages come
 # from requirements/image.txt, exported with hashes from uv.lock (tests/test_lockfile.py keeps them
@@ -46,7 +49,8 @@ RUN /opt/mcp-replay/bin/pip install --no-deps /src \
     && ln -s /opt/mcp-replay/bin/uvx /opt/mcp-replay/tools/uvx \
     && export PATH="/opt/mcp-replay/tools:$PATH" \
     && node --version && npm --version && npx --version && uv --version && uvx --version \
-    && /opt/mcp-replay/bin/python -c 'import mcp_replay_action.github'
+    && /opt/mcp-replay/bin/python -c 'import mcp_replay_action.github' \
+    && chmod -R go-w /opt/mcp-replay
 
 # ---- final: the base and the environment, nothing else ------------------------------------------
 FROM docker.io/library/python:3.12.14-slim-trixie@sha256:78387bc3881b8273120a12ebe6c1ab22b018ccc2c9adf565ae1ac9b536e184ea
@@ -57,8 +61,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_ROOT_USER_ACTION=ignore \
+    MCP_REPLAY_RUN_AS=workspace-owner \
     PATH=/opt/mcp-replay/tools:$PATH
 
 COPY --from=build /opt/mcp-replay /opt/mcp-replay
 
-ENTRYPOINT ["/opt/mcp-replay/bin/python", "-m", "mcp_replay_action.github"]
+# -I: the workspace (the working directory), user site-packages and PYTHON* variables stay off the
+# token holder's import path; -u: unbuffered, as PYTHONUNBUFFERED (ignored under -I) gave.
+ENTRYPOINT ["/opt/mcp-replay/bin/python", "-I", "-u", "-m", "mcp_replay_action.github"]

@@ -99,7 +99,7 @@ def run_action(
         env["INPUT_" + name.upper()] = value  # hyphens kept, as the runner does
     env.update(extra_env or {})
     proc = subprocess.run(
-        [PY, "-m", "mcp_replay_action.github"],
+        [PY, "-I", "-m", "mcp_replay_action.github"],  # as the image and the composite action run it
         cwd=ws,
         env=env,
         capture_output=True,

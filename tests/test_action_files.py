@@ -219,7 +219,8 @@ def test_dockerfile_shape() -> None:
     for base in re.findall(r"^FROM (\S+)", text, re.M):
         assert re.fullmatch(r"[\w./-]+:[\w.-]+@sha256:[0-9a-f]{64}", base), f"base {base} is not pinned by digest"
     assert "USER" not in instructions and "WORKDIR" not in instructions
-    assert 'ENTRYPOINT ["/opt/mcp-replay/bin/python", "-m", "mcp_replay_action.github"]' in text
+    assert 'ENTRYPOINT ["/opt/mcp-replay/bin/python", "-I", "-u", "-m", "mcp_replay_action.github"]' in text
+    assert "MCP_REPLAY_RUN_AS=workspace-owner" in text and "chmod -R go-w /opt/mcp-replay" in text
     assert re.search(r"^ARG PIP_CERT$", text, re.M)
     # Dependencies only from the hashed lock export; the final stage copies the environment only.
     assert "--require-hashes" in text and "requirements/image.txt" in text

@@ -10,7 +10,7 @@ rule explains is reported as noise, never gating).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -40,6 +40,7 @@ def calibrate(
     runs: int = 3,
     compare: CompareOptions | None = None,
     env: dict[str, str] | None = None,
+    public_env: Sequence[str] = (),
     timeout: float = 30.0,
     startup_timeout: float = 30.0,
 ) -> Calibration:
@@ -54,7 +55,7 @@ def calibrate(
     compare = (compare or CompareOptions()).at(cassette.meta.get("recorded_at"))
     # Live answers are redacted exactly as replay redacts them before comparing, so the evidence
     # stored in the header never holds a secret the server printed.
-    redactor = redactor_for(cassette.meta, Redactor(), env or {})
+    redactor = redactor_for(cassette.meta, Redactor(), env or {}, public_env)
     options = ReplayOptions(timeout=timeout, startup_timeout=startup_timeout, compare=compare, confirm=False)
     lives: dict[int, list[Any]] = {}
     for _ in range(runs):

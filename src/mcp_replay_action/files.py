@@ -2,6 +2,12 @@
 at all, with the permissions the user's umask gives (0644 under the usual 022, as ``touch`` would;
 ``mkstemp`` alone would leave 0600), and checked for writability before a session starts, so that
 a recording is never lost to an unwritable path at the end.
+
+Inside the action's container we run as root while the workflow's later steps run as the
+workspace's owner: once ``write_for_owner_of(workspace)`` is called, every file written here (the
+report files, the comment file, and every cassette a refresh, calibrate or update rewrites) and
+every directory made for it inside the workspace is handed to that owner (``hand_to_owner_of``),
+in this one place.
 """
 
 from __future__ import annotations
@@ -12,6 +18,14 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from mcp_replay_action.errors import ConfigError
+
+_OWNED_BY: Path | None = None  # the workspace whose owner gets what we write (write_for_owner_of)
+
+
+def write_for_owner_of(workspace: str | os.PathLike[str] | None) -> None:
+    """From now on, give every file written under ``workspace`` to its owner (None: stop)."""
+    global _OWNED_BY
+    _OWNED_BY = Path(workspace) if workspace is not None else None
 
 
 def current_umask() -> int:
@@ -40,6 +54,8 @@ def atomic_write_text(path: str | os.PathLike[str], text: str | Iterable[str]) -
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)
+        if _OWNED_BY is not None:
+            hand_to_owner_of(target, _OWNED_BY)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -86,6 +102,6 @@ def hand_to_owner_of(path: str | os.PathLike[str], workspace: str | os.PathLike[
     for item in (target, *target.parents):
         if item == root or not item.is_relative_to(root):
             break
-        mine = item.stat()
+        mine = item.lstat()
         if (mine.st_uid, mine.st_gid) != (owner.st_uid, owner.st_gid):
-            os.chown(item, owner.st_uid, owner.st_gid)
+            os.chown(item, owner.st_uid, owner.st_gid, follow_symlinks=False)

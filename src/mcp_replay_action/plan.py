@@ -46,6 +46,8 @@ class Plan:
     # cassette's header says ran at record time.
     redact_keys: tuple[str, ...] = ()
     redact_patterns: tuple[str, ...] = ()
+    # Every value of ``target.env`` is redacted as a secret (``redact.env_secrets``) except these.
+    public_env: tuple[str, ...] = ()
     # Reports name cassettes relative to this directory (the CLI's working directory, the
     # action's workspace), as people and GitHub annotations know them.
     root: str = "."

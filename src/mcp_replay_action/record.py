@@ -27,7 +27,7 @@ from typing import IO, Any
 from mcp_replay_action.cassette import Cassette, Interaction, save
 from mcp_replay_action.cassette.header import CassetteHeader, recorded_line
 from mcp_replay_action.errors import ReplayError
-from mcp_replay_action.redact import Redactor, is_secret_key
+from mcp_replay_action.redact import Redactor, env_secrets
 from mcp_replay_action.tape import Tape
 from mcp_replay_action.transport.process import SHUTDOWN_GRACE, StderrTail, spawn_server, trap_stop_signals
 
@@ -159,6 +159,7 @@ def record_stdio(
     redactor: Redactor | None = None,
     cwd: str | None = None,
     env: Mapping[str, str] | None = None,
+    public_env: Sequence[str] = (),
     isolate: bool = False,
     stdin: IO[bytes] | None = None,
     stdout: IO[bytes] | None = None,
@@ -175,8 +176,9 @@ def record_stdio(
     Raises ConfigError for an unparsable command and ServerStartError when it cannot be started.
     """
     redactor = redactor if redactor is not None else Redactor()
-    # Credentials handed to the server in its environment are secrets wherever they show up.
-    secret_env = {name: value for name, value in (env or {}).items() if is_secret_key(name)}
+    # What is handed to the server in its environment is secret wherever it shows up, unless
+    # declared public (``--env-public``).
+    secret_env = env_secrets(env, public_env)
     if secret_env:
         redactor = redactor.with_env_values(secret_env)
     stdin = stdin if stdin is not None else sys.stdin.buffer

@@ -906,12 +906,27 @@ def _copy(value: Any) -> Any:
     return value
 
 
-def redactor_for(meta: Mapping[str, Any], base: Redactor | None, env: Mapping[str, str] | None = None) -> Redactor:
+def env_secrets(env: Mapping[str, str] | None, public: Iterable[str] = ()) -> dict[str, str]:
+    """The variables of ``env`` (the server's extra environment: the action's ``env`` input, the
+    CLI's ``--env``) whose values are secrets: every one, whatever its name, except those declared
+    public (``env-public``, ``--env-public NAME``). They are given on purpose and often come from
+    secrets, so a server that echoes its environment must not publish them."""
+    shown = set(public)
+    return {name: value for name, value in (env or {}).items() if name not in shown}
+
+
+def redactor_for(
+    meta: Mapping[str, Any],
+    base: Redactor | None,
+    env: Mapping[str, str] | None = None,
+    public: Iterable[str] = (),
+) -> Redactor:
     """The redactor live answers to a cassette go through: ``base`` (the user's rules, or the
     defaults) plus the rules the cassette's header (``meta``) says ran when it was recorded: keys,
     patterns, and the values of the environment variables it names, looked up in ``env`` (the
     server's extra environment) first, then in ours. A value redacted on disk is so redacted live
-    too, and never reads as a change."""
+    too, and never reads as a change. Every value of ``env`` but the ``public`` ones is redacted
+    as well (``env_secrets``)."""
     found = meta.get("redaction")
     rules: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     keys = [k for k in rules.get("keys") or () if isinstance(k, str)]
@@ -921,12 +936,13 @@ def redactor_for(meta: Mapping[str, Any], base: Redactor | None, env: Mapping[st
         value = ((env or {}).get(name) or os.environ.get(name)) if isinstance(name, str) else None
         if value and len(value) >= MIN_VALUE_LENGTH:
             patterns.append(re.escape(value))
-    if not (keys or patterns):
+    given = env_secrets(env, public)
+    if not (keys or patterns or given):
         return base or Redactor(defaults=bool(rules.get("defaults", True)))
     defaults = base.defaults if base is not None else bool(rules.get("defaults", True))
     return Redactor(
         keys=[*(base.keys if base else ()), *keys],
         patterns=[*(base.patterns if base else ()), *patterns],
         defaults=defaults,
-        env_values=base.env_values if base else None,
+        env_values={**(base.env_values if base else {}), **given},
     )

@@ -77,6 +77,8 @@ class ReplayOptions:
     # The extra environment the server was started with (``--env``): where a variable the
     # cassette's header redacts by name may get its value, besides our own environment.
     env: Mapping[str, str] = field(default_factory=dict)
+    # Every value of ``env`` is redacted too, except these variables' (``redact.env_secrets``).
+    public_env: tuple[str, ...] = ()
     # Flag an answer that took more than this many times its recorded latency (None: never).
     max_slowdown: float | None = None
     # Sends of each side-effect-free request whose median latency is reported (1: one send).
@@ -96,7 +98,7 @@ class _Session:
         self.on_live = on_live
         self.transport = transport
         self.options = options
-        self.redactor = redactor_for(cassette.meta, options.redactor, options.env)
+        self.redactor = redactor_for(cassette.meta, options.redactor, options.env, options.public_env)
         self.compare_options = options.compare.at(cassette.meta.get("recorded_at"))
         # The compare engine (compare, normalize, carry, noise) is imported on first need, never
         # before the server is spawned: an answer that is its recording exactly needs none of it.
@@ -536,7 +538,9 @@ def replay_cassette(
         session.run()
     except ServerError as exc:
         redactor = (
-            session.redactor if session is not None else redactor_for(cassette.meta, options.redactor, options.env)
+            session.redactor
+            if session is not None
+            else redactor_for(cassette.meta, options.redactor, options.env, options.public_env)
         )
         raise exc.redacted(lambda text: str(redactor.apply(text))) from None
     finally:
@@ -731,6 +735,7 @@ def _run(plan: Plan, early: EarlyServer | None) -> Outcome:
         compare=plan.compare,
         redactor=base,
         env=plan.target.env,
+        public_env=plan.public_env,
         max_slowdown=plan.max_slowdown,
         repeat=plan.repeat,
         confirm=plan.confirm,
@@ -757,7 +762,7 @@ def _run(plan: Plan, early: EarlyServer | None) -> Outcome:
         result = replace(result, path=plan.shown(result.path))
         results.append(result)
         if plan.rewrites:
-            redactor = redactor_for(cassette.meta, base, plan.target.env)
+            redactor = redactor_for(cassette.meta, base, plan.target.env, plan.public_env)
             rewritten.append((cassette, *rewrite(cassette, result, live_by_seq, redactor)))
     for old, new, summary in rewritten:
         if summary.updated:

@@ -9,6 +9,7 @@ from mcp_replay_action.commands.common import (
     Seconds,
     cwd_option,
     env_option,
+    env_public_option,
     isolate_option,
     server_option,
     setup_option,
@@ -23,6 +24,7 @@ from mcp_replay_action.plan import make_target, parse_env
 @click.option("--cassette", required=True, type=click.Path(dir_okay=False), help="Cassette to calibrate.")
 @cwd_option
 @env_option
+@env_public_option
 @isolate_option
 @setup_option
 @click.option("--runs", type=int, default=3, show_default=True, help="Fresh server starts to compare (2-20).")
@@ -37,6 +39,7 @@ def calibrate(
     cassette: str,
     cwd: str | None,
     env_pairs: tuple[str, ...],
+    env_public: tuple[str, ...],
     isolate: bool,
     setup: str | None,
     runs: int,
@@ -64,6 +67,7 @@ def calibrate(
         lambda: open_transport(target),
         runs=runs,
         env=env,
+        public_env=env_public,
         timeout=timeout,
         startup_timeout=target.startup_timeout,
     )

@@ -82,7 +82,18 @@ server_option = click.option("--server", "server", metavar="CMD", help="Command 
 url_option = click.option("--url", metavar="URL", help="Streamable HTTP endpoint of the MCP server.")
 cwd_option = click.option("--cwd", type=click.Path(file_okay=False), help="Working directory for the server.")
 env_option = click.option(
-    "--env", "env_pairs", multiple=True, metavar="KEY=VALUE", help="Extra environment (repeatable)."
+    "--env",
+    "env_pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Extra environment (repeatable); every value is redacted wherever it shows up, unless --env-public.",
+)
+env_public_option = click.option(
+    "--env-public",
+    "env_public",
+    multiple=True,
+    metavar="NAME",
+    help="An --env variable whose value may be shown and recorded as it is (repeatable).",
 )
 
 

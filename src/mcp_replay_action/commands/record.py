@@ -9,6 +9,7 @@ from mcp_replay_action.commands.common import (
     check_outputs,
     cwd_option,
     env_option,
+    env_public_option,
     env_values,
     isolate_option,
     make_redactor,
@@ -29,6 +30,7 @@ from mcp_replay_action.plan import parse_env
 @click.option("--cassette", required=True, type=click.Path(dir_okay=False), help="Cassette file to write.")
 @cwd_option
 @env_option
+@env_public_option
 @isolate_option
 @redact_option
 @redact_pattern_option
@@ -49,6 +51,7 @@ def record(
     cassette: str,
     cwd: str | None,
     env_pairs: tuple[str, ...],
+    env_public: tuple[str, ...],
     isolate: bool,
     redact_keys: tuple[str, ...],
     redact_patterns: tuple[str, ...],
@@ -76,8 +79,14 @@ def record(
         raise ConfigError("record needs --server CMD (stdio) or --url URL (HTTP)")
     from mcp_replay_action.httpd import log
     from mcp_replay_action.record import record_stdio
+    from mcp_replay_action.redact import env_secrets
 
-    summary = record_stdio(server, cassette, redactor=redactor, cwd=cwd, env=parse_env(env_pairs), isolate=isolate)
+    env = parse_env(env_pairs)
+    # What the server is given in its environment is secret in its words too (the error below).
+    redactor = redactor.with_env_values(env_secrets(env, env_public))
+    summary = record_stdio(
+        server, cassette, redactor=redactor, cwd=cwd, env=env, public_env=env_public, isolate=isolate
+    )
     if not summary.saved and summary.server_failure:
         # The server's own words pass the recording's redactor, like everything it recorded.
         raise ServerStartError(

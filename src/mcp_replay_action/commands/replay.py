@@ -15,6 +15,7 @@ from mcp_replay_action.commands.common import (
     check_outputs,
     cwd_option,
     emit_report,
+    env_public_option,
     header_option,
     isolate_option,
     parse_headers,
@@ -43,8 +44,14 @@ from mcp_replay_action.plan import REQUEST_TIMEOUT, make_target, parse_env
 @click.option("--cassette", "cassettes", multiple=True, required=True, help="Cassette file or glob (repeatable).")
 @cwd_option
 @click.option(
-    "--env", "--target-env", "env_pairs", multiple=True, metavar="KEY=VALUE", help="Extra environment (repeatable)."
+    "--env",
+    "--target-env",
+    "env_pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Extra environment (repeatable); every value is redacted wherever it shows up, unless --env-public.",
 )
+@env_public_option
 @isolate_option
 @setup_option
 @click.option("--min-grade", type=click.Choice(["A", "B", "C", "D", "F"]), help="Also fail below this grade.")
@@ -140,6 +147,7 @@ def replay(
     cassettes: tuple[str, ...],
     cwd: str | None,
     env_pairs: tuple[str, ...],
+    env_public: tuple[str, ...],
     isolate: bool,
     min_grade: str | None,
     fail_on: str | None,
@@ -280,6 +288,7 @@ def replay_plan(params: Mapping[str, Any], root: str | None = None, target: Any 
         total_timeout=params["total_timeout"],
         redact_keys=tuple(params.get("redact_keys") or ()),
         redact_patterns=tuple(params.get("redact_patterns") or ()),
+        public_env=tuple(params.get("env_public") or ()),
         root=root,
         jobs=params.get("jobs") or 1,
         max_slowdown=params.get("max_slowdown"),

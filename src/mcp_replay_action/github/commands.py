@@ -18,9 +18,12 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import TYPE_CHECKING, Literal, TextIO
 
 from mcp_replay_action.report.safe import no_workflow_commands
+
+if TYPE_CHECKING:
+    from mcp_replay_action.redact import Redactor
 
 Level = Literal["error", "warning", "notice"]
 
@@ -97,8 +100,18 @@ class Commands:
     def __init__(self, stream: TextIO | None = None, *, debug: bool = False) -> None:
         self.stream = stream or sys.stdout
         self.debug_enabled = debug
+        self._hidden: Redactor | None = None
+
+    def hide(self, values: Mapping[str, str]) -> None:
+        """From now on, write each of ``values`` (the ``env`` input's secret values) as
+        ``[REDACTED]`` in every line: ``install``'s output, the server's stderr, annotations."""
+        from mcp_replay_action.redact import Redactor
+
+        self._hidden = Redactor(defaults=False, env_values=values) if values else None
 
     def _write(self, line: str) -> None:
+        if self._hidden is not None:
+            line = self._hidden.apply(line)
         # A lone surrogate (legal in JSON) cannot be encoded: show it instead of crashing.
         self.stream.write(_SURROGATE.sub(_show, line) + "\n")
         self.stream.flush()

@@ -34,9 +34,10 @@ def split_environment(environ: Mapping[str, str]) -> tuple[dict[str, str], dict[
     return clean, kept
 
 
-def reexec_clean(argv: list[str]) -> None:
-    """Replace this process with ``argv`` run under the clean environment, handing the secret part
-    over on a file descriptor. Returns only when there is nothing to hide."""
+def reexec_clean() -> None:
+    """Replace this process with itself (the same interpreter options, ``-I`` among them, and
+    arguments) run under the clean environment, handing the secret part over on a file
+    descriptor. Returns only when there is nothing to hide."""
     clean, kept = split_environment(os.environ)
     if not kept or os.name != "posix":  # Windows has no /proc and no real exec: scrub() must do
         return
@@ -55,7 +56,7 @@ def reexec_clean(argv: list[str]) -> None:
     clean[HANDOVER_VARIABLE] = str(fd)
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execve(sys.executable, [sys.executable, *argv], clean)
+    os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], clean)
 
 
 def receive() -> dict[str, str]:

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
+from mcp_replay_action import privilege
 from mcp_replay_action.errors import EXIT_INFRA, ReplayError
 from mcp_replay_action.github.commands import Commands
 
@@ -64,9 +65,10 @@ def run_install(
     out: Commands,
     timeout: float = INSTALL_TIMEOUT,
 ) -> None:
-    """Run ``command`` in ``cwd`` with our environment plus ``env``; raise InstallError unless it
-    exits 0 within ``timeout`` seconds."""
-    full_env = {**os.environ, **env}
+    """Run ``command`` in ``cwd`` with our environment plus ``env`` (as the children's user when
+    we drop privileges: ``privilege.py``); raise InstallError unless it exits 0 within
+    ``timeout`` seconds."""
+    full_env = privilege.child_environment({**os.environ, **env})
     with out.group(f"Install: {command}"), out.untrusted():
         try:
             proc = subprocess.Popen(
@@ -80,6 +82,7 @@ def run_install(
                 encoding="utf-8",
                 errors="replace",
                 start_new_session=True,  # so a timeout can end everything it started
+                **privilege.popen_options(),
             )
         except OSError as exc:
             raise InstallError(f"install: cannot start a shell ({exc.strerror})") from None

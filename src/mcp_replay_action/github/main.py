@@ -27,9 +27,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
+from mcp_replay_action import files, privilege
 from mcp_replay_action.assemble import build_report
 from mcp_replay_action.errors import EXIT_GATE, EXIT_INFRA, EXIT_OK, ConfigError, ReplayError, ServerError
-from mcp_replay_action.files import hand_to_owner_of
 from mcp_replay_action.github import comment as sticky
 from mcp_replay_action.github import gitdata, refresh
 from mcp_replay_action.github.accept import accept_for, local_command
@@ -43,7 +43,7 @@ from mcp_replay_action.github.install import run_install
 from mcp_replay_action.github.settings import RunContext, Settings, scrub
 from mcp_replay_action.github.summary import write_failure_summary, write_summary
 from mcp_replay_action.github.template import Links, render_comment, render_could_not_run, what_to_do
-from mcp_replay_action.redact import Redactor
+from mcp_replay_action.redact import Redactor, env_secrets
 from mcp_replay_action.replay import run
 from mcp_replay_action.report import json as report_json
 from mcp_replay_action.report import public_target
@@ -90,6 +90,8 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
         settings = Settings.from_env(environ)
         event = read_event(environ)
         scrub(environ)
+        out.hide(env_secrets(dict(settings.env), settings.env_public))
+        isolate_children(settings, environ, out)
         out.debug(f"event {event.name}: pr={event.pr_number} sha={event.head_sha[:12]} fork={event.is_fork}")
         if settings.mode == "post-comment":
             return post_saved_comment(settings, context, event, out)
@@ -116,6 +118,24 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
         out.error(message, title="mcp-replay")
         write_failure_summary(context.summary_path, message)
         return EXIT_INFRA
+
+
+# Set in the action's image: as root, run the code under test as the workspace's owner.
+RUN_AS_VARIABLE = "MCP_REPLAY_RUN_AS"
+
+
+def isolate_children(settings: Settings, environ: MutableMapping[str, str], out: Commands) -> None:
+    """As root (the image): every file we write goes to the workspace's owner (``files.py``), and,
+    where ``MCP_REPLAY_RUN_AS=workspace-owner`` (the image sets it), ``install``, ``setup`` and
+    the server run as that owner, never root (``privilege.py``), with a HOME of theirs."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return
+    files.write_for_owner_of(settings.workspace)
+    if environ.get(RUN_AS_VARIABLE, "") != "workspace-owner":
+        return
+    owner = privilege.home_for(privilege.owner_of_workspace(settings.workspace), os.environ.get("HOME"))
+    privilege.run_children_as(owner)
+    out.debug(f"install, setup and the server run as uid {owner.uid}, gid {owner.gid}, HOME {owner.home}")
 
 
 def replay_and_report(settings: Settings, context: RunContext, event: Event, out: Commands) -> int:
@@ -153,7 +173,6 @@ def report_everywhere(
     settings: Settings, context: RunContext, event: Event, report: Report, out: Commands, exit_code: int
 ) -> int:
     """Every sink of a finished report: files, log, annotations, summary, comment, outputs."""
-    written = [settings.report_file, settings.markdown_file, settings.junit_file, settings.badge_file]
     write_files(
         report,
         json_file=settings.report_file,
@@ -161,9 +180,6 @@ def report_everywhere(
         junit_file=settings.junit_file,
         badge_file=settings.badge_file,
     )
-    for path in written:
-        if path is not None:
-            hand_to_owner_of(path, settings.workspace)
     out.info(
         f"Grade {report.score.grade} ({report.score.score:.1f}/100): "
         f"{report.passed} passed, {report.failed} failed, {report.missing} missing"
@@ -256,10 +272,7 @@ def refresh_and_propose(settings: Settings, context: RunContext, event: Event, o
         report = build_report(results, target=report.target, policy=plan.gate)
         rows += [(plan.shown(r.path), r.changed, 0) for r in again]
     write_files(report, json_file=settings.report_file)
-    hand_to_owner_of(settings.report_file, settings.workspace)
     changed = refresh.changed_files(before, settings.workspace)
-    for written in (settings.report_file, *(settings.workspace / rel for rel in changed)):
-        hand_to_owner_of(written, settings.workspace)  # later steps run as the workspace's owner
     rewritten = refresh.rewritten_for(rows, changed)
     outputs = {
         "changed": "true" if changed else "false",
@@ -419,7 +432,6 @@ def publish_comment(
             run_id=context.run_id,
         )
         sticky.save_comment_file(settings.comment_file, saved)
-        hand_to_owner_of(settings.comment_file, settings.workspace)
         comment_file = settings.relative(settings.comment_file)
         out.warning(
             f"{why} It was saved to {comment_file}: upload it as an artifact and post it from a "

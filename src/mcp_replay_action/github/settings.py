@@ -40,6 +40,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "max-slowdown": "",
     "working-directory": ".",
     "env": "",
+    "env-public": "",
     "min-grade": "",
     "fail-on": "breaking",
     "fail-on-regression": "",
@@ -98,6 +99,7 @@ class Settings:
     max_slowdown: float | None = None  # flag answers this many times slower than recorded
     working_directory: Path = Path(".")
     env: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # values may be secrets
+    env_public: tuple[str, ...] = ()  # ``env`` names whose values may be shown (all others are redacted)
     min_grade: str | None = None
     fail_on: FailOn = DEFAULT_FAIL_ON
     ignore_paths: tuple[str, ...] = ()
@@ -147,6 +149,7 @@ class Settings:
             max_slowdown=clean_max_slowdown(raw("max-slowdown")),
             working_directory=clean_working_directory(raw("working-directory"), workspace),
             env=clean_env(raw("env")),
+            env_public=clean_list(raw("env-public")),
             min_grade=clean_min_grade(raw("min-grade")),
             fail_on=clean_fail_on(raw("fail-on"), raw("fail-on-regression")),
             ignore_paths=clean_list(raw("ignore-paths")),
@@ -209,6 +212,7 @@ class Settings:
             root=str(self.workspace),
             jobs=self.jobs,
             max_slowdown=self.max_slowdown,
+            public_env=self.env_public,
         )
 
     def relative(self, path: str | os.PathLike[str]) -> str:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import IO, Any
 
+from mcp_replay_action import privilege
 from mcp_replay_action.errors import ConfigError, ServerStartError
 from mcp_replay_action.transport.headline import start_failure
 
@@ -190,6 +191,7 @@ def spawn_server(
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
+    full_env = privilege.child_environment(full_env)
     scratch = _scratch_dir() if isolate else None
     if scratch:
         full_env = _isolated_env(full_env, scratch)
@@ -216,6 +218,7 @@ def spawn_server(
             start_new_session=True,  # own process group: stoppable as a whole, immune to our Ctrl-C
             bufsize=-1,
             preexec_fn=preexec,
+            **privilege.popen_options(),  # the code under test never runs as the token's holder
         )
     except FileNotFoundError:
         _cleanup_scratch(scratch)
@@ -250,7 +253,9 @@ def _permission_denied(command: str, search_path: str) -> str:
 def _scratch_dir() -> str:
     import tempfile
 
-    return tempfile.mkdtemp(prefix="mcp-replay-")
+    scratch = tempfile.mkdtemp(prefix="mcp-replay-")
+    privilege.give_to_children(scratch)
+    return scratch
 
 
 def _cleanup_scratch(scratch: str | None) -> None:
