@@ -192,7 +192,9 @@ def test_secrets_stay_off_disk_but_reach_the_client(tmp_path):
     assert cassette.meta["redaction"]["hits"]["secret-keys"] >= 4
 
 
-def test_credentials_given_in_the_server_env_are_redacted_wherever_they_appear(tmp_path):
+def test_values_given_in_the_server_env_are_redacted_wherever_they_appear(tmp_path):
+    """Every ``env`` value is a secret whatever its name (issue 20 item 3), except a variable
+    declared public, which is recorded as it is."""
     cassette_path = tmp_path / "c.jsonl"
     server = (
         "import json, os, sys\n"
@@ -206,6 +208,7 @@ def test_credentials_given_in_the_server_env_are_redacted_wherever_they_appear(t
         [PY, "-c", server],
         str(cassette_path),
         env={"SERVICE_TOKEN": "plain-looking-value", "LOG_LEVEL": "debug"},
+        public_env=("LOG_LEVEL",),
         stdin=io.BytesIO(line(INIT)),
         stdout=out,
         stderr=io.BytesIO(),
