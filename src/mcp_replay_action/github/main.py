@@ -477,7 +477,7 @@ def comment_could_not_run(settings: Settings, context: RunContext, event: Event,
     repo = context.repository or event.repository
     if not (settings.github_token and repo and event.pr_number):
         return
-    shown = Redactor(env_values=dict(settings.env)).apply(public_target(reason))
+    shown = Redactor(env_values=env_secrets(dict(settings.env), settings.env_public)).apply(public_target(reason))
     mark = sticky.marker(settings.comment_id)
     body = render_could_not_run(
         shown,
