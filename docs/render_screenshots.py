@@ -121,6 +121,8 @@ def run_action(work: Path) -> tuple[str, str]:
             "GITHUB_RUN_ATTEMPT": "1",
             "GITHUB_SERVER_URL": "https://github.com",
             "GITHUB_API_URL": github.url,
+            # The comment links this workflow's page and names the branch to run it on.
+            "GITHUB_WORKFLOW_REF": f"{REPO}/.github/workflows/mcp-replay.yml@refs/pull/{PR}/merge",
             "INPUT_SERVER": "python -m mcp_replay_action.samples.calc_server_regressed",
             "INPUT_MIN-GRADE": "B",
             "INPUT_GITHUB-TOKEN": TOKEN,

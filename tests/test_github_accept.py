@@ -81,6 +81,12 @@ def test_local_command_is_quoted_redacted_and_leaves_env_values_to_the_shell(tmp
     assert words[14:] == ["--ignore-path", "result.id", "--allow-reorder", "--update"]
 
 
+def test_no_server_no_command(tmp_path: Path) -> None:
+    # A post-comment job names no server: no half command; the comment shows its shape instead.
+    assert local_command(settings(tmp_path, mode="post-comment")) == ""
+    assert "--server 'your server command'" in what_to_do(Accept(), failed=True)
+
+
 def _shell_words(command: str) -> list[str]:
     """The words a POSIX shell makes of ``command`` (printed one a line by printf)."""
     env = {"PATH": os.environ["PATH"], "SERVICE_TOKEN": "from-the-shell", "MODE": "from-the-shell"}

@@ -53,7 +53,11 @@ def accept_for(settings: Settings, context: RunContext, event: Event) -> Accept:
 
 def local_command(settings: Settings, *, update: bool = True) -> str:
     """``mcp-replay replay --server '...' --cassette '...' [...] --update``: this run, on a
-    developer's machine from the repository's root, redacted and quoted for a POSIX shell."""
+    developer's machine from the repository's root, redacted and quoted for a POSIX shell. Empty
+    when these settings name no server (a ``post-comment`` job): the comment then shows the
+    command's shape instead. The server is never taken from a report, which a fork's run wrote."""
+    if not (settings.server or settings.url):
+        return ""
     redactor = Redactor(env_values=dict(settings.env))
     words = ["mcp-replay", "replay"]
 
