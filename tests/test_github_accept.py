@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from fakegithub import FakeGitHub
-from github_action_run import CALC, CALC_REGRESSED, ActionRun, make_workspace, run_action
+from github_action_run import CALC, CALC_REGRESSED, ActionRun, make_workspace, record_session, run_action
 from github_events import fork_pull_request, pull_request
 from mcp_replay_action.demo import record_demo_session
 from mcp_replay_action.errors import EXIT_GATE, EXIT_INFRA, EXIT_OK
@@ -209,3 +209,23 @@ def test_a_run_that_could_not_replay_replaces_the_verdict_on_the_pull_request(
     fork = pr_run(ws, fake, server, event=fork_pull_request(8, SHA))
     assert fork.returncode == EXIT_INFRA and (REPO, 8) not in fake.comments
     assert any("Cannot write the PR comment" in w.data for w in fork.annotations("warning"))
+
+
+def test_the_summary_and_the_comment_put_the_failing_cassette_first_and_fold_the_passing_one(
+    tmp_path: Path, fake: FakeGitHub, calc_cassette: Path
+) -> None:
+    handshake = tmp_path / "a-handshake.jsonl"
+    record_session(handshake, CALC, [])  # only initialize: the regressed build still passes it
+    # "a-..." sorts before "calc": the order below is the verdict's, not the names'.
+    ws = make_workspace(tmp_path, {"cassettes/a-handshake.jsonl": handshake, "cassettes/calc.jsonl": calc_cassette})
+    run = pr_run(ws, fake, CALC_REGRESSED, **WORKFLOW)
+    assert run.returncode == EXIT_GATE, run.stdout + run.stderr
+    summary = run.summary
+    failing = summary.index("### cassettes/calc.jsonl: grade B")
+    folded = summary.index("<details><summary>✅ cassettes/a-handshake.jsonl: grade A, all passing</summary>")
+    assert summary.index("**What to do.**") < failing < folded
+    body = fake.comments[(REPO, 7)][0]["body"]
+    assert body.index("| ❌ cassettes/calc.jsonl |") < body.index("<details><summary>✅ 1 passing cassette</summary>")
+    assert body.index("<details><summary>✅ 1 passing cassette</summary>") < body.index(
+        "| ✅ cassettes/a-handshake.jsonl |"
+    )
