@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mcp_replay_action.assemble import build_report
 from mcp_replay_action.cassette import Cassette, Interaction, load
@@ -92,10 +92,16 @@ class _Session:
     """One cassette's replay against one live transport."""
 
     def __init__(
-        self, cassette: Cassette, transport: Transport, options: ReplayOptions, on_live: OnLive | None = None
+        self,
+        cassette: Cassette,
+        transport: Transport,
+        options: ReplayOptions,
+        on_live: OnLive | None = None,
+        tick: Callable[[int], None] | None = None,
     ) -> None:
         self.cassette = cassette
         self.on_live = on_live
+        self.tick = tick  # told how many interactions are done, before each (a live progress line)
         self.transport = transport
         self.options = options
         self.redactor = redactor_for(cassette.meta, options.redactor, options.env, options.public_env)
@@ -148,9 +154,12 @@ class _Session:
         first_request = True
         # A confirming run stops after the last answer it gathers: nothing later can change it.
         to_gather = len(self.gather) if self.gather is not None else -1
-        for inter in self.cassette.interactions:
+        tick = self.tick
+        for done, inter in enumerate(self.cassette.interactions):
             if to_gather == 0:
                 break
+            if tick is not None:
+                tick(done)
             if inter.kind == "notification":
                 self._notify(inter)
             elif inter.seq in self.unsent:  # a refused server/discover probe (protocol.py)
@@ -507,6 +516,7 @@ def replay_cassette(
     on_live: OnLive | None = None,
     confirm: Callable[[], Transport] | None = None,
     start: Callable[[], None] | None = None,
+    tick: Callable[[int], None] | None = None,
 ) -> CassetteResult:
     """Replay one cassette against a transport that has not been started yet (``start``, when
     given, is called in place of ``transport.start()``: ``early.py`` started it already), and
@@ -517,7 +527,8 @@ def replay_cassette(
     from the findings to ``noise`` (free when nothing fails).
 
     ``on_live`` sees every live response as it arrives, unredacted, with the recorded request it
-    answers (``--update`` keeps them); results never carry live payloads.
+    answers (``--update`` keeps them); results never carry live payloads. ``tick`` is told how
+    many interactions are done before each one is replayed (a live progress line).
 
     Every text in the result that came from the server (finding messages and values, diffs, the
     stderr tail, the error) has passed the cassette's redactor: this is the one place it is
@@ -534,7 +545,7 @@ def replay_cassette(
     try:
         (start or transport.start)()
         # Set up while the server starts (a node server takes a few hundred ms to answer).
-        session = _Session(cassette, transport, options, on_live)
+        session = _Session(cassette, transport, options, on_live, tick)
         session.run()
     except ServerError as exc:
         redactor = (
@@ -698,10 +709,21 @@ class Outcome:
         return bool(self.updates) and not any(u.kept for u in self.updates)
 
 
-def run(plan: Plan, early: EarlyServer | None = None) -> Outcome:
+class Progress(Protocol):
+    """Who hears of a run as it goes (the CLI's ``report.progress.ConsoleProgress``)."""
+
+    def live(self, path: str, total: int) -> Callable[[int], None] | None:
+        """A tick callback for one cassette of ``total`` interactions (None: none wanted)."""
+
+    def finished(self, result: CassetteResult) -> None:
+        """One cassette's result, as soon as it is known (shown path, redacted)."""
+
+
+def run(plan: Plan, early: EarlyServer | None = None, progress: Progress | None = None) -> Outcome:
     """Replay every cassette of ``plan`` against a fresh server each, gate the report and, in
     update or refresh mode, rewrite each cassette's changed responses. ``early``: the first
     cassette's server, spawned already (``early.spawn_early``); stopped here if never used.
+    ``progress`` hears of each cassette as it finishes (and, one cassette at a time, as it goes).
 
     Every cassette is validated before any server is spoken to (only the early one may have
     started), but only one is held in memory at a time in check mode: with several, each is read once to check it and again just before its
@@ -711,13 +733,13 @@ def run(plan: Plan, early: EarlyServer | None = None) -> Outcome:
     """
     try:
         with thawing():  # the cassettes read are kept from the collector's walks until the end
-            return _run(plan, early)
+            return _run(plan, early, progress)
     finally:
         if early is not None:
             early.discard()  # a server no replay took (a bad cassette) is stopped and reaped
 
 
-def _run(plan: Plan, early: EarlyServer | None) -> Outcome:
+def _run(plan: Plan, early: EarlyServer | None, progress: Progress | None) -> Outcome:
     cassettes: Iterable[Cassette]
     # A check-mode replay only iterates each cassette: a large one is streamed from disk.
     stream = not plan.rewrites
@@ -745,7 +767,7 @@ def _run(plan: Plan, early: EarlyServer | None) -> Outcome:
     results: list[CassetteResult] = []
     rewritten: list[tuple[Cassette, Cassette, UpdateSummary]] = []
     if plan.jobs > 1 and len(plan.paths) > 1 and not plan.rewrites:
-        results = [replace(r, path=plan.shown(r.path)) for r in _replay_in_parallel(plan, options)]
+        results = list(_replay_in_parallel(plan, options, progress))
         cassettes = ()
     for cassette in cassettes:
         live_by_seq: dict[int, dict[str, Any]] = {}
@@ -758,9 +780,12 @@ def _run(plan: Plan, early: EarlyServer | None) -> Outcome:
             on_live=_keep_in(live_by_seq) if plan.rewrites else None,
             confirm=_opener(plan) if plan.confirm and not plan.rewrites else None,
             start=start,
+            tick=progress.live(plan.shown(cassette.path), len(cassette.interactions)) if progress else None,
         )
         result = replace(result, path=plan.shown(result.path))
         results.append(result)
+        if progress is not None:
+            progress.finished(result)
         if plan.rewrites:
             redactor = redactor_for(cassette.meta, base, plan.target.env, plan.public_env)
             rewritten.append((cassette, *rewrite(cassette, result, live_by_seq, redactor)))
@@ -777,9 +802,10 @@ def _run(plan: Plan, early: EarlyServer | None) -> Outcome:
 _WORK: tuple[Plan, ReplayOptions] | None = None
 
 
-def _replay_in_parallel(plan: Plan, options: ReplayOptions) -> tuple[CassetteResult, ...]:
+def _replay_in_parallel(plan: Plan, options: ReplayOptions, progress: Progress | None) -> tuple[CassetteResult, ...]:
     """Every cassette of ``plan`` replayed by ``plan.jobs`` worker processes, each cassette with
-    its own server (so its own isolated home and setup run); results in the order of the paths."""
+    its own server (so its own isolated home and setup run); results (shown paths) in the order of
+    the paths, each told to ``progress`` as it finishes."""
     # Processes, not threads: comparing is CPU work under the GIL, and it is what should run
     # beside the servers. Fork, so the workers inherit _WORK; no thread of ours runs here.
     import concurrent.futures
@@ -790,7 +816,16 @@ def _replay_in_parallel(plan: Plan, options: ReplayOptions) -> tuple[CassetteRes
     try:
         context = multiprocessing.get_context("fork")
         with concurrent.futures.ProcessPoolExecutor(min(plan.jobs, len(plan.paths)), mp_context=context) as pool:
-            return tuple(pool.map(_replay_one, plan.paths))
+            futures = {pool.submit(_replay_one, path): i for i, path in enumerate(plan.paths)}
+            results: list[CassetteResult | None] = [None] * len(plan.paths)
+            for future in concurrent.futures.as_completed(futures):
+                result = future.result()
+                result = replace(result, path=plan.shown(result.path))
+                results[futures[future]] = result
+                if progress is not None:
+                    progress.finished(result)
+            assert all(r is not None for r in results)
+            return tuple(r for r in results if r is not None)
     finally:
         _WORK = None
 

@@ -197,7 +197,11 @@ def replay(
         if early is not None:
             early.discard()
         raise
-    outcome = run(plan, early)
+    from mcp_replay_action.report.progress import ConsoleProgress
+
+    # On stderr, as the cassettes finish; the report on stdout is unchanged (and --json parseable).
+    progress = ConsoleProgress(sys.stderr, live=sys.stderr.isatty(), lines=len(plan.paths) > 1)
+    outcome = run(plan, early, progress)
     warn_unused_rules(plan.compare, plan.paths)
     emit_report(
         outcome.report,
