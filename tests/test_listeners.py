@@ -7,6 +7,8 @@ timeout and the count of connections is bounded."""
 
 from __future__ import annotations
 
+import contextlib
+import select
 import socket
 import subprocess
 import sys
@@ -20,6 +22,7 @@ from http_helpers import free_port
 from mcp_replay_action.cassette import load
 from mcp_replay_action.demo import record_demo_session
 from mcp_replay_action.httpd import MAX_BODY, MAX_CONNECTIONS
+from mcp_replay_action.record_http import RecordingProxy
 from mcp_replay_action.serve import MockHttpServer
 
 INIT = (
@@ -196,3 +199,46 @@ def test_an_idle_connection_is_closed(cassette: Path) -> None:
         with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:  # half a request, then silence
             sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{")
             assert sock.recv(1024).startswith(b"HTTP/1.1 400")
+
+
+def _trickle_every_slot(port: int, rounds: int = 80) -> tuple[list[bool], bytes]:
+    """Fill every slot with a client that sends its request head a byte at a time (well inside
+    the idle bound at each read) and never ends it: whether the server closed each connection
+    within ``rounds`` rounds of 0.1 s, and the answer to a fresh request sent then, while the
+    clients it did not close still trickle."""
+    head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 10_000
+    socks = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(MAX_CONNECTIONS)]
+    closed = [False] * len(socks)
+    try:
+        for step in range(rounds):
+            for i, sock in enumerate(socks):
+                if closed[i]:
+                    continue
+                try:
+                    sock.sendall(head[step : step + 1])
+                    if select.select([sock], [], [], 0)[0]:
+                        closed[i] = sock.recv(1024) == b""
+                except OSError:  # reset by the server
+                    closed[i] = True
+            if all(closed):
+                break
+            time.sleep(0.1)
+        return closed, exchange(port, post(INIT, host=f"127.0.0.1:{port}"))
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+@pytest.mark.parametrize("which", BOTH)
+def test_a_trickled_request_head_is_bounded_as_a_whole(cassette: Path, which: str) -> None:
+    # Each byte arrives 0.1 s after the last, far inside the 5 s idle bound: only a bound on the
+    # whole head (0.5 s here) frees the slots.
+    with contextlib.ExitStack() as stack:
+        mock = stack.enter_context(MockHttpServer(load(cassette), idle_timeout=5, head_timeout=0.5))
+        url = mock.url
+        if which == "record":
+            url = stack.enter_context(RecordingProxy(mock.url, head_timeout=0.5)).url
+        port = int(url.split(":")[2].split("/")[0])
+        closed, reply = _trickle_every_slot(port)
+        assert all(closed), f"{closed.count(False)} of {len(closed)} trickling clients still hold a slot"
+        assert reply.startswith(b"HTTP/1.1 200"), reply[:200]

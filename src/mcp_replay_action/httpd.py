@@ -10,16 +10,21 @@ transport spec asks local servers to hold: a request whose ``Host`` is not this 
 rebinding) or whose ``Origin`` is a foreign web page gets 403; bodies are capped, chunked ones
 included (every line read has a limit); a 400 or 413 closes the connection, so the unread rest of
 a body is never parsed as a new request; at most ``MAX_CONNECTIONS`` connections are served at
-once (the next gets 503), and a connection idle for ``IDLE_TIMEOUT`` seconds is closed.
+once (the next gets 503), a connection idle for ``IDLE_TIMEOUT`` seconds is closed, and so is one
+whose request head (request line and headers) has not arrived whole ``HEAD_TIMEOUT`` seconds after
+its first byte: a client trickling a byte now and then, inside the idle bound at every read, would
+otherwise hold its slot for ever, and 64 of them every slot.
 """
 
 from __future__ import annotations
 
+import io
 import ipaddress
 import json
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -32,6 +37,7 @@ MAX_BODY = 16 * 1024 * 1024
 MAX_LINE = 1024  # a chunk-size line or a trailer
 MAX_CONNECTIONS = 64
 IDLE_TIMEOUT = 30.0
+HEAD_TIMEOUT = 10.0  # from a request's first byte to the end of its headers
 _BUSY = b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
 
 
@@ -84,11 +90,20 @@ class StoppableServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
     allow_reuse_address = True
+    # The listen backlog (the standard library's is 5): connections beyond it wait for their SYN
+    # to be sent again (1 s, 3 s, ...), so 64 at once took 10 s to be accepted.
+    request_queue_size = MAX_CONNECTIONS
 
     def __init__(
-        self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], *, idle_timeout: float = IDLE_TIMEOUT
+        self,
+        address: tuple[str, int],
+        handler: type[BaseHTTPRequestHandler],
+        *,
+        idle_timeout: float = IDLE_TIMEOUT,
+        head_timeout: float = HEAD_TIMEOUT,
     ) -> None:
         self.idle_timeout = idle_timeout
+        self.head_timeout = head_timeout
         try:
             super().__init__(address, handler)
         except OSError as exc:
@@ -147,6 +162,41 @@ class StoppableServer(ThreadingHTTPServer):
         self.server_close()
 
 
+class _HeadClock(io.RawIOBase):
+    """A connection's reads (under the buffered ``rfile``), each bounded by the idle timeout and,
+    while a request head is read (``begin`` to ``end``), all of them together by ``head`` seconds
+    from its first byte: a read past that raises TimeoutError, which the handler answers by
+    closing the connection."""
+
+    def __init__(self, sock: socket.socket, idle: float, head: float) -> None:
+        super().__init__()
+        self.sock, self.idle, self.head = sock, idle, head
+        self.reading_head = False
+        self.deadline: float | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"the request head did not arrive within {self.head:g} s")
+            self.sock.settimeout(min(self.idle, left))
+        n = self.sock.recv_into(buffer)
+        if self.reading_head and self.deadline is None and n:
+            self.deadline = time.monotonic() + self.head
+        return n
+
+    def begin(self) -> None:
+        self.reading_head, self.deadline = True, None
+
+    def end(self) -> None:
+        if self.deadline is not None:
+            self.sock.settimeout(self.idle)
+        self.reading_head, self.deadline = False, None
+
+
 class Handler(BaseHTTPRequestHandler):
     """HTTP/1.1 handler with small helpers for JSON bodies and SSE streams."""
 
@@ -160,10 +210,23 @@ class Handler(BaseHTTPRequestHandler):
     def setup(self) -> None:
         super().setup()
         # Every read and write on this connection: the idle bound (a silent client is dropped).
-        self.connection.settimeout(getattr(self.server, "idle_timeout", IDLE_TIMEOUT))
+        idle = getattr(self.server, "idle_timeout", IDLE_TIMEOUT)
+        self.connection.settimeout(idle)
+        # Reads go through the head clock instead of the file the standard handler made.
+        self.rfile.close()
+        self._clock = _HeadClock(self.connection, idle, getattr(self.server, "head_timeout", HEAD_TIMEOUT))
+        self.rfile = io.BufferedReader(self._clock)
+
+    def handle_one_request(self) -> None:
+        self._clock.begin()  # the request line and headers, read by the standard handler
+        super().handle_one_request()
 
     def parse_request(self) -> bool:
-        if not super().parse_request():
+        try:
+            parsed = super().parse_request()  # reads the headers
+        finally:
+            self._clock.end()
+        if not parsed:
             return False
         address = self.server.server_address
         bound = str(address[0]) if isinstance(address, tuple) else ""

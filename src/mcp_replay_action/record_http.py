@@ -26,7 +26,15 @@ from httpx_sse import EventSource
 from mcp_replay_action.cassette import Cassette, save
 from mcp_replay_action.cassette.header import CassetteHeader, header_url, recorded_line, utc_now
 from mcp_replay_action.errors import ConfigError, ServerStartError
-from mcp_replay_action.httpd import BodyError, Handler, StoppableServer, log, stop_requested, wait_for_stop
+from mcp_replay_action.httpd import (
+    HEAD_TIMEOUT,
+    BodyError,
+    Handler,
+    StoppableServer,
+    log,
+    stop_requested,
+    wait_for_stop,
+)
 from mcp_replay_action.tape import Tape, TapeEntry
 from mcp_replay_action.transport.http import break_stream, content_type_of, display_url, wait_for_port
 
@@ -96,6 +104,7 @@ class RecordingProxy:
         cassette_path: str | None = None,
         connect_timeout: float = 10.0,
         read_timeout: float = 300.0,
+        head_timeout: float = HEAD_TIMEOUT,
     ) -> None:
         parts = urlsplit(upstream_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -115,7 +124,7 @@ class RecordingProxy:
         self.cassette_path = cassette_path
         self._saved_at = 0.0
         self._save_lock = threading.Lock()
-        self._server = StoppableServer((host, port), _make_handler(self))
+        self._server = StoppableServer((host, port), _make_handler(self), head_timeout=head_timeout)
 
     @property
     def url(self) -> str:

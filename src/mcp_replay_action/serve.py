@@ -33,6 +33,7 @@ from typing import IO, Any, Literal
 from mcp_replay_action.cassette import Cassette, Interaction
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.httpd import (
+    HEAD_TIMEOUT,
     IDLE_TIMEOUT,
     BodyError,
     Handler,
@@ -303,6 +304,7 @@ class MockHttpServer:
         *,
         match: str = "method_params",
         idle_timeout: float = IDLE_TIMEOUT,
+        head_timeout: float = HEAD_TIMEOUT,
     ):
         Responder(cassette, match)  # validates ``match`` before a port is taken
         self.cassette = cassette
@@ -311,7 +313,9 @@ class MockHttpServer:
         self._ended: set[str] = set()
         self._lock = threading.Lock()
         self.path = "/mcp"
-        self._server = StoppableServer((host, port), _make_handler(self), idle_timeout=idle_timeout)
+        self._server = StoppableServer(
+            (host, port), _make_handler(self), idle_timeout=idle_timeout, head_timeout=head_timeout
+        )
 
     @property
     def url(self) -> str:
