@@ -63,7 +63,7 @@ def test_replay_regressed_fails_the_gate_with_exit_1(demo_cassette: Path) -> Non
     # and pytest do; --fail-on none only reports; --min-grade applies on top of either.
     default = cli("replay", "--server", REGRESSED, "--cassette", str(demo_cassette))
     assert default.returncode == 1 and "gate FAILED (fail on breaking)" in default.stdout
-    assert "1 other change reported, not gating (accept with a refresh)" in default.stdout
+    assert "1 additive change reported, not gating (accept with a refresh)" in default.stdout
     only_report = ("replay", "--server", REGRESSED, "--cassette", str(demo_cassette), "--fail-on", "none")
     assert cli(*only_report).returncode == 0
     # One breaking change in nine answers scores 93.9, but an A means nothing breaking: the letter

@@ -86,7 +86,7 @@ def test_annotations_point_at_cassette_lines_worst_first() -> None:
         ("warning", "cassettes/regressed.jsonl", 5),
     ]
     assert notes[0].title == "missing-response: tools/call slow"
-    assert notes[1].title == "value-change: tools/call add"
+    assert notes[1].title == "breaking value-change: tools/call add"
     assert notes[1].message.startswith("'5' -> '6'\nat $.result.content[0].text")
     assert "recorded:" not in notes[1].message  # the message already quotes the values
     assert 'live: {"echoed": true}' in notes[3].message

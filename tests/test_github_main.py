@@ -107,8 +107,8 @@ def test_regression_annotations_summary_outputs_and_gate(tmp_path: Path, fake: F
     assert findings, run.stdout
     assert {c.properties["file"] for c in findings} == {"cassettes/calc.jsonl"}
     by_title = {c.properties["title"]: int(c.properties["line"]) for c in findings}
-    assert by_title["value-change: tools/call add"] == lines["tools/call add"]
-    assert by_title["structure-change: tools/call echo"] == lines["tools/call echo"]
+    assert by_title["breaking value-change: tools/call add"] == lines["tools/call add"]
+    assert by_title["additive structure-change: tools/call echo"] == lines["tools/call echo"]
     gate = [c for c in run.annotations("error") if c.properties.get("title") == "mcp-replay gate"]
     assert len(gate) == 1 and "breaking change(s)" in gate[0].data
     assert "grade B is below the minimum A" in gate[0].data  # one breaking change in nine: capped at B
@@ -118,7 +118,7 @@ def test_regression_annotations_summary_outputs_and_gate(tmp_path: Path, fake: F
     assert "A breaking change caps the grade at B" in run.summary
     assert "### cassettes/calc.jsonl" in run.summary
     assert "| # | interaction | status | kind | detail |" in run.summary
-    assert "<details><summary>#3 tools/call add: value-change" in run.summary
+    assert "<details><summary>#3 tools/call add: breaking value-change" in run.summary
 
     # Outputs, and the JSON report they point at.
     out = run.outputs

@@ -208,9 +208,9 @@ def test_verify_fails_the_regressed_twin_with_a_readable_message(calc: pytest.Py
         # The CLI's gate: the changed value is breaking, the added key is reported, not gating.
         "E       AssertionError: 1 breaking change(s) and 0 missing response(s)\n",
         "cassettes/handshake.jsonl  (handshake 2025-11-25)",
-        "E         [FAIL] #3 tools/call add  value-change\n",
+        "E         [FAIL] #3 tools/call add  breaking value-change\n",
         'E                $.result.content[0].text: value changed: "5" -> "6"\n',
-        "E         [FAIL] #4 tools/call echo  structure-change\n",
+        "E         [DIFF] #4 tools/call echo  additive structure-change\n",
         "E                $.result.echoed: key 'echoed' added\n",
         "E         GRADE B  (93.1/100)  capped at B: a breaking change\n",
     )

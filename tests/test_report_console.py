@@ -18,7 +18,7 @@ def test_layout_matches_the_seed_tool() -> None:
     assert lines[0] == "cassettes/regressed.jsonl  (handshake 2025-06-18)"
     assert "  [PASS] #0 initialize" in lines
     assert "  [PASS] #2 tools/list" in lines
-    i = lines.index("  [FAIL] #4 tools/call add  value-change")
+    i = lines.index("  [FAIL] #4 tools/call add  breaking value-change")
     assert lines[i + 1] == "         $.result.content[0].text: '5' -> '6'"
     # A finding without a message shows before -> after, then its diff indented under it.
     assert lines[i + 2] == "         $.result.content[1].text: 'line one\\nline two' -> 'line one\\nline 2'"
@@ -30,7 +30,8 @@ def test_layout_matches_the_seed_tool() -> None:
         "           -line two",
         "           +line 2",
     ]
-    j = lines.index("  [FAIL] #3 tools/call echo  structure-change")
+    # An additive change is not a failure: its own tag, its class named.
+    j = lines.index("  [DIFF] #3 tools/call echo  additive structure-change")
     assert lines[j + 1] == "         $.result: key 'echoed' added"
     k = lines.index("  [MISS] #5 tools/call slow  missing-response")
     assert lines[k + 1] == "         $: no response within 5.0s"

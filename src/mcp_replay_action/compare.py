@@ -10,15 +10,14 @@ became a JSON-RPC error or the reverse, or a tool result's ``isError`` flipped),
 ``ordering-change`` (the same items in a different order; a match under ``allow_reorder``),
 ``value-change`` (a leaf differs, including an error code).
 
-Classes: ``breaking`` (something removed, a new required argument, an error flip, a missing
-response, a type change, a changed value, a reordered list), ``additive`` (a new key, tool,
-optional argument or list item; an argument no longer required), ``cosmetic`` (``serverInfo.version``,
-``description``/``title``/``instructions`` text outside tool output, the order of named items or of
-``required``). A tool's or a parameter's ``description`` is additive (it changes what a model
-does). Tool annotation hints are behaviour: ``readOnlyHint`` true->false, ``destructiveHint``
-false->true and ``openWorldHint`` false->true widen what a tool may do and are breaking (absent
-hints read as their spec defaults); the reverse flips are additive. Only ``status_for`` decides
-pass/fail from these: cosmetic findings never fail.
+Classes (``breaking``, ``additive``, ``cosmetic``) come from one table, ``classes.py`` (shown in
+docs/classes.md): this module decides which row of it a difference meets (``classes.finding``),
+and every finding names its row (``Finding.rule``). Two places here prepare for it: tool schemas
+spelled another way that accept the same values (``schema_equal.py``) are settled as one
+cosmetic finding before the differ sees them, and one change the official Python SDK carries
+twice (a dict as ``structuredContent`` and as JSON text in ``content[i].text``) is one finding
+that names the other place (``Finding.also``). Only ``status_for`` decides pass/fail from the
+classes: cosmetic findings never fail.
 
 Finding paths use the notation ``paths.py`` documents (the one ``--ignore-path`` accepts):
 ``$.result.tools[name=add].inputSchema.required``.
@@ -31,11 +30,12 @@ import difflib
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import compress
 from operator import is_not
 from typing import Any
 
+from mcp_replay_action.classes import finding as _classed
 from mcp_replay_action.compare_options import CompareOptions
 from mcp_replay_action.gcpause import paused
 from mcp_replay_action.matchers import ENVELOPE, unchanged
@@ -56,10 +56,12 @@ from mcp_replay_action.normalize import (
     same_canonical,
 )
 from mcp_replay_action.paths import box_segment, ident_segment, index_segment, key_segment
-from mcp_replay_action.results import CLASS_ORDER, KIND_ORDER, Finding, FindingClass, Status
+from mcp_replay_action.results import CLASS_ORDER, KIND_ORDER, Finding, Status
+from mcp_replay_action.schema_equal import SUBSCHEMA_KEYS, validation_form, validation_keys
 
 RENDER_CAP = 200  # before/after renderings
 BRIEF_CAP = 60  # values quoted inside a message
+ERROR_TEXT_CAP = 300  # the live error text quoted in the message of a success that became an error
 DIFF_MAX_LINES = 40
 DIFF_MAX_BYTES = 4096
 DIFF_LINE_CAP = 240
@@ -94,12 +96,12 @@ def compare(
     if live is None:
         if recorded is None:
             return ()
-        return (Finding("missing-response", "breaking", "$", "no response", before=_render(recorded)),)
+        return (_classed("missing-response", "missing-response", "$", "no response", before=_render(recorded)),)
     if recorded is None:
         return (
-            Finding(
+            _classed(
+                "response-appeared",
                 "structure-change",
-                "additive",
                 "$",
                 "a response arrived where the recording has none",
                 after=_render(live),
@@ -111,6 +113,9 @@ def compare(
     if unchanged(recorded, live):
         return ()  # the fastest exit
     raw_before, raw_after = _body(recorded), _body(live)
+    flip = _tool_error_flip(raw_before, raw_after)
+    if flip is not None:
+        return (flip,)  # on the raw answers: the live error text as the server wrote it, unmasked
     if normalized_alike(raw_before, raw_after, options):
         return ()  # what differs is masked alike on both sides (a fresh timestamp, a UUID)
     # Both sides at once: what they share is left out as one ``Same`` object on each side.
@@ -131,7 +136,10 @@ def compare_normal(before: Any, after: Any, options: CompareOptions) -> tuple[Fi
     flip = _tool_error_flip(before, after)
     if flip is not None:
         return (flip,)
-    return _Differ(options).run(before, after)
+    settled = _settle_schemas(before, after)
+    if settled and same_canonical(before, after):
+        return tuple(settled)
+    return _Differ(options, settled=settled, error_result=_is_error_result(before)).run(before, after)
 
 
 # -- error flips ------------------------------------------------------------------------------
@@ -148,18 +156,18 @@ def _rpc_error_flip(recorded: Any, live: Any) -> Finding | None:
     if now:
         error = live.get("error")
         message = "a result became an error"
-        detail = _error_brief(error)
-        return Finding(
+        detail = _error_brief(error, ERROR_TEXT_CAP)
+        return _classed(
+            "result-became-error",
             "error-status-change",
-            "breaking",
             "$",
             f"{message}: {detail}" if detail else message,
             before=_render(_unbox(normalize(recorded.get("result")))),
             after=_render(error),
         )
-    return Finding(
+    return _classed(
+        "error-became-result",
         "error-status-change",
-        "breaking",
         "$",
         f"an error became a result (was: {_error_brief(recorded.get('error'))})",
         before=_render(recorded.get("error")),
@@ -167,15 +175,15 @@ def _rpc_error_flip(recorded: Any, live: Any) -> Finding | None:
     )
 
 
-def _error_brief(error: Any) -> str:
+def _error_brief(error: Any, limit: int = BRIEF_CAP * 2) -> str:
     if isinstance(error, dict):
         code = error.get("code")
         text = error.get("message")
         parts = [str(code)] if code is not None else []
         if isinstance(text, str):
             parts.append(text)
-        return _cap(" ".join(parts), BRIEF_CAP * 2)
-    return _brief(error)
+        return _cap(" ".join(parts), limit)
+    return _brief(error, limit)
 
 
 def _result(body: Any) -> Any:
@@ -197,10 +205,14 @@ def _tool_error_flip(before: Any, after: Any) -> Finding | None:
     was_error, now_error = was.get("isError") is True, now.get("isError") is True
     if was_error == now_error:
         return None
-    message = "the tool result became an error (isError)" if now_error else "the tool result is no longer an error"
-    return Finding(
+    if now_error:
+        text = _content_text(now)
+        message = "the tool result became an error (isError)" + (f": {text}" if text else "")
+    else:
+        message = "the tool result is no longer an error"
+    return _classed(
+        "tool-became-error" if now_error else "tool-no-longer-error",
         "error-status-change",
-        "breaking",
         "$.result.isError",
         message,
         before=_render(_unbox(was.get("content", was))),
@@ -208,10 +220,94 @@ def _tool_error_flip(before: Any, after: Any) -> Finding | None:
     )
 
 
+def _content_text(result: dict[str, Any]) -> str:
+    """The text blocks of a tool result's ``content``, joined on one line and capped: what an
+    error result says, for the message that reports it."""
+    content = _unbox(result.get("content"))
+    if not isinstance(content, list):
+        return ""
+    texts = [b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
+    return _cap(" ".join(" ".join(texts).split()), ERROR_TEXT_CAP)
+
+
+def _is_error_result(body: Any) -> bool:
+    result = _result(body)
+    return isinstance(result, dict) and result.get("isError") is True
+
+
 def _body(message: Any) -> Any:
     if isinstance(message, dict):
         return {k: v for k, v in message.items() if k not in ENVELOPE}
     return message
+
+
+# -- tool schemas spelled another way -----------------------------------------------------------
+#
+# Before the differ runs, each tool's inputSchema and outputSchema is walked on both sides at once
+# (subschema by subschema: properties, items, anyOf, ...). Where a schema's own validation
+# keywords differ in spelling but not in what they accept (``schema_equal.validation_form``), the
+# live side takes the recorded keywords and one cosmetic finding says what was rewritten; what
+# really changed is left to the differ, as before.
+
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+_SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+
+
+def _settle_schemas(before: Any, after: Any) -> list[Finding]:
+    """Settle equivalent rewrites in the tool schemas of two normalised answers (``after`` is
+    changed in place); the cosmetic findings that say so."""
+    tools_a, tools_b = _tools(before), _tools(after)
+    if tools_a is None or tools_b is None or tools_a.key != tools_b.key:
+        return []
+    found: list[Finding] = []
+    for name, tool_a in tools_a.items():
+        tool_b = tools_b.get(name)
+        if type(tool_a) is not dict or type(tool_b) is not dict:
+            continue  # one shared ``Same`` (the very same tool), or not a tool definition
+        for key in ("inputSchema", "outputSchema"):
+            a, b = tool_a.get(key), tool_b.get(key)
+            if type(a) is dict and type(b) is dict:
+                path = "$.result" + key_segment("tools") + ident_segment(tools_a.key, name) + key_segment(key)
+                _settle_schema(a, b, path, found, 0)
+    return found
+
+
+def _tools(body: Any) -> Keyed | None:
+    result = _result(body)
+    tools = result.get("tools") if isinstance(result, dict) else None
+    return tools if isinstance(tools, Keyed) else None
+
+
+def _settle_schema(a: dict[str, Any], b: dict[str, Any], path: str, found: list[Finding], depth: int) -> None:
+    if depth > 32 or same_canonical(a, b):
+        return
+    for key in SUBSCHEMA_KEYS & a.keys() & b.keys():
+        sub_a, sub_b = a[key], b[key]
+        if key in _SCHEMA_MAPS and type(sub_a) is dict and type(sub_b) is dict:
+            for name in sub_a.keys() & sub_b.keys():
+                if type(sub_a[name]) is dict and type(sub_b[name]) is dict:
+                    where = path + key_segment(key) + key_segment(name)
+                    _settle_schema(sub_a[name], sub_b[name], where, found, depth + 1)
+        elif key in _SCHEMA_LISTS and type(sub_a) is list and type(sub_b) is list and len(sub_a) == len(sub_b):
+            for i, (x, y) in enumerate(zip(sub_a, sub_b, strict=True)):
+                if type(x) is dict and type(y) is dict:
+                    _settle_schema(x, y, path + key_segment(key) + index_segment(i), found, depth + 1)
+        elif type(sub_a) is dict and type(sub_b) is dict:
+            _settle_schema(sub_a, sub_b, path + key_segment(key), found, depth + 1)
+    own_a, own_b = validation_keys(a, b), validation_keys(b, a)
+    was = {k: a[k] for k in own_a}
+    now = {k: b[k] for k in own_b}
+    if same_canonical(was, now) or validation_form(materialize(was)) != validation_form(materialize(now)):
+        return
+    for k in own_b:
+        del b[k]
+    b.update(was)  # the recorded spelling: nothing is left here for the differ to find
+    gone = {k: v for k, v in was.items() if k not in now or not same_canonical(v, now[k])}
+    came = {k: v for k, v in now.items() if k not in was or not same_canonical(v, was[k])}
+    message = f"the same schema spelled another way: {_brief(gone)} -> {_brief(came)}"
+    found.append(
+        _classed("schema-equivalent", "structure-change", path, message, before=_render(gone), after=_render(came))
+    )
 
 
 # -- aligned lists ----------------------------------------------------------------------------
@@ -299,11 +395,17 @@ def _strict_differences(a: Any, b: Any, path: str) -> list[Finding]:
             out.extend(_strict_differences(x, y, f"{path}[{i}]"))
         return out
     if _json_type(a) != _json_type(b):
-        message = f"type changed from {_json_type(a)} to {_json_type(b)}"
-        return [Finding("structure-change", "breaking", path, message, before=_render(a), after=_render(b))]
+        return [_type_change(path, a, b)]
     if canonical(a) != canonical(b):
-        return [Finding("value-change", "breaking", path, "value changed", before=_render(a), after=_render(b))]
+        message = f"value changed: {_brief(a)} -> {_brief(b)}"
+        return [_classed("value-changed", "value-change", path, message, before=_render(a), after=_render(b))]
     return []
+
+
+def _type_change(path: str, a: Any, b: Any) -> Finding:
+    """A value whose JSON type changed, both sides in their JSON spelling (``2 -> "2"``)."""
+    message = f"type changed from {_json_type(a)} to {_json_type(b)}: {_brief(a)} -> {_brief(b)}"
+    return _classed("type-changed", "structure-change", path, message, before=_render(a), after=_render(b))
 
 
 def _json_type(value: Any) -> str:
@@ -486,11 +588,20 @@ def _all_basic(items: list[Any]) -> bool:
 
 
 class _Differ:
-    def __init__(self, options: CompareOptions, *, drop_equal: bool = True) -> None:
+    def __init__(
+        self,
+        options: CompareOptions,
+        *,
+        drop_equal: bool = True,
+        settled: Sequence[Finding] = (),
+        error_result: bool = False,
+    ) -> None:
         self.options = options
         self.allow_reorder = options.allow_reorder
         self.drop_equal = drop_equal
-        self.findings: list[Finding] = []
+        self.settled = tuple(settled)  # equivalent schema rewrites, settled before the differ ran
+        self.error_result = error_result  # both answers are tool results with isError true
+        self.findings: list[Finding] = list(settled)
         # Equal members and subtrees are left out before DeepDiff, which would otherwise walk
         # (and copy) every one of them. ``==`` forgives True == 1 and the order of named items,
         # so each pair dropped on ``==`` alone is kept here and checked strictly, all at once.
@@ -515,14 +626,14 @@ class _Differ:
                 for level in levels:
                     params = level.path(output_format="list", use_t2=report_type.endswith("_added"))
                     self.findings.append(self.finding(report_type, params, level.t1, level.t2, a, b))
-        if not self.findings:
+        if len(self.findings) == len(self.settled):
             # DeepDiff forgives what Python's == forgives inside lists (False == 0, True == 1.0);
             # the canonical forms differ, so the difference is real: find it leaf by leaf.
             self.findings.extend(_strict_differences(a, b, "$"))
         if self.dropped and not same_canonical([x for x, _ in self.dropped], [y for _, y in self.dropped]):
             # Something ``==`` forgave (True == 1, the order of named items) was left out: look
             # again with nothing left out.
-            again = _Differ(self.options, drop_equal=False)
+            again = _Differ(self.options, drop_equal=False, settled=self.settled, error_result=self.error_result)
             return again.run(materialize(before), materialize(after))
         return _finish(_drop_echoes(self.findings))
 
@@ -580,9 +691,9 @@ class _Differ:
         common = [k for k in a if k in b]
         if not self.allow_reorder and len(common) > 1 and common != [k for k in b if k in a]:
             self.findings.append(
-                Finding(
+                _classed(
+                    "named-reordered",
                     "ordering-change",
-                    "cosmetic",
                     path,
                     f"{_plural(path)} in a different order (matched by {a.key}; order is not significant)",
                     before=_render([k for k in a if k in b]),
@@ -613,9 +724,9 @@ class _Differ:
         if sorted(ca) == sorted(cb):
             if not self.allow_reorder:
                 self.findings.append(
-                    Finding(
+                    _classed(
+                        "required-reordered" if key == "required" else "list-reordered",
                         "ordering-change",
-                        "cosmetic" if key == "required" else "breaking",
                         path,
                         f"the same {len(a)} items in a different order",
                         before=_render(a),
@@ -697,14 +808,7 @@ class _Differ:
         if report_type == "type_changes":
             if _is_number(t1) and _is_number(t2):
                 return self.changed(path, steps, t1, t2)
-            return Finding(
-                "structure-change",
-                "breaking",
-                path,
-                f"type changed from {_json_type(t1)} to {_json_type(t2)}",
-                before=_render(t1),
-                after=_render(t2),
-            )
+            return _type_change(path, t1, t2)
         return self.changed(path, steps, t1, t2)
 
     def added(self, path: str, steps: list[_Step], last: _Step, value: Any) -> Finding:
@@ -714,31 +818,34 @@ class _Differ:
             return hint
         if isinstance(last.container, Keyed):
             noun = _noun(steps)
-            return Finding(
+            return _classed(
+                _rule_for(steps, "tool-added"),
                 "structure-change",
-                _class_for(steps, "additive"),
                 path,
                 f"{noun} {_name(last.param)} added",
                 after=_render(value),
             )
         if isinstance(last.container, (list, _Aligned)):
             if keys[-2:-1] == ["required"] and "inputSchema" in keys:
-                return Finding(
+                return _classed(
+                    "required-added",
                     "structure-change",
-                    "breaking",
                     path,
                     f"argument {_name(value)} became required",
                     after=_render(value),
                 )
-            return Finding("structure-change", "additive", path, "list item added", after=_render(value))
+            return _classed("item-added", "structure-change", path, "list item added", after=_render(value))
         name = str(last.param)
         if keys[-2:-1] == ["properties"] and "inputSchema" in keys and _required_in(steps, name):
-            return Finding(
-                "structure-change", "breaking", path, f"required argument {_name(name)} added", after=_render(value)
+            return _classed(
+                "required-added",
+                "structure-change",
+                path,
+                f"required argument {_name(name)} added",
+                after=_render(value),
             )
-        return Finding(
-            "structure-change", _class_for(steps, "additive"), path, f"key {_name(name)} added", after=_render(value)
-        )
+        rule = "capability-added" if _in_capabilities(keys) else _rule_for(steps, "key-added")
+        return _classed(rule, "structure-change", path, f"key {_name(name)} added", after=_render(value))
 
     def removed(self, path: str, steps: list[_Step], last: _Step, value: Any) -> Finding:
         keys = [s.key for s in steps]
@@ -746,26 +853,26 @@ class _Differ:
         if hint is not None:
             return hint
         if isinstance(last.container, Keyed):
-            return Finding(
+            return _classed(
+                _rule_for(steps, "tool-removed"),
                 "structure-change",
-                _class_for(steps, "breaking"),
                 path,
                 f"{_noun(steps)} {_name(last.param)} removed",
                 before=_render(value),
             )
         if isinstance(last.container, (list, _Aligned)):
             if keys[-2:-1] == ["required"] and "inputSchema" in keys:
-                return Finding(
+                return _classed(
+                    "required-dropped",
                     "structure-change",
-                    "additive",
                     path,
                     f"argument {_name(value)} is no longer required",
                     before=_render(value),
                 )
-            return Finding("structure-change", "breaking", path, "list item removed", before=_render(value))
-        return Finding(
+            return _classed("item-removed", "structure-change", path, "list item removed", before=_render(value))
+        return _classed(
+            _removed_rule(steps, value),
             "structure-change",
-            _class_for(steps, "breaking"),
             path,
             f"key {_name(last.param)} removed",
             before=_render(value),
@@ -775,7 +882,7 @@ class _Differ:
         hint = _hint_finding(path, steps, t1, t2)
         if hint is not None:
             return hint
-        cls = _class_for(steps, "breaking")
+        rule = self.changed_rule(steps, t1, t2)
         message = f"value changed: {_brief(t1)} -> {_brief(t2)}"
         if (
             isinstance(t1, str)
@@ -793,8 +900,24 @@ class _Differ:
                 diff = _word_diff(_window(t1, at), _window(t2, at)) if " " in t1 + t2 else ""
                 shown = BRIEF_CAP - 8
                 message = f"value changed at character {at}: {_brief(_window(t1, at, shown))} -> {_brief(_window(t2, at, shown))}"
-            return Finding("value-change", cls, path, message, before=_window(t1, at), after=_window(t2, at), diff=diff)
-        return Finding("value-change", cls, path, message, before=_render(t1), after=_render(t2))
+            return _classed(
+                rule, "value-change", path, message, before=_window(t1, at), after=_window(t2, at), diff=diff
+            )
+        return _classed(rule, "value-change", path, message, before=_render(t1), after=_render(t2))
+
+    def changed_rule(self, steps: list[_Step], t1: Any, t2: Any) -> str:
+        """The class table's row for a changed leaf: an error's text (a JSON-RPC error's
+        ``message`` or a string in its ``data``; the text of a result that is an error on both
+        sides) and its ``code`` are told apart from any other value."""
+        keys = [s.key for s in steps]
+        if keys[:1] == ["error"]:
+            if keys == ["error", "code"]:
+                return "error-code-changed"
+            if isinstance(t1, str) and isinstance(t2, str):
+                return "error-text-changed"
+        if self.error_result and keys[:2] == ["result", "content"] and isinstance(t1, str) and isinstance(t2, str):
+            return "error-text-changed"
+        return _rule_for(steps, "value-changed")
 
 
 # Tool annotation hints and their defaults when absent (MCP spec): a flip towards the right-hand
@@ -814,18 +937,17 @@ def _hint_finding(path: str, steps: list[_Step], before: Any, after: Any) -> Fin
     old = _HINT_DEFAULTS[hint] if before is _ABSENT else before
     new = _HINT_DEFAULTS[hint] if after is _ABSENT else after
     widening = _WIDENING_HINTS.get(hint)
-    cls: FindingClass
     if old == new:
-        cls = "cosmetic"  # spelled out or left to its default: the same behaviour
+        rule = "hint-spelled"  # spelled out or left to its default: the same behaviour
     elif widening is not None and (old, new) == widening:
-        cls = "breaking"
+        rule = "hint-widened"
     else:
-        cls = "additive"
+        rule = "hint-narrowed"
     shown = (None if before is _ABSENT else before, None if after is _ABSENT else after)
     message = f"tool annotation {hint}: {_brief(shown[0])} -> {_brief(shown[1])}"
-    if cls == "breaking":
+    if rule == "hint-widened":
         message += " (the tool may now do more)"
-    return Finding("value-change", cls, path, message, before=_render(shown[0]), after=_render(shown[1]))
+    return _classed(rule, "value-change", path, message, before=_render(shown[0]), after=_render(shown[1]))
 
 
 _ABSENT = object()
@@ -857,24 +979,47 @@ def _required_in(steps: list[_Step], name: str) -> bool:
     return isinstance(values, Iterable) and not isinstance(values, str) and name in list(values)
 
 
-def _class_for(steps: list[_Step], default: str) -> Any:
-    """Cosmetic for metadata text (version, descriptions, titles, instructions), else ``default``;
-    a tool's or a parameter's description is additive: it changes what a model does."""
+def _rule_for(steps: list[_Step], default: str) -> str:
+    """The row for metadata text (version, descriptions, titles, instructions), else ``default``;
+    a tool's or a parameter's description has its own row: it changes what a model does."""
     keys = [s.key for s in steps]
-    if not keys or any(isinstance(s.container, BOX_TYPES) for s in steps):
-        return default
-    if any(k in _PAYLOAD_KEYS for k in keys):
+    if not keys or _in_payload(steps):
         return default
     last = keys[-1]
     if last == "description" and "tools" in keys:
-        return "additive"
+        return "description-changed"
     if last in _COSMETIC_KEYS:
-        return "cosmetic"
+        return "metadata-text"
     # serverInfo sits in the result (initialize) or, from 2026-07-28, under a namespaced _meta key.
     parent = keys[-2] if len(keys) >= 2 else None
-    if (last == "version" and parent and parent.endswith("serverInfo")) or keys == ["result", "instructions"]:
-        return "cosmetic"
+    if last == "version" and parent and parent.endswith("serverInfo"):
+        return "server-version"
+    if keys == ["result", "instructions"]:
+        return "metadata-text"
     return default
+
+
+def _in_payload(steps: list[_Step]) -> bool:
+    """Whether ``steps`` lead into what a tool, resource or prompt returned (or into text that
+    held JSON or base64): data there is data, whatever its key."""
+    return any(isinstance(s.container, BOX_TYPES) or s.key in _PAYLOAD_KEYS for s in steps)
+
+
+def _in_capabilities(keys: list[str | None]) -> bool:
+    """Whether a key path leads into a result's ``capabilities`` (what a server offers)."""
+    return len(keys) >= 3 and keys[0] == "result" and keys[1] == "capabilities"
+
+
+def _removed_rule(steps: list[_Step], value: Any) -> str:
+    """The row for a removed key: a capability is breaking, an empty object that declared
+    nothing (``capabilities.experimental: {}``) is not, whatever else is the default."""
+    keys = [s.key for s in steps]
+    empty = type(value) is dict and not value
+    if _in_capabilities(keys):
+        return "empty-object-removed" if empty and keys[2:] == ["experimental"] else "capability-removed"
+    if empty and not _in_payload(steps):
+        return "empty-object-removed"
+    return _rule_for(steps, "key-removed")
 
 
 def _drop_echoes(findings: list[Finding]) -> list[Finding]:
@@ -892,13 +1037,44 @@ def _drop_echoes(findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if not echo(f)]
 
 
+_STRUCTURED = "$.result.structuredContent"
+_TEXT_TWIN = re.compile(r"\$\.result\.content\[\d+\]\.text\{json\}")  # anchored: linear
+
+
+def _merge_twins(findings: list[Finding]) -> list[Finding]:
+    """One change carried twice is one finding: the official Python SDK sends a tool's dict as
+    ``structuredContent`` and again as JSON text in ``content[i].text``. A finding in that text
+    that has a twin in ``structuredContent`` (the same place under it, kind, rule and values) is
+    dropped, and the twin names it in ``also``."""
+    twins: dict[tuple[str, str, str, str, str], int] = {}
+    for i, f in enumerate(findings):
+        if f.path.startswith(_STRUCTURED):
+            twins.setdefault(_twin_key(f, f.path[len(_STRUCTURED) :]), i)
+    if not twins:
+        return findings
+    out: list[Finding | None] = list(findings)
+    for i, f in enumerate(findings):
+        match = _TEXT_TWIN.match(f.path)
+        j = twins.get(_twin_key(f, f.path[match.end() :])) if match else None
+        twin = out[j] if j is not None else None
+        if twin is not None:
+            out[j] = replace(twin, also=(*twin.also, f.path))  # type: ignore[index]
+            out[i] = None
+    return [f for f in out if f is not None]
+
+
+def _twin_key(f: Finding, rest: str) -> tuple[str, str, str, str, str]:
+    return rest, f.kind, f.rule, _json_text(f.before, RENDER_CAP), _json_text(f.after, RENDER_CAP)
+
+
 def _finish(findings: list[Finding]) -> tuple[Finding, ...]:
-    """Worst first, then by path; at most MAX_FINDINGS, the rest summed up in one finding."""
+    """Twins merged; worst first, then by path; at most MAX_FINDINGS, the rest summed up in one
+    finding."""
+    findings = _merge_twins(findings)
     findings.sort(key=lambda f: (KIND_ORDER.index(f.kind), CLASS_ORDER.index(f.cls), f.path))
     if len(findings) <= MAX_FINDINGS:
         return tuple(findings)
     kept, rest = findings[: MAX_FINDINGS - 1], findings[MAX_FINDINGS - 1 :]
-    worst_kind = min((f.kind for f in rest), key=KIND_ORDER.index)
-    worst_cls = min((f.cls for f in rest), key=CLASS_ORDER.index)
-    summary = Finding(worst_kind, worst_cls, "$", f"{len(rest)} more differences not shown")  # type: ignore[arg-type]
+    worst = min(rest, key=lambda f: (CLASS_ORDER.index(f.cls), KIND_ORDER.index(f.kind)))
+    summary = Finding(worst.kind, worst.cls, "$", f"{len(rest)} more differences not shown", rule=worst.rule)
     return (*kept, summary)

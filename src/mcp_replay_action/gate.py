@@ -25,6 +25,12 @@ if TYPE_CHECKING:
 FailOn = Literal["breaking", "any", "none"]
 FAIL_ON: tuple[FailOn, ...] = ("breaking", "any", "none")
 DEFAULT_FAIL_ON: FailOn = "breaking"
+# The finding classes that fail the run under each ``fail_on`` (a missing response is breaking).
+GATING: dict[str, frozenset[str]] = {
+    "breaking": frozenset({"breaking"}),
+    "any": frozenset({"breaking", "additive"}),
+    "none": frozenset(),
+}
 
 
 @dataclass(frozen=True)
@@ -45,12 +51,14 @@ class GatePolicy:
 @dataclass(frozen=True)
 class Gate:
     """The gate as applied to one report: passed or not, why not, and how many interactions
-    changed without failing it (``accepted``: accept them with a refresh)."""
+    changed without failing it (``accepted``: accept them with a refresh), by their worst class
+    (``accepted_classes``: ``(("additive", 1), ("cosmetic", 2))``, worst first)."""
 
     passed: bool = True
     reasons: tuple[str, ...] = ()
     policy: GatePolicy = field(default_factory=GatePolicy)
     accepted: int = 0
+    accepted_classes: tuple[tuple[str, int], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -60,6 +68,7 @@ class Gate:
             "min_grade": self.policy.min_grade,
             "fail_on_regression": self.policy.fail_on == "any",
             "accepted": self.accepted,
+            "accepted_classes": dict(self.accepted_classes),
         }
 
 
@@ -76,6 +85,7 @@ def gate_from_json(data: Mapping[str, Any]) -> Gate:
         reasons=tuple(str(r) for r in data["reasons"]),
         policy=GatePolicy(fail_on=fail_on, min_grade=min_grade if isinstance(min_grade, str) else None),
         accepted=int(data.get("accepted") or 0),
+        accepted_classes=tuple((str(c), int(n)) for c, n in (data.get("accepted_classes") or {}).items()),
     )
 
 
@@ -96,31 +106,37 @@ def fail_on_from_flags(fail_on: str | None, fail_on_regression: bool) -> FailOn:
 def evaluate_gate(cassettes: Sequence[CassetteResult], score: Score, policy: GatePolicy) -> Gate:
     """Apply ``policy`` to finished results. Raises ValueError on an unknown grade."""
     from mcp_replay_action.grade import GRADES, meets
-    from mcp_replay_action.results import weighted
+    from mcp_replay_action.results import CLASS_ORDER, weighted
 
     # A skipped request was never sent (the server was already gone): the missing response
     # that stopped the replay is what gates, once.
-    breaking = missing = failed = changed = 0
+    missing = 0
+    classes = dict.fromkeys(CLASS_ORDER, 0)  # interactions that changed, by their worst class
     for c in cassettes:
         for r, n in weighted(c.results):  # a replay's packed results counted, not built
             if r.status == "skipped":
                 continue
-            breaking += n * (r.cls == "breaking")
             missing += n * (r.status == "missing")
-            failed += n * (r.status == "fail")
-            changed += n * bool(r.findings)
+            if r.cls is not None:
+                classes[r.cls] += n
+    breaking, additive = classes["breaking"], classes["additive"]
     reasons: list[str] = []
+    gates = GATING[policy.fail_on]
     if policy.fail_on == "breaking" and breaking:
         reasons.append(f"{breaking - missing} breaking change(s) and {missing} missing response(s)")
-        gating = breaking
-    elif policy.fail_on == "any" and (failed or missing):
-        reasons.append(f"{failed} regression(s) and {missing} missing response(s)")
-        gating = failed + missing
-    else:
-        gating = 0
+    elif policy.fail_on == "any" and (breaking or additive):
+        changes = f"{breaking - missing} breaking and {additive} additive change(s)"
+        reasons.append(f"{changes} and {missing} missing response(s)")
     if policy.min_grade is not None:
         if policy.min_grade not in GRADES:
             raise ValueError(f"unknown grade {policy.min_grade!r}")
         if not meets(score.grade, policy.min_grade):
             reasons.append(f"grade {score.grade} is below the minimum {policy.min_grade}")
-    return Gate(passed=not reasons, reasons=tuple(reasons), policy=policy, accepted=changed - gating)
+    accepted = tuple((cls, n) for cls, n in classes.items() if n and cls not in gates)
+    return Gate(
+        passed=not reasons,
+        reasons=tuple(reasons),
+        policy=policy,
+        accepted=sum(n for _, n in accepted),
+        accepted_classes=accepted,
+    )

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mcp_replay_action.assemble import build_report
 from mcp_replay_action.cassette import Cassette, Interaction, load
 from mcp_replay_action.cassette.jsonl import StreamedInteractions
+from mcp_replay_action.classes import finding as classed
 from mcp_replay_action.compare_options import CompareOptions
 from mcp_replay_action.errors import (
     EXIT_GATE,
@@ -618,7 +619,7 @@ def _one_era_finding(results: Sequence[InteractionResult], era: Era, message: st
     the same refusal."""
     at = _opener_index(era, results)
     return [
-        replace(r, findings=(Finding("error-status-change", "breaking", "$", message),), status="fail")
+        replace(r, findings=(classed("era-refused", "error-status-change", "$", message),), status="fail")
         if i == at
         else replace(r, status="skipped", findings=(), noise=())
         for i, r in enumerate(results)
@@ -890,7 +891,7 @@ def slowdown(recorded_ms: float | None, live_ms: float, max_slowdown: float | No
         f"{factor:.1f}x slower than recorded: live {live_ms:.0f} ms, recorded {recorded_ms:.0f} ms"
         f" (limit {max_slowdown:g}x)"
     )
-    return Finding("latency", "breaking", "$", message, before=round(recorded_ms, 3), after=round(live_ms, 3))
+    return classed("latency", "latency", "$", message, before=round(recorded_ms, 3), after=round(live_ms, 3))
 
 
 def _load_checked(path: str, *, stream: bool = False) -> Cassette:

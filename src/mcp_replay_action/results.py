@@ -39,7 +39,10 @@ class Finding:
 
     ``path`` is JSONPath-like (``$.result.tools[name=add].inputSchema.required``);
     ``before``/``after`` are short renderings (capped, never multi-kilobyte); ``diff`` is a capped
-    unified diff for long text changes, else empty.
+    unified diff for long text changes, else empty. ``rule`` is the row of the class table
+    (``classes.py``) that gave ``cls``; ``also`` names other places the very same change was
+    found (the official Python SDK sends a dict both as ``structuredContent`` and as JSON text in
+    ``content[0].text``): one change, one finding.
     """
 
     kind: FindingKind
@@ -49,6 +52,8 @@ class Finding:
     before: Any = None
     after: Any = None
     diff: str = ""
+    rule: str = ""
+    also: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -61,6 +66,10 @@ class Finding:
         }
         if self.diff:
             out["diff"] = self.diff
+        if self.rule:
+            out["rule"] = self.rule
+        if self.also:
+            out["also"] = list(self.also)
         return out
 
 

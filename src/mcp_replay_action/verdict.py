@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_replay_action.cassette import Interaction, subject_of
+from mcp_replay_action.classes import finding as classed
 from mcp_replay_action.jsonrpc import is_failure
 from mcp_replay_action.results import Finding, InteractionResult, ResultList, Substitution
 
@@ -71,4 +72,4 @@ def pass_into(
 
 def missing_finding(detail: str) -> Finding:
     """The finding for a request that got no answer, and why (one line)."""
-    return Finding(kind="missing-response", cls="breaking", path="$", message=detail[:DETAIL_LIMIT])
+    return classed("missing-response", "missing-response", "$", detail[:DETAIL_LIMIT])

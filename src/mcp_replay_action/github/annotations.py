@@ -8,15 +8,16 @@ warning) and, when some were left out, one notice saying how many more the job s
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from mcp_replay_action.github.commands import Annotation
+from mcp_replay_action.report import _format
 from mcp_replay_action.results import CLASS_ORDER, KIND_ORDER, Finding, InteractionResult, Report
 
 PER_LEVEL = 9
 MESSAGE_LIMIT = 1500
 VALUE_LIMIT = 300
+DIFF_LINES = 6  # of a text's unified diff, the changed lines first shown
 
 
 @dataclass(frozen=True)
@@ -78,14 +79,23 @@ def annotations_for(report: Report, *, per_level: int = PER_LEVEL) -> list[Annot
 
 def _annotation(path: str, result: InteractionResult, finding: Finding) -> Annotation:
     level = "error" if finding.cls == "breaking" or finding.kind == "missing-response" else "warning"
-    title = f"{finding.kind}: {result.label}"
+    kind = finding.kind if finding.kind == "missing-response" else f"{finding.cls} {finding.kind}"
+    title = f"{kind}: {result.label}"
     lines = [finding.message]
     if finding.path and finding.path != "$":
         lines.append(f"at {finding.path}")
-    if finding.kind != "missing-response":
-        # The values, unless the message already quotes them.
-        for label, value in (("recorded", finding.before), ("live", finding.after)):
-            shown = _cap(_show(value), VALUE_LIMIT)
+    if finding.also:
+        lines.append("also in " + ", ".join(finding.also))
+    excerpt = _format.diff_excerpt(finding.diff, DIFF_LINES)
+    if excerpt:
+        lines.extend(_cap(line, VALUE_LIMIT) for line in excerpt)
+    elif finding.kind != "missing-response":
+        # The values, unless the message already quotes them; both in JSON when their types differ.
+        shown_values = _format.json_spelling(finding.before, finding.after)
+        for label, value, shown in zip(
+            ("recorded", "live"), (finding.before, finding.after), shown_values, strict=True
+        ):
+            shown = _cap(shown, VALUE_LIMIT)
             if value is not None and shown not in finding.message:
                 lines.append(f"{label}: {shown}")
     return Annotation(
@@ -95,12 +105,6 @@ def _annotation(path: str, result: InteractionResult, finding: Finding) -> Annot
         path,
         result.line or None,
     )
-
-
-def _show(value: object) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr)
 
 
 def _cap(text: str, limit: int) -> str:

@@ -291,6 +291,6 @@ def _finding_row(path: str, result: InteractionResult, finding: Finding, links: 
     return FindingRow(
         where=f"[{text}]({url})" if url else text,
         interaction=md_cell(_format.interaction_title(result), DETAIL_LIMIT // 2),
-        kind=md_cell(finding.kind, 40),
-        detail=md_cell(_format.finding_line(finding), DETAIL_LIMIT),
+        kind=md_cell(f"{finding.cls} {finding.kind}", 60),
+        detail=md_cell(" ".join([_format.finding_line(finding), *_format.diff_excerpt(finding.diff, 2)]), DETAIL_LIMIT),
     )

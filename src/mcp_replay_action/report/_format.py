@@ -13,6 +13,7 @@ from mcp_replay_action.gate import Gate
 from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report, status_counts, weighted
 
 STATUS_TAGS = {"pass": "PASS", "fail": "FAIL", "missing": "MISS", "skipped": "SKIP"}
+CHANGED_TAG = "DIFF"  # a failed interaction whose worst finding is additive: it changed, nothing broke
 VALUE_LIMIT = 120
 
 # Credentials a target (URL or command line) may carry: URL userinfo, and secret-looking
@@ -36,10 +37,67 @@ def show_value(value: Any, limit: int = VALUE_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def finding_line(finding: Finding) -> str:
-    """``$.result.content[0].text: '5' -> '6'``: the path and what changed there."""
+def status_tag(result: InteractionResult | None, status: str) -> str:
+    """``FAIL``, ``DIFF``, ``PASS``, ``MISS``, ``SKIP``: how a row starts. A failed interaction
+    reads ``FAIL`` only when something in it is breaking; an additive change reads ``DIFF``."""
+    if status == "fail" and result is not None and result.cls == "additive":
+        return CHANGED_TAG
+    return STATUS_TAGS.get(status, status.upper())
+
+
+def row_kind(result: InteractionResult) -> str:
+    """What a row that did not pass says after its label: its class and worst kind (``breaking
+    value-change``, ``additive structure-change``), a missing response's kind alone."""
+    if result.status == "missing" or not result.kind:
+        return result.kind or ""
+    return f"{row_class(result)} {result.kind}".strip()
+
+
+def row_class(result: InteractionResult) -> str:
+    """The class a row names (``breaking value-change``): its worst finding's, for a row that
+    did not pass; empty for a passing one."""
+    return (result.cls or "") if result.status in ("fail", "missing") else ""
+
+
+def finding_line(finding: Finding, row_cls: str | None = None) -> str:
+    """``$.result.content[0].text: '5' -> '6'``: the path and what changed there, the other
+    places the same change was found (``also in ...``), and the finding's class when it is not
+    the one its row names (``row_cls``; None: never)."""
     what = finding.message or f"{show_value(finding.before)} -> {show_value(finding.after)}"
-    return f"{finding.path}: {what}" if finding.path else what
+    line = f"{finding.path}: {what}" if finding.path else what
+    if finding.also:
+        line += " (also in " + ", ".join(finding.also) + ")"
+    if row_cls is not None and finding.cls != row_cls:
+        line += f" [{finding.cls}]"
+    return line
+
+
+def json_spelling(before: Any, after: Any) -> tuple[str, str]:
+    """Two values as a reader must see them to tell them apart: both texts as they are when both
+    are strings, else both in their JSON spelling (``2`` and ``"2"``, never ``2`` and ``2``)."""
+    if isinstance(before, str) and isinstance(after, str):
+        return before, after
+    return _json(before), _json(after)
+
+
+def _json(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def diff_excerpt(diff: str, lines: int) -> list[str]:
+    """The first ``lines`` changed lines of a unified diff (``-`` old, ``+`` new), headers and
+    context left out: what a one-screen place (a PR comment row, an annotation) shows of it."""
+    out = []
+    for line in diff.splitlines():
+        if line.startswith(("---", "+++", "@@")) or not line.startswith(("-", "+")):
+            continue
+        out.append(line)
+        if len(out) >= lines:
+            break
+    return out
 
 
 def public_target(target: str) -> str:
@@ -120,7 +178,7 @@ def gate_line(gate: Gate) -> str:
     cond = f" ({gate.policy.describe()})"
     line = f"gate passed{cond}" if gate.passed else f"gate FAILED{cond}: " + "; ".join(gate.reasons)
     if gate.accepted:
-        line += f"; {_plural(gate.accepted, 'other change')} reported, not gating (accept with a refresh)"
+        line += f"; {accepted_text(gate)} reported, not gating (accept with a refresh)"
     return line
 
 
@@ -158,7 +216,7 @@ def rules_line(gate: Gate, grade: str) -> str:
     grade B meets it``, and how many changes did not fail the gate (accept them with a refresh)."""
     line = " · ".join(f"{'✅' if held else '❌'} {rule}: {what}" for held, rule, what in gate_rules(gate, grade))
     if gate.accepted:
-        line += f"; {_plural(gate.accepted, 'other change')} reported, not gating (accept with a refresh)"
+        line += f"; {accepted_text(gate)} reported, not gating (accept with a refresh)"
     return line
 
 
@@ -187,6 +245,16 @@ def worst_first(cassettes: Iterable[CassetteResult]) -> list[CassetteResult]:
 def failed_rules(gate: Gate, grade: str) -> str:
     """``fail-on: breaking`` (the rules that failed, joined), empty when the gate passed."""
     return ", ".join(rule for held, rule, _ in gate_rules(gate, grade) if not held)
+
+
+def accepted_text(gate: Gate) -> str:
+    """``1 additive and 2 cosmetic changes``: the interactions that changed without failing the
+    gate, by class (``N other changes`` from a report that did not count them by class)."""
+    if sum(n for _, n in gate.accepted_classes) != gate.accepted:
+        return _plural(gate.accepted, "other change")
+    parts = [f"{n} {cls}" for cls, n in gate.accepted_classes]
+    words = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{words} change{'' if gate.accepted == 1 else 's'}"
 
 
 def _plural(n: int, noun: str) -> str:

@@ -1,9 +1,10 @@
 """The console report: what ``mcp-replay replay`` prints.
 
 Per cassette a heading, one line per interaction (``[PASS] #3 tools/call add``,
-``[FAIL] #4 tools/call add  value-change``, ``[MISS] ...``), the findings of each failure
-indented under it with a capped diff, and ``GRADE B  (80.0/100)``; an overall grade when there are
-several cassettes. Every piece of server or cassette text goes through ``safe.visible``: one line,
+``[FAIL] #4 tools/call add  breaking value-change`` when something broke, ``[DIFF] #5 tools/call
+echo  additive structure-change`` when it only changed, ``[MISS] ...``), the findings of each
+failure indented under it with a capped diff (a finding of another class than its row's says
+which), and ``GRADE B  (80.0/100)``; an overall grade when there are several cassettes. Every piece of server or cassette text goes through ``safe.visible``: one line,
 control characters shown as escapes, capped, and never a workflow command, because in the action
 this text lands in the job log.
 """
@@ -26,6 +27,7 @@ VERBOSE_DIFF_LINES_SHOWN = 200
 STDERR_LINES_SHOWN = 20
 
 _STATUS_COLOURS = {"pass": "green", "fail": "red", "missing": "magenta", "skipped": "yellow"}
+_TAG_COLOURS = {_format.CHANGED_TAG: "yellow"}
 _GRADE_COLOURS = {"A": "green", "B": "green", "C": "yellow", "D": "red", "F": "red"}
 _ROW = "  "  # indent of an interaction row
 _DETAIL = " " * 9  # findings line up under the label, after "  [FAIL] "
@@ -111,9 +113,12 @@ def _cassette_lines(cassette: CassetteResult, paint: _Painter, verbose: bool) ->
 def _interaction_lines(
     result: InteractionResult, paint: _Painter, verbose: bool, labels: dict[str, str] | None = None
 ) -> list[str]:
-    row = f"{_row_head(result.status, paint)}{result.seq} {_visible_label(result.label, labels)}"
+    tag = _format.status_tag(result, result.status)
+    row = f"{_row_head(result.status, paint, tag)}{result.seq} {_visible_label(result.label, labels)}"
+    row_cls = _format.row_class(result)
     if result.status != "pass" and result.kind:
-        row += "  " + paint(result.kind, _STATUS_COLOURS.get(result.status))
+        colour = _TAG_COLOURS.get(tag, _STATUS_COLOURS.get(result.status))
+        row += "  " + paint(_format.row_kind(result), colour)
     if verbose and result.latency_ms is not None:
         row += f"  ({result.latency_ms:.1f} ms)"
     lines = [row]
@@ -129,7 +134,7 @@ def _interaction_lines(
     max_findings = VERBOSE_FINDINGS_SHOWN if verbose else FINDINGS_SHOWN
     max_diff = VERBOSE_DIFF_LINES_SHOWN if verbose else DIFF_LINES_SHOWN
     for finding in result.findings[:max_findings]:
-        lines.append(_DETAIL + visible(_format.finding_line(finding), LINE_LIMIT))
+        lines.append(_DETAIL + visible(_format.finding_line(finding, row_cls), LINE_LIMIT))
         diff = finding.diff.splitlines()
         for line in diff[:max_diff]:
             lines.append(_DIFF + _diff_colour(visible(line, LINE_LIMIT), paint))
@@ -141,10 +146,11 @@ def _interaction_lines(
     return lines
 
 
-def _row_head(status: str, paint: _Painter) -> str:
-    """``  [PASS] #``: how an interaction's first line starts (its seq and label follow)."""
-    tag = _format.STATUS_TAGS.get(status, status.upper())
-    return f"{_ROW}{paint(f'[{tag}]', _STATUS_COLOURS.get(status))} #"
+def _row_head(status: str, paint: _Painter, tag: str | None = None) -> str:
+    """``  [PASS] #``: how an interaction's first line starts (its seq and label follow); ``tag``
+    when it is not the status's own (``DIFF``)."""
+    tag = tag or _format.STATUS_TAGS.get(status, status.upper())
+    return f"{_ROW}{paint(f'[{tag}]', _TAG_COLOURS.get(tag, _STATUS_COLOURS.get(status)))} #"
 
 
 _LABELS_KEPT = 4096

@@ -156,6 +156,8 @@ def _finding(finding: Finding) -> dict[str, Any]:
         "before": _plain(finding.before),
         "after": _plain(finding.after),
         "diff": text_of(finding.diff),
+        "rule": finding.rule,
+        "also": [text_of(place) for place in finding.also],
     }
 
 
@@ -267,4 +269,6 @@ def _finding_from(f: dict[str, Any]) -> Finding:
         before=f.get("before"),
         after=f.get("after"),
         diff=str(f.get("diff") or ""),
+        rule=str(f.get("rule") or ""),
+        also=tuple(str(place) for place in f.get("also") or ()),
     )

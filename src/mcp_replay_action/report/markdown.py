@@ -30,6 +30,7 @@ DIFF_LIMIT = 3000
 STDERR_LIMIT = 3000
 
 _STATUS = {"pass": "✅ pass", "fail": "❌ fail", "missing": "⛔ missing", "skipped": "⏭️ skipped"}
+_CHANGED = "⚠️ changed"  # failed, but nothing in it is breaking (``_format.status_tag``)
 
 
 @dataclass(frozen=True)
@@ -184,8 +185,9 @@ def _noise(cassette: CassetteResult) -> str:
 
 def _row(result: InteractionResult) -> str:
     detail = ""
+    row_cls = _format.row_class(result)
     if result.findings:
-        detail = md_cell(_format.finding_line(result.findings[0]), DETAIL_LIMIT)
+        detail = md_cell(_format.finding_line(result.findings[0], row_cls), DETAIL_LIMIT)
         if len(result.findings) > 1:
             detail += f" (+{len(result.findings) - 1} more)"
     elif result.status == "missing":
@@ -193,8 +195,10 @@ def _row(result: InteractionResult) -> str:
     cells = [
         str(result.seq),
         md_cell(result.label, LABEL_LIMIT),
-        _STATUS.get(result.status, md_cell(result.status, 20)),
-        md_cell(result.kind or "", 40),
+        _CHANGED
+        if _format.status_tag(result, result.status) == _format.CHANGED_TAG
+        else _STATUS.get(result.status, md_cell(result.status, 20)),
+        md_cell(_format.row_kind(result), 60),
         detail,
     ]
     return "| " + " | ".join(cells) + " |\n"
@@ -203,7 +207,7 @@ def _row(result: InteractionResult) -> str:
 def _details(result: InteractionResult) -> str:
     summary = f"#{result.seq} {md_cell(result.label, LABEL_LIMIT)}"
     if result.kind:
-        summary += f": {md_cell(result.kind, 40)}"
+        summary += f": {md_cell(_format.row_kind(result), 60)}"
     if result.line:
         summary += f" (cassette line {result.line})"
     parts = [f"<details><summary>{summary}</summary>\n\n"]
