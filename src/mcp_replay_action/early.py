@@ -117,6 +117,7 @@ _READ = {
     "--target-env": "env_pairs",
     "--timeout": "timeout",
     "--startup-timeout": "startup_timeout",
+    "--max-message-size": "max_message",
     "--jobs": "jobs",
     # Outputs are checked before any server starts, as the replay command does (``check_outputs``).
     "--report": "outputs",
@@ -153,7 +154,7 @@ def target_from_argv(argv: Sequence[str]) -> Target | None:
     if not argv or argv[0] not in ("replay", "verify"):
         return None  # before any import: every other command goes straight to click
     from mcp_replay_action.errors import ReplayError
-    from mcp_replay_action.plan import REQUEST_TIMEOUT, make_target, parse_env, startup_timeout_for
+    from mcp_replay_action.plan import REQUEST_TIMEOUT, make_target, parse_env, parse_size, startup_timeout_for
 
     read: dict[str, list[str]] = {}
     flags: set[str] = set()
@@ -198,6 +199,7 @@ def target_from_argv(argv: Sequence[str]) -> Target | None:
             parse_env(read.get("env_pairs", [])),
             "--isolate" in flags,
             startup_timeout_for(timeout, startup),
+            max_message=parse_size(read["max_message"][-1]) if "max_message" in read else None,
         )
     except (ValueError, ReplayError):
         return None  # click reports it

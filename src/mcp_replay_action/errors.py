@@ -65,6 +65,11 @@ class ServerExited(ServerError):
     """The server process ended (or the connection closed) while a response was awaited."""
 
 
+class MessageTooLarge(ServerExited):
+    """The server sent a message longer than the cap (``--max-message-size``): what it sent is
+    dropped, and it is read no further (as good as gone)."""
+
+
 class ServerExitedAtStart(ServerStartError, ServerExited):
     """The server exited before it sent a single message: a start-up failure, whichever call saw it."""
 

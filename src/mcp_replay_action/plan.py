@@ -10,6 +10,7 @@ both (``tests/test_plan.py`` feeds the same settings through both and compares t
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -124,6 +125,18 @@ def parse_env(pairs: Sequence[str]) -> dict[str, str]:
     return env
 
 
+def parse_size(text: str) -> int:
+    """``64MiB``, ``64M``, ``512k``, ``1G``, ``1000000`` -> bytes (binary units). Raises ValueError."""
+    match = re.fullmatch(r"\s*(\d+)\s*(?:([kKmMgG])(?:i?B)?|B)?\s*", text)
+    if match is None:
+        raise ValueError(f"a size such as 64MiB, 512KiB or 1000000 (bytes); got {text!r}")
+    scale = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get((match.group(2) or "").lower(), 1)
+    size = int(match.group(1)) * scale
+    if size < 1024:
+        raise ValueError(f"a size of at least 1 KiB; got {text!r}")
+    return size
+
+
 def make_target(
     server: str | None,
     url: str | None,
@@ -135,6 +148,7 @@ def make_target(
     *,
     setup: str | None = None,
     command: str = "replay",
+    max_message: int | None = None,
 ) -> Target:
     """The ``Target`` the server options describe (``open_transport`` turns it into a transport)."""
     from mcp_replay_action.errors import ConfigError
@@ -152,4 +166,5 @@ def make_target(
         isolate=isolate,
         setup=tuple(split_command(setup)) if setup else (),
         startup_timeout=startup_timeout,
+        **({"max_message": max_message} if max_message is not None else {}),
     )

@@ -29,6 +29,7 @@ from mcp_replay_action.cassette.header import CassetteHeader, recorded_line
 from mcp_replay_action.errors import ReplayError
 from mcp_replay_action.redact import Redactor, env_secrets
 from mcp_replay_action.tape import Tape
+from mcp_replay_action.transport import MAX_MESSAGE, message_too_large
 from mcp_replay_action.transport.process import SHUTDOWN_GRACE, StderrTail, spawn_server, trap_stop_signals
 
 SAVE_EVERY_INTERACTIONS = 25
@@ -94,13 +95,29 @@ class _Recording:
             self.done.set()
 
     def pump(
-        self, src: IO[bytes], dst: IO[bytes], tee: Callable[[bytes, float], None], on_eof: Callable[[], None]
+        self,
+        src: IO[bytes],
+        dst: IO[bytes],
+        tee: Callable[[bytes, float], None],
+        on_eof: Callable[[], None],
+        cap: int = MAX_MESSAGE,
     ) -> None:
-        """Copy ``src`` to ``dst`` line by line, flushing each line, and tee every line."""
+        """Copy ``src`` to ``dst`` line by line, flushing each line, and tee every line; a line
+        longer than ``cap`` is neither (said on stderr)."""
         clock = time.monotonic
         writable = True
+
+        def dropped() -> None:
+            note = f"mcp-replay record: {message_too_large(cap, 'line')}\n"
+            try:
+                if self.stderr is not None:
+                    self.stderr.write(note.encode())
+                    self.stderr.flush()
+            except (OSError, ValueError):
+                pass
+
         try:
-            for lines in _read_lines(src):
+            for lines in _read_lines(src, cap, dropped):
                 seen = clock()
                 # Tee before forwarding: once the peer has the line it may answer at once, and the
                 # answer must find this message already on the tape (a server-to-client request
@@ -167,6 +184,7 @@ def record_stdio(
     save_every: int = SAVE_EVERY_INTERACTIONS,
     save_seconds: float = SAVE_EVERY_SECONDS,
     shutdown_grace: float = SHUTDOWN_GRACE,
+    max_message: int = MAX_MESSAGE,
 ) -> RecordSummary:
     """Run ``command`` as an MCP server behind a recording proxy on ``stdin``/``stdout`` (ours by
     default) and write what passes to ``cassette_path``. The server's stderr is passed through to
@@ -202,11 +220,14 @@ def record_stdio(
 
     threads = [
         threading.Thread(
-            target=rec.pump, args=(stdin, server_in, rec.tape.client_line, client_closed), daemon=True, name="record-in"
+            target=rec.pump,
+            args=(stdin, server_in, rec.tape.client_line, client_closed, max_message),
+            daemon=True,
+            name="record-in",
         ),
         threading.Thread(
             target=rec.pump,
-            args=(server_out, stdout, rec.tape.server_line, lambda: rec.end("server")),
+            args=(server_out, stdout, rec.tape.server_line, lambda: rec.end("server"), max_message),
             daemon=True,
             name="record-out",
         ),
@@ -245,9 +266,12 @@ def record_stdio(
     )
 
 
-def _read_lines(src: IO[bytes]) -> Iterator[list[bytes]]:
+def _read_lines(
+    src: IO[bytes], cap: int = MAX_MESSAGE, dropped: Callable[[], None] = lambda: None
+) -> Iterator[list[bytes]]:
     """The complete lines that have arrived on ``src``, a batch per read, as soon as they arrive;
-    at EOF, a last line without its newline.
+    at EOF, a last line without its newline. A line longer than ``cap`` is let go as it grows
+    and never handed on (``dropped`` is told): a line that never ends is not held whole.
 
     Reads the file descriptor directly when there is one: a thread parked in a buffered read of
     our stdin holds that buffer's lock, and the interpreter aborts at exit when it finds it held.
@@ -257,25 +281,50 @@ def _read_lines(src: IO[bytes]) -> Iterator[list[bytes]]:
     except (OSError, ValueError, AttributeError):
         fd = -1
     if fd < 0:
-        for line in iter(src.readline, b""):
+        for line in iter(lambda: src.readline(cap + 1), b""):
+            if len(line) > cap:
+                dropped()
+                while line and not line.endswith(b"\n"):
+                    line = src.readline(cap + 1)
+                continue
             yield [line]
         return
     partial: list[bytes] = []  # a long line arrives in pieces: joined once, at its end
+    size = 0  # of ``partial``
+    dropping = False  # the line being read passed ``cap``: skipped to its end
     while True:
         chunk = os.read(fd, 1 << 16)
         if not chunk:
             break
         if b"\n" not in chunk:
-            partial.append(chunk)
+            if not dropping:
+                partial.append(chunk)
+                size += len(chunk)
+                if size > cap:
+                    dropped()
+                    partial, size, dropping = [], 0, True
             continue
         lines = chunk.split(b"\n")
-        if partial:
+        last = lines.pop()
+        if dropping:
+            del lines[0]  # the end of the dropped line
+            dropping = False
+        elif partial:
             partial.append(lines[0])
             lines[0] = b"".join(partial)
-        last = lines.pop()
-        partial = [last] if last else []
-        yield [line + b"\n" for line in lines]
-    if partial:
+        kept = []
+        for line in lines:
+            if len(line) > cap:
+                dropped()
+            else:
+                kept.append(line + b"\n")
+        partial, size = ([last], len(last)) if last else ([], 0)
+        if size > cap:
+            dropped()
+            partial, size, dropping = [], 0, True
+        if kept:
+            yield kept
+    if partial and not dropping:
         yield [b"".join(partial)]
 
 

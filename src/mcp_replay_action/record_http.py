@@ -21,11 +21,10 @@ from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
-from httpx_sse import EventSource
 
 from mcp_replay_action.cassette import Cassette, save
 from mcp_replay_action.cassette.header import CassetteHeader, header_url, recorded_line, utc_now
-from mcp_replay_action.errors import ConfigError, ServerStartError
+from mcp_replay_action.errors import ConfigError, MessageTooLarge, ServerStartError
 from mcp_replay_action.httpd import (
     HEAD_TIMEOUT,
     BodyError,
@@ -36,7 +35,15 @@ from mcp_replay_action.httpd import (
     wait_for_stop,
 )
 from mcp_replay_action.tape import Tape, TapeEntry
-from mcp_replay_action.transport.http import break_stream, content_type_of, display_url, wait_for_port
+from mcp_replay_action.transport import MAX_MESSAGE
+from mcp_replay_action.transport.http import (
+    break_stream,
+    content_type_of,
+    display_url,
+    read_capped,
+    sse_events,
+    wait_for_port,
+)
 
 # Hop-by-hop headers (RFC 9110 7.6.1) and those the proxy recomputes: never forwarded as-is.
 _HOP = frozenset(
@@ -105,11 +112,13 @@ class RecordingProxy:
         connect_timeout: float = 10.0,
         read_timeout: float = 300.0,
         head_timeout: float = HEAD_TIMEOUT,
+        max_message: int = MAX_MESSAGE,
     ) -> None:
         parts = urlsplit(upstream_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ConfigError(f"--url {display_url(upstream_url)!r}: expected an http:// or https:// URL")
         self.upstream_url = upstream_url
+        self.max_message = max_message
         self._upstream = parts
         self.redactor = redactor if redactor is not None else _default_redactor()
         self.tape = Tape(self.redactor)
@@ -274,6 +283,8 @@ def _make_handler(proxy: RecordingProxy) -> type[Handler]:
                 self._relay(method, upstream, scope, requests, started)
             except _ClientGone:
                 pass  # the client hung up; whatever was seen is on the tape
+            except MessageTooLarge as exc:  # an SSE event past the cap: the stream is cut there
+                log(f"record: upstream: {exc}")
             except (httpx.HTTPError, OSError) as exc:
                 if not proxy.stopping:
                     log(f"record: the upstream stream broke: {type(exc).__name__}")
@@ -297,7 +308,14 @@ def _make_handler(proxy: RecordingProxy) -> type[Handler]:
             if method != "POST":
                 proxy.tape.http_exchange(method, urlsplit(self.path).path, upstream.status_code, sse, started)
             if not sse:
-                raw = upstream.read()
+                try:
+                    raw = read_capped(upstream, proxy.max_message)
+                except MessageTooLarge as exc:
+                    log(f"record: upstream: {exc}")
+                    ids = [e.message.get("id") for e in requests]
+                    error = {"code": -32603, "message": f"mcp-replay record: {exc}"}
+                    self.send_json(502, {"jsonrpc": "2.0", "id": ids[0] if ids else None, "error": error})
+                    return
                 passed = {k: v for k, v in headers.items() if k.lower() != "content-type"}
                 self.send_bytes(upstream.status_code, raw, upstream.headers.get("content-type", ""), passed)
                 for message in _messages(_decode(raw)) if raw.strip() else []:
@@ -305,7 +323,7 @@ def _make_handler(proxy: RecordingProxy) -> type[Handler]:
                 return
             self.start_stream(upstream.status_code, upstream.headers.get("content-type", ""), _stream_headers(headers))
             tee = _TeeText(upstream, self._forward)
-            for event in EventSource(cast(httpx.Response, tee)).iter_sse():
+            for event in sse_events(cast(httpx.Response, tee), proxy.max_message):
                 if event.event == "endpoint":
                     proxy.note_legacy()
                     continue
@@ -343,6 +361,7 @@ def record_http(
     startup_timeout: float = 30.0,
     until: Callable[[], bool] | None = None,
     on_ready: Callable[[str], None] | None = None,
+    max_message: int = MAX_MESSAGE,
 ) -> Cassette:
     """Run the recording proxy until SIGINT/SIGTERM (or ``until()``), then write the cassette.
 
@@ -364,7 +383,12 @@ def record_http(
             if process is not None:
                 _wait_for_upstream(upstream_url, startup_timeout, process, stop)
             proxy = RecordingProxy(
-                upstream_url, listen_host, listen_port, redactor=redactor, cassette_path=cassette_path
+                upstream_url,
+                listen_host,
+                listen_port,
+                redactor=redactor,
+                cassette_path=cassette_path,
+                max_message=max_message,
             )
             proxy.start()
             # A --redact-env value may sit in the path, which the proxy's own URL repeats.

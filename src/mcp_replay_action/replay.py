@@ -23,6 +23,7 @@ from mcp_replay_action.errors import (
     EXIT_GATE,
     EXIT_OK,
     CassetteError,
+    MessageTooLarge,
     ReplayError,
     ServerError,
     ServerExited,
@@ -326,6 +327,8 @@ class _Session:
             if first:
                 if isinstance(exc, ServerStartError):
                     raise  # already says how start-up failed
+                if isinstance(exc, MessageTooLarge):
+                    raise ServerStartError(f"answering {inter.method}, {exc}", **diag_kwargs(self.transport)) from None
                 raise ServerStartError(
                     f"the server exited before answering {inter.method}", **diag_kwargs(self.transport)
                 ) from exc
@@ -333,9 +336,9 @@ class _Session:
             tail = headline(str(diag.get("stderr_tail", "")))
             status = diag.get("exit_status")
             detail = "the server exited" + (f" with status {status}" if status is not None else "")
-            if status is None:
-                # No process ended (an HTTP server answering 500, a broken stream): the
-                # transport's own one-line account says what happened.
+            if status is None or isinstance(exc, MessageTooLarge):
+                # No process ended (an HTTP server answering 500, a broken stream), or one sent
+                # more than the cap: the transport's own one-line account says what happened.
                 detail = exc.one_line()
             if tail and "stderr:" not in detail:
                 detail += f"; stderr: {tail}"

@@ -97,6 +97,34 @@ env_public_option = click.option(
 )
 
 
+class Size(click.ParamType):
+    """A size in bytes: ``64MiB``, ``512KiB``, ``1G`` or a plain number of bytes."""
+
+    name = "size"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, int):
+            return value
+        from mcp_replay_action.plan import parse_size
+
+        try:
+            return parse_size(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+max_message_option = click.option(
+    "--max-message-size",
+    "max_message",
+    type=Size(),
+    default="128MiB",
+    show_default=True,
+    metavar="SIZE",
+    help="The longest message read from the server (a stdio line, an HTTP body, an SSE event); "
+    "a longer one is dropped and reported, never held whole.",
+)
+
+
 def report_options(func: F) -> F:
     """The report sinks ``replay`` and ``merge`` share (console, --json and the files)."""
     for option in reversed(

@@ -13,6 +13,7 @@ from mcp_replay_action.commands.common import (
     env_values,
     isolate_option,
     make_redactor,
+    max_message_option,
     parse_listen,
     redact_option,
     redact_pattern_option,
@@ -32,6 +33,7 @@ from mcp_replay_action.plan import parse_env
 @env_option
 @env_public_option
 @isolate_option
+@max_message_option
 @redact_option
 @redact_pattern_option
 @click.option("--no-default-redaction", is_flag=True, help="Only redact what --redact/--redact-pattern name.")
@@ -53,6 +55,7 @@ def record(
     env_pairs: tuple[str, ...],
     env_public: tuple[str, ...],
     isolate: bool,
+    max_message: int,
     redact_keys: tuple[str, ...],
     redact_patterns: tuple[str, ...],
     no_default_redaction: bool,
@@ -73,7 +76,7 @@ def record(
         from mcp_replay_action.record_http import record_http
 
         host, port = parse_listen(listen or "127.0.0.1:5555")
-        record_http(url, host, port, cassette, redactor=redactor)
+        record_http(url, host, port, cassette, redactor=redactor, max_message=max_message)
         return
     if not server:
         raise ConfigError("record needs --server CMD (stdio) or --url URL (HTTP)")
@@ -85,7 +88,14 @@ def record(
     # What the server is given in its environment is secret in its words too (the error below).
     redactor = redactor.with_env_values(env_secrets(env, env_public))
     summary = record_stdio(
-        server, cassette, redactor=redactor, cwd=cwd, env=env, public_env=env_public, isolate=isolate
+        server,
+        cassette,
+        redactor=redactor,
+        cwd=cwd,
+        env=env,
+        public_env=env_public,
+        isolate=isolate,
+        max_message=max_message,
     )
     if not summary.saved and summary.server_failure:
         # The server's own words pass the recording's redactor, like everything it recorded.

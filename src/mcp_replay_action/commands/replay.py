@@ -18,6 +18,7 @@ from mcp_replay_action.commands.common import (
     env_public_option,
     header_option,
     isolate_option,
+    max_message_option,
     parse_headers,
     redact_option,
     redact_pattern_option,
@@ -93,6 +94,7 @@ from mcp_replay_action.plan import REQUEST_TIMEOUT, make_target, parse_env
     type=Seconds(min=0.1, max=3600),
     help="Seconds for the first answer (default: --timeout, at least 30).",
 )
+@max_message_option
 @click.option(
     "--total-timeout",
     type=Seconds(min=1, max=86400),
@@ -158,6 +160,7 @@ def replay(
     confirm: bool,
     timeout: float,
     startup_timeout: float | None,
+    max_message: int,
     total_timeout: float,
     redact_keys: tuple[str, ...],
     redact_patterns: tuple[str, ...],
@@ -256,6 +259,7 @@ def replay_target(params: Mapping[str, Any]) -> Any:
         bool(params.get("isolate")),
         startup_timeout_for(params["timeout"], params.get("startup_timeout")),
         setup=params.get("setup"),
+        max_message=params.get("max_message"),
     )
 
 

@@ -22,8 +22,8 @@ from mcp_replay_action.discovery import DEFAULT_PATTERNS, find_cassettes
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.gate import DEFAULT_FAIL_ON, FAIL_ON, FailOn, GatePolicy
 from mcp_replay_action.github.gitdata import check_branch_name, parse_person
-from mcp_replay_action.plan import Mode, Plan, parse_jobs, startup_timeout_for
-from mcp_replay_action.transport import Target
+from mcp_replay_action.plan import Mode, Plan, parse_jobs, parse_size, startup_timeout_for
+from mcp_replay_action.transport import MAX_MESSAGE, Target
 
 # Every input and its default, as action.yml declares them (an empty default means "none").
 INPUT_DEFAULTS: dict[str, str] = {
@@ -48,6 +48,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "ignore-keys": "",
     "allow-reorder": "false",
     "timeout": "30",
+    "max-message-size": "128MiB",
     "comment": "auto",
     "comment-id": "",
     "comment-file": "mcp-replay-comment.json",
@@ -106,6 +107,7 @@ class Settings:
     ignore_keys: tuple[str, ...] = ()
     allow_reorder: bool = False
     timeout: float = 30.0
+    max_message: int = MAX_MESSAGE
     comment: Literal["auto", "always", "on-failure", "off"] = "auto"
     comment_id: str = DEFAULT_COMMENT_ID
     comment_file: Path = Path("mcp-replay-comment.json")
@@ -156,6 +158,7 @@ class Settings:
             ignore_keys=clean_list(raw("ignore-keys")),
             allow_reorder=clean_bool("allow-reorder", raw("allow-reorder")),
             timeout=clean_timeout(raw("timeout")),
+            max_message=clean_max_message_size(raw("max-message-size")),
             comment=clean_comment(raw("comment")),
             comment_id=clean_comment_id(raw("comment-id")),
             comment_file=clean_path("comment-file", raw("comment-file"), workspace),
@@ -194,6 +197,7 @@ class Settings:
             env=dict(self.env),
             setup=self.setup,
             startup_timeout=startup_timeout_for(self.timeout),
+            max_message=self.max_message,
         )
         paths = tuple(find_cassettes(self.cassettes, self.workspace, confine=True, what="input cassettes"))
         if self.shard is not None:
@@ -470,6 +474,13 @@ def clean_timeout(value: str) -> float:
     if not 0 < seconds <= MAX_TIMEOUT:
         raise _bad("timeout", value, f"a number of seconds between 0 and {MAX_TIMEOUT:g}")
     return seconds
+
+
+def clean_max_message_size(value: str) -> int:
+    try:
+        return parse_size(value)
+    except ValueError as exc:
+        raise _bad("max-message-size", value, str(exc).split("; got")[0]) from None
 
 
 def clean_comment(value: str) -> Literal["auto", "always", "on-failure", "off"]:

@@ -41,6 +41,22 @@ class Transport(Protocol):
 STARTUP_TIMEOUT = 30.0  # the first answer may wait for npx/uvx to fetch and start the server
 CONNECT_TIMEOUT = 10.0  # a URL nobody starts for us must accept connections this soon
 SETUP_TIMEOUT = 120.0  # a --setup command (copy a fixture, migrate a database) ends within this
+# The longest message read from a server (a stdio line, an HTTP body, an SSE event): a server that
+# sends more gets a finding naming the cap, never our memory. 2.5x the largest answer benchmarked.
+MAX_MESSAGE = 128 * 1024 * 1024
+
+
+def size_text(size: int) -> str:
+    """``134217728`` -> ``128 MiB``: a cap as a person reads it."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale} {unit}"
+    return f"{size} bytes"
+
+
+def message_too_large(cap: int, what: str = "message") -> str:
+    """The one-line account of a message over ``cap``, naming the option that raises it."""
+    return f"the server sent a {what} longer than {size_text(cap)} (the --max-message-size cap): dropped"
 
 
 @dataclass(frozen=True)
@@ -64,6 +80,7 @@ class Target:
     startup_timeout: float = STARTUP_TIMEOUT
     connect_timeout: float = CONNECT_TIMEOUT
     setup_timeout: float = SETUP_TIMEOUT
+    max_message: int = MAX_MESSAGE
 
     @property
     def transport(self) -> str:
@@ -127,6 +144,7 @@ def open_transport(target: Target) -> Transport:
             setup_timeout=target.setup_timeout,
             connect_timeout=target.connect_timeout,
             startup_timeout=target.startup_timeout,
+            max_message=target.max_message,
         )
     if not target.command:
         raise ConfigError("no server to talk to: give --server CMD (stdio) or --url URL (HTTP)")
@@ -139,4 +157,5 @@ def open_transport(target: Target) -> Transport:
         isolate=target.isolate,
         setup=target.setup or None,
         setup_timeout=target.setup_timeout,
+        max_message=target.max_message,
     )

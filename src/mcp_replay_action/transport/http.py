@@ -20,8 +20,10 @@ Every wait is bounded, and every fault becomes a typed error from ``errors.py`` 
 
 from __future__ import annotations
 
+import collections
 import json
 import queue
+import re
 import socket
 import subprocess
 import threading
@@ -36,11 +38,13 @@ from httpx_sse import EventSource, ServerSentEvent
 
 from mcp_replay_action.errors import (
     ConfigError,
+    MessageTooLarge,
     ServerExited,
     ServerStartError,
     TransportTimeout,
 )
 from mcp_replay_action.protocol import request_protocol_version
+from mcp_replay_action.transport import MAX_MESSAGE, message_too_large
 
 if TYPE_CHECKING:
     from mcp_replay_action.transport.process import ServerProcess, StderrTail
@@ -227,6 +231,7 @@ class HttpTransport:
         startup_timeout: float = 30.0,
         read_timeout: float = 300.0,
         listen: bool = True,
+        max_message: int = MAX_MESSAGE,
     ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -234,6 +239,7 @@ class HttpTransport:
         if mode not in ("auto", "streamable", "sse"):
             raise ConfigError(f"unknown HTTP mode {mode!r} (expected auto, streamable or sse)")
         self.url = url
+        self.max_message = max_message
         items = headers.items() if isinstance(headers, Mapping) else (headers or ())
         self._user_headers = {str(k): str(v) for k, v in items}
         self._server: str | list[str] | None = (server if isinstance(server, str) else list(server)) if server else None
@@ -520,6 +526,8 @@ class HttpTransport:
                 if self._try_legacy_fallback(response, message):
                     return
             self._read_answer(response, message, label)
+        except MessageTooLarge as exc:
+            self._fault(MessageTooLarge(f"{label}: {exc}", **self._diag_kwargs()))
         except httpx.TimeoutException:
             self._fault(
                 TransportTimeout(
@@ -543,7 +551,7 @@ class HttpTransport:
             if not self._read_sse(response, want, cursor):
                 self._resume_or_fail(want, label, cursor)
             return
-        raw = response.read()
+        raw = read_capped(response, self.max_message)
         doc = self._decode(raw.decode("utf-8", "replace")) if raw.strip() else None
         answered = _answers(doc, want)
         if answered:
@@ -571,7 +579,7 @@ class HttpTransport:
 
     def _read_sse(self, response: httpx.Response, want: Any, cursor: _Cursor) -> bool:
         """Queue each event's message; True once the response to ``want`` arrived."""
-        for event in _events(response):
+        for event in sse_events(response, self.max_message):
             if event.id:
                 cursor.last_event_id = event.id
             if event.retry is not None:
@@ -657,11 +665,13 @@ class HttpTransport:
         try:
             if response.status_code != 200 or content_type_of(response) != "text/event-stream":
                 return  # 405: the server offers no such stream, which the spec allows
-            for event in _events(response):
+            for event in sse_events(response, self.max_message):
                 if event.data.strip():
                     doc = self._decode(event.data)
                     if doc is not None:
                         self._deliver(doc)
+        except MessageTooLarge as exc:
+            self._fault(MessageTooLarge(f"the GET stream: {exc}", **self._diag_kwargs()))
         except (httpx.HTTPError, OSError):
             pass  # the GET stream is optional; answers to requests travel on their own POSTs
         finally:
@@ -672,7 +682,7 @@ class HttpTransport:
     def _try_legacy_fallback(self, response: httpx.Response, message: dict[str, Any]) -> bool:
         """The first POST was refused: per the backwards-compatibility rule, try the old
         transport (GET an SSE stream that announces an endpoint). True when it took over."""
-        raw = response.read()
+        raw = read_capped(response, self.max_message)
         doc = self._decode(raw.decode("utf-8", "replace")) if raw.strip() else None
         if _answers(doc, message.get("id")):
             self._deliver(doc)  # a real JSON-RPC answer: this is a Streamable HTTP server
@@ -726,7 +736,7 @@ class HttpTransport:
             if response.status_code != 200 or content_type_of(response) != "text/event-stream":
                 self._legacy_ready.set()
                 return
-            for event in _events(response):
+            for event in sse_events(response, self.max_message):
                 if event.event == "endpoint":
                     endpoint = urljoin(self.url, event.data.strip())
                     if origin_of(endpoint) != origin_of(self.url):
@@ -742,6 +752,8 @@ class HttpTransport:
                         self._deliver(doc)
             if self._legacy_endpoint is not None:
                 self._fault(ServerExited(f"the SSE stream from {display_url(self.url)} ended", **self._diag_kwargs()))
+        except MessageTooLarge as exc:
+            self._fault(MessageTooLarge(f"the SSE stream: {exc}", **self._diag_kwargs()))
         except (httpx.HTTPError, OSError) as exc:
             if self._legacy_endpoint is not None:
                 self._fault(
@@ -823,8 +835,49 @@ class HttpTransport:
         return {"stderr_tail": diag["stderr_tail"], "exit_status": diag["exit_status"]}
 
 
-def _events(response: httpx.Response) -> Iterator[ServerSentEvent]:
-    return EventSource(response).iter_sse()
+def read_capped(response: httpx.Response, cap: int) -> bytes:
+    """The body of a streamed ``response``, read a chunk at a time. Raises MessageTooLarge once it
+    passes ``cap`` bytes (a ``Content-Length`` over it before a byte is read)."""
+    declared = response.headers.get("Content-Length", "")
+    if declared.isdigit() and int(declared) > cap:
+        raise MessageTooLarge(message_too_large(cap, "body"))
+    parts: list[bytes] = []
+    size = 0
+    for chunk in response.iter_bytes():
+        size += len(chunk)
+        if size > cap:
+            raise MessageTooLarge(message_too_large(cap, "body"))
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def sse_events(response: httpx.Response, cap: int) -> Iterator[ServerSentEvent]:
+    """The events of an SSE ``response`` (httpx-sse's parser). Raises MessageTooLarge once an
+    event (the text since the last blank line) passes ``cap`` characters, before the parser holds
+    it: a stream that never ends its event is not held whole."""
+    return EventSource(_CappedEvents(response, cap)).iter_sse()  # type: ignore[arg-type]
+
+
+class _CappedEvents:
+    """What ``EventSource`` reads of a response (its headers and text), with each event's length
+    counted as the text passes."""
+
+    _BLANK = re.compile(r"(?:\r\n|\r|\n)(?:\r\n|\r|\n)")
+
+    def __init__(self, response: httpx.Response, cap: int) -> None:
+        self.headers = response.headers
+        self._response, self._cap = response, cap
+
+    def iter_text(self) -> Iterator[str]:
+        since = 0  # characters since the last blank line: the event being read
+        tail = ""  # the previous piece's last characters, for a blank line split across pieces
+        for text in self._response.iter_text():
+            blank = collections.deque(self._BLANK.finditer(tail + text), maxlen=1)  # the last one
+            since = len(tail) + len(text) - blank[0].end() if blank else since + len(text)
+            if since > self._cap:
+                raise MessageTooLarge(message_too_large(self._cap, "server-sent event"))
+            tail = text[-3:]
+            yield text
 
 
 def _answers(doc: Any, want: Any) -> bool:

@@ -14,8 +14,15 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from mcp_replay_action.errors import ServerExited, ServerExitedAtStart, ServerStartError, TransportTimeout
+from mcp_replay_action.errors import (
+    MessageTooLarge,
+    ServerExited,
+    ServerExitedAtStart,
+    ServerStartError,
+    TransportTimeout,
+)
 from mcp_replay_action.jsonrpc import encode, is_message
+from mcp_replay_action.transport import MAX_MESSAGE, message_too_large
 from mcp_replay_action.transport.headline import headline
 from mcp_replay_action.transport.process import (
     SHUTDOWN_GRACE,
@@ -89,6 +96,9 @@ class StdioTransport:
     text it most likely holds (a replay knows the recording it awaits): the rest of the line is
     then read beside that text as it arrives (``beside.Reader``: the bytes that spell it are let
     go as they come).
+
+    A line longer than ``max_message`` bytes is dropped as it grows, whichever way it is held, and
+    stdout read no further: ``receive`` raises MessageTooLarge, which names the cap.
     """
 
     def __init__(
@@ -103,8 +113,10 @@ class StdioTransport:
         exit_check: float = 0.0,
         stderr_tail_lines: int = 40,
         shutdown_grace: float = SHUTDOWN_GRACE,
+        max_message: int = MAX_MESSAGE,
     ) -> None:
         self.argv = split_command(command)
+        self.max_message = max_message
         self.cwd = cwd
         self.env = dict(env) if env else None
         self.isolate = isolate
@@ -134,6 +146,10 @@ class StdioTransport:
         self._reader: Reader | None = None
         self._asked = False
         self._head = b""
+        # Bytes of the line not yet ended, however they are held (``_partial`` or the reader);
+        # past ``max_message`` the line is dropped and stdout read no further.
+        self._line_size = 0
+        self._too_large = False
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -250,6 +266,8 @@ class StdioTransport:
 
     def _read_chunk(self) -> None:
         """Read what stdout has, and queue every message on the complete lines in it."""
+        if self._too_large:
+            return
         try:
             chunk = os.read(self._out_fd, _CHUNK)
         except OSError:
@@ -276,6 +294,12 @@ class StdioTransport:
         """Add ``piece`` to the line not yet ended. Once that line is ``BESIDE_FROM`` long and
         ``expect`` names the text it most likely holds, it is read beside that text as it comes
         (``beside.Reader``): the bytes that spell the text are let go as they arrive."""
+        if self._too_large:
+            return
+        self._line_size += len(piece)
+        if self._line_size > self.max_message:
+            self._drop_line()
+            return
         if self._reader is not None:
             self._reader.feed(piece)
             return
@@ -295,7 +319,9 @@ class StdioTransport:
         """Queue the line that ``_partial`` holds, which may be a long one grown from many pieces:
         its bytes are let go once decoded, before the parse builds the value, so a 50 MiB answer
         is held twice at most (text and value), not three times."""
-        reader, self._reader, self._asked = self._reader, None, False
+        reader, self._reader, self._asked, self._line_size = self._reader, None, False, 0
+        if self._too_large:
+            return
         if reader is not None:
             if self._take_beside(reader):
                 return
@@ -332,7 +358,18 @@ class StdioTransport:
         self._take_value(value, self._head)
         return True
 
+    def _drop_line(self) -> None:
+        """The line passed ``max_message``: let go of it, and read no further (``receive`` says
+        why once the messages before it are taken)."""
+        self._reader, self._partial, self._asked, self._line_size = None, bytearray(), False, 0
+        self._too_large = self._eof = True
+
     def _take_line(self, line: bytes | bytearray) -> None:
+        if self._too_large:
+            return
+        if len(line) > self.max_message:
+            self._drop_line()
+            return
         try:
             value = parse_line(line)
         except ValueError:
@@ -358,6 +395,9 @@ class StdioTransport:
         self.last_non_json = line.decode("utf-8", "replace").strip()[:200]
 
     def _exited(self, what: str = "") -> ServerExited:
+        if self._too_large:
+            tail = self._stderr.text() if self._stderr else ""
+            return MessageTooLarge(message_too_large(self.max_message, "line"), stderr_tail=tail)
         status = self._exit_status(wait=1.0)
         if self._stderr is not None:
             self._stderr.join(0.5)  # let the last words of a crash reach the tail
