@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from mcp_replay_action.early import EarlyServer
     from mcp_replay_action.narrow import ReadAhead
     from mcp_replay_action.noise import NoiseRule
+    from mcp_replay_action.output_schema import OutputSchemas
     from mcp_replay_action.update import UpdateSummary
 
 # After this many requests in a row got no answer in time, the server is taken to be hung and the
@@ -150,6 +151,9 @@ class _Session:
         self.expecting: Any = transport if hasattr(transport, "expect") else None
         self.ahead: ReadAhead | None = None  # its recording, read ahead so far
         self.ahead_steps: Iterator[bool] | None = None  # what is left to read ahead
+        # The output schemas the live server declared in this session (made on the first live
+        # ``tools/list`` that declares one: a server without any never loads the validator).
+        self.outputs: OutputSchemas | None = None
 
     def run(self) -> None:
         self.deadline = time.monotonic() + self.options.total_timeout
@@ -269,6 +273,7 @@ class _Session:
     def _redacted(self, answer: _Answer) -> dict[str, Any]:
         """The live answer of ``answer``, redacted (once, when first needed)."""
         if not answer.redacted:
+            self._check_output(answer)
             # The recording was redacted before it reached disk, so the parts of a live answer
             # equal to it hold nothing to redact: only what changed is walked.
             clean = self.twins.get(answer.inter.seq, answer.inter.response)
@@ -373,10 +378,12 @@ class _Session:
         if answer is None:
             return
         inter = answer.inter
+        checked = self._check_output(answer)
         if (
             not answer.substitutions
             and answer.ahead is None
             and self.options.max_slowdown is None
+            and not checked
             and inter.seq not in self.twins
             and same_json(inter.response, answer.live)
         ):
@@ -404,6 +411,7 @@ class _Session:
             findings, ignored = noise.split(findings, rules, recorded, self.compare_options, live)
         if slow is not None:
             findings = (*findings, slow)
+        findings = (*findings, *checked)
         if not (findings or ignored or answer.substitutions):
             pass_into(self.results, inter, live, latency_ms=round(answer.latency, 3), sent=answer.sent)
             return
@@ -418,6 +426,31 @@ class _Session:
                 noise=ignored,
             )
         )
+
+    def _check_output(self, answer: _Answer) -> tuple[Finding, ...]:
+        """Check a live answer against what the live server declared (``output_schema.py``),
+        once, before it is redacted (a placeholder would not match a schema): a ``tools/list``
+        answer's output schemas are learned, a ``tools/call`` answer is checked against them.
+        Answers are checked in recorded order (each is settled, or redacted to learn from, before
+        the next one), so a call is checked against the listing the session made before it."""
+        if answer.checked is not None:
+            return answer.checked
+        answer.checked = ()
+        method = answer.inter.method
+        if method == "tools/list":
+            if self.outputs is None and _declares_output_schema(answer.live):
+                from mcp_replay_action.output_schema import OutputSchemas
+
+                self.outputs = OutputSchemas()
+            if self.outputs is not None:
+                self.outputs.learn(answer.live)
+        elif method == "tools/call" and self.gather is None:
+            result = answer.live.get("result")
+            if self.outputs is not None or (isinstance(result, dict) and "structuredContent" in result):
+                from mcp_replay_action.output_schema import OutputSchemas
+
+                answer.checked = (self.outputs or OutputSchemas()).check(answer.sent, answer.live)
+        return answer.checked
 
     def _median_latency(self, message: dict[str, Any], wait: float, latency: float) -> float:
         """The median latency of ``repeat`` sends of a request that changes nothing (the first
@@ -475,6 +508,12 @@ def _compared(recorded: dict[str, Any] | None, live: dict[str, Any], options: Co
     return compare(recorded, live, options)
 
 
+def _declares_output_schema(live: dict[str, Any]) -> bool:
+    result = live.get("result")
+    tools = result.get("tools") if isinstance(result, dict) else None
+    return isinstance(tools, list) and any(isinstance(t, dict) and "outputSchema" in t for t in tools)
+
+
 def _noise_rules(meta: Mapping[str, Any]) -> dict[int, list[NoiseRule]]:
     """``noise.rules_by_seq(meta)``; a header with no calibrated rules needs no ``noise.py``."""
     if not meta.get("noise"):
@@ -490,7 +529,7 @@ class _Answer:
     carry may learn from it, else while the server works on that message. Slots, not a frozen
     dataclass: one is made per request, and the dataclass costs several times as much to make."""
 
-    __slots__ = ("inter", "sent", "substitutions", "live", "latency", "first", "redacted", "ahead")
+    __slots__ = ("inter", "sent", "substitutions", "live", "latency", "first", "redacted", "ahead", "checked")
 
     def __init__(
         self,
@@ -510,6 +549,7 @@ class _Answer:
         self.first = first
         self.redacted = False
         self.ahead = ahead  # its recording's long text read ahead, closed once compared
+        self.checked: tuple[Finding, ...] | None = None  # what the live server's declarations found
 
 
 def replay_cassette(

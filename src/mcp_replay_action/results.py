@@ -15,7 +15,13 @@ from mcp_replay_action.gate import Gate
 
 # Regression kinds, worst first (the order annotations and summaries sort by).
 FindingKind = Literal[
-    "missing-response", "error-status-change", "structure-change", "ordering-change", "value-change", "latency"
+    "missing-response",
+    "error-status-change",
+    "structure-change",
+    "ordering-change",
+    "value-change",
+    "output-schema",
+    "latency",
 ]
 KIND_ORDER: tuple[str, ...] = (
     "missing-response",
@@ -23,6 +29,7 @@ KIND_ORDER: tuple[str, ...] = (
     "structure-change",
     "ordering-change",
     "value-change",
+    "output-schema",  # the live result against the live tool's outputSchema (output_schema.py)
     "latency",  # only with --max-slowdown: the answer came, the same, but much slower
 )
 # Impact classes, worst first.
