@@ -141,11 +141,26 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
         tools(tool(annotations={"destructiveHint": True, "readOnlyHint": False})),
     ),
 ]
+
+
 # Rows met outside compare: each built by the one function that builds it.
+def _output_checked(structured: Any, text: str | None = None) -> tuple[Any, ...]:
+    from mcp_replay_action.output_schema import OutputSchemas
+
+    outputs = OutputSchemas()
+    tool = {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"properties": {"n": {"type": "integer"}}}}
+    outputs.learn({"result": {"tools": [tool]}})
+    content = [] if text is None else [{"type": "text", "text": text}]
+    return outputs.check({"params": {"name": "t"}}, {"result": {"content": content, "structuredContent": structured}})
+
+
 OUTSIDE = {
     "missing-response": lambda: missing_finding("no response within 5.0s"),
     "latency": lambda: slowdown(10.0, 900.0, 3.0),
     "response-appeared": lambda: compare(None, text("5"), NO_OPTIONS)[0],
+    # A live result against its live outputSchema (on a real server: tests/test_output_schema.py).
+    "output-schema": lambda: _output_checked({"n": "1"})[0],
+    "output-text-disagrees": lambda: _output_checked({"n": 1}, '{"n": 2}')[0],
     "era-refused": None,  # replay's one finding for an era the server refuses: tests/test_era_mismatch.py
 }
 

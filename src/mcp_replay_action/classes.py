@@ -72,6 +72,11 @@ RULES: tuple[Rule, ...] = (
     Rule("hint-widened", "a tool annotation now allows more (`readOnlyHint` true->false, "
          "`destructiveHint` or `openWorldHint` false->true; absent hints read as the spec's defaults)",
          "breaking", "a client or a user trusted the tool to do less"),
+    Rule("output-schema", "a live tool result's `structuredContent` does not validate against the `outputSchema` "
+         "the live server declared for the tool (or is missing, or the schema is invalid)", "breaking",
+         "a client that validates (the official SDKs do) refuses the result"),
+    Rule("output-text-disagrees", "a tool result's only text block is a JSON object other than its "
+         "`structuredContent`", "breaking", "a client reading the text sees other data than one reading the structure"),
     Rule("latency", "the answer came, the same, but over `--max-slowdown` times slower", "breaking",
          "a client with a timeout fails"),
     # -- additive: a client keeps working -------------------------------------------------------

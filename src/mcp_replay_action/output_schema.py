@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mcp_replay_action.classes import finding
 from mcp_replay_action.paths import index_segment, key_segment
 from mcp_replay_action.results import Finding
 
@@ -71,9 +72,9 @@ class OutputSchemas:
         if structured is None:
             findings.insert(
                 0,
-                Finding(
+                finding(
                     "output-schema",
-                    "breaking",
+                    "output-schema",
                     BASE,
                     f"tool {name} declares an outputSchema and its result has no structuredContent",
                 ),
@@ -97,16 +98,16 @@ class OutputSchemas:
                 validator = self.validators[name] = cls(schema)
             error = jsonschema.exceptions.best_match(validator.iter_errors(instance))
         except jsonschema.exceptions.SchemaError as exc:
-            return Finding(
+            return finding(
                 "output-schema",
-                "breaking",
+                "output-schema",
                 "$",
                 _capped(f"the outputSchema of tool {name} is not a valid JSON Schema: {exc.message}"),
             )
         except referencing.exceptions.Unresolvable as exc:  # a $ref that leads nowhere (none is fetched)
-            return Finding(
+            return finding(
                 "output-schema",
-                "breaking",
+                "output-schema",
                 "$",
                 _capped(f"the outputSchema of tool {name} has a $ref that does not resolve: {exc}"),
             )
@@ -115,9 +116,9 @@ class OutputSchemas:
         path = BASE + "".join(
             index_segment(step) if isinstance(step, int) else key_segment(step) for step in error.absolute_path
         )
-        return Finding(
+        return finding(
             "output-schema",
-            "breaking",
+            "output-schema",
             path,
             _capped(f"structuredContent does not match the outputSchema of tool {name}: {error.message}"),
             after=_capped(json.dumps(error.instance, ensure_ascii=False, default=str)),
@@ -147,9 +148,9 @@ def _text_disagrees(result: dict[str, Any], structured: Any) -> tuple[Finding, .
         return ()
     differing = sorted(k for k in claimed.keys() | structured.keys() if claimed.get(k, ...) != structured.get(k, ...))
     return (
-        Finding(
+        finding(
+            "output-text-disagrees",
             "output-schema",
-            "breaking",
             f"$.result.content{index_segment(at)}.text",
             _capped(
                 "the text content is JSON other than structuredContent (differs at "
