@@ -1039,13 +1039,15 @@ def _drop_echoes(findings: list[Finding]) -> list[Finding]:
 
 _STRUCTURED = "$.result.structuredContent"
 _TEXT_TWIN = re.compile(r"\$\.result\.content\[\d+\]\.text\{json\}")  # anchored: linear
+_PLAIN_TEXT_TWIN = re.compile(r"\$\.result\.content\[\d+\]\.text")
 
 
 def _merge_twins(findings: list[Finding]) -> list[Finding]:
     """One change carried twice is one finding: the official Python SDK sends a tool's dict as
-    ``structuredContent`` and again as JSON text in ``content[i].text``. A finding in that text
-    that has a twin in ``structuredContent`` (the same place under it, kind, rule and values) is
-    dropped, and the twin names it in ``also``."""
+    ``structuredContent`` and again as JSON text in ``content[i].text`` (and a returned string as
+    ``content[i].text`` and ``structuredContent.result``). A finding in that text that has a twin
+    in ``structuredContent`` (the same place under it, kind, rule and values) is dropped, and the
+    twin names it in ``also``."""
     twins: dict[tuple[str, str, str, str, str], int] = {}
     for i, f in enumerate(findings):
         if f.path.startswith(_STRUCTURED):
@@ -1055,7 +1057,11 @@ def _merge_twins(findings: list[Finding]) -> list[Finding]:
     out: list[Finding | None] = list(findings)
     for i, f in enumerate(findings):
         match = _TEXT_TWIN.match(f.path)
-        j = twins.get(_twin_key(f, f.path[match.end() :])) if match else None
+        if match:
+            rest: str | None = f.path[match.end() :]
+        else:  # a returned string: the SDK sends it as the text and as structuredContent.result
+            rest = ".result" if _PLAIN_TEXT_TWIN.fullmatch(f.path) else None
+        j = twins.get(_twin_key(f, rest)) if rest is not None else None
         twin = out[j] if j is not None else None
         if twin is not None:
             out[j] = replace(twin, also=(*twin.also, f.path))  # type: ignore[index]
