@@ -28,6 +28,7 @@ from e2e_helpers import (
     FAST_SERVER,
     NODE_BIN,
     PYTHON,
+    REPO,
     VENV_BIN,
     CliRun,
     accept_elicitation,
@@ -682,3 +683,10 @@ def test_demo_shows_grade_a_then_the_regressions() -> None:
     assert "value-change" in out and "structure-change" in out, run.describe()
     # The healthy build is graded A before the regressed twin's findings are shown.
     assert out.index("GRADE A") < out.index("value-change"), run.describe()
+    # The README shows this output: each of its lines is the demo's (the breaking change reads
+    # [FAIL], the additive one [DIFF]).
+    readme = (REPO / "README.md").read_text("utf-8")
+    block = readme.split("## 30-second demo", 1)[1].split("```", 2)[1]
+    shown = [ln for ln in block.splitlines()[1:] if ln.strip() and ln.strip() != "..."]
+    assert "  [DIFF] #4 tools/call echo  additive structure-change" in shown
+    assert [ln for ln in shown if ln not in out.splitlines()] == [], run.describe()
