@@ -5,11 +5,13 @@ ends (a flood) is dropped as it grows, whether it is read plainly or beside its 
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -98,24 +100,36 @@ class _Flooding(http.server.BaseHTTPRequestHandler):
             return  # the client stopped reading: what the cap is for
 
 
-@pytest.mark.parametrize("sse", [True, False], ids=["sse-event", "json-body"])
-def test_an_http_answer_past_the_cap_is_a_message_too_large(sse: bool) -> None:
-    handler = type("Flooding", (_Flooding,), {"sse": sse})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+@contextlib.contextmanager
+def flooding_http(sse: bool) -> Iterator[HttpTransport]:
+    """A transport (cap 1 MiB) to a server on 127.0.0.1 whose every answer floods (``_Flooding``)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), type("Flooding", (_Flooding,), {"sse": sse}))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
     thread.start()
     transport = HttpTransport(f"http://127.0.0.1:{server.server_address[1]}/mcp", max_message=1 << 20, listen=False)
     try:
         transport.start()
-        transport.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
-        with pytest.raises(MessageTooLarge, match=r"longer than 1 MiB \(the --max-message-size cap\)"):
-            transport.receive(30)
+        yield transport
     finally:
         transport.close()
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+@pytest.mark.parametrize("sse", [True, False], ids=["sse-event", "json-body"])
+def test_an_http_answer_past_the_cap_is_a_message_too_large(sse: bool) -> None:
+    with flooding_http(sse) as transport:
+        transport.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        with pytest.raises(MessageTooLarge, match=r"longer than 1 MiB \(the --max-message-size cap\)"):
+            transport.receive(30)
+
+
+def test_an_endless_acknowledgement_of_a_notification_is_a_message_too_large() -> None:
+    with flooding_http(sse=False) as transport:
+        with pytest.raises(MessageTooLarge, match=r"notifications/initialized: .*longer than 1 MiB"):
+            transport.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
 
 def test_the_stdio_recording_proxy_drops_a_line_past_the_cap(tmp_path: Path) -> None:

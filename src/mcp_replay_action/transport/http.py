@@ -619,19 +619,28 @@ class HttpTransport:
                 self._release(response)
         self._fault(ServerExited(f"{label}: the SSE stream ended before the response arrived", **self._diag_kwargs()))
 
+    def _post(self, url: str, body: bytes, headers: Mapping[str, str]) -> tuple[httpx.Response, bytes]:
+        """POST ``body`` and read the answer's body up to the cap (``read_capped``): the response
+        (closed) and its body."""
+        assert self._client is not None
+        with self._client.stream(
+            "POST", url, content=body, headers=dict(headers), timeout=self._connect_timeout
+        ) as response:
+            return response, read_capped(response, self.max_message)
+
     def _post_one_way(self, message: dict[str, Any]) -> None:
         """POST a notification or a response; the server acknowledges with 202 (or 200)."""
         assert self._client is not None
         label = _label(message)
         body = json.dumps(message, ensure_ascii=False).encode("utf-8")
         try:
-            response = self._client.post(
-                self.url, content=body, headers=self._headers_for(message), timeout=self._connect_timeout
-            )
+            response, raw = self._post(self.url, body, self._headers_for(message))
         except httpx.TimeoutException:
             raise TransportTimeout(
                 f"{label}: {display_url(self.url)} did not acknowledge in time", **self._diag_kwargs()
             ) from None
+        except MessageTooLarge as exc:
+            raise MessageTooLarge(f"{label}: {exc}", **self._diag_kwargs()) from None
         except httpx.HTTPError as exc:
             raise ServerExited(
                 f"{label}: cannot reach {display_url(self.url)}: {_reason(exc)}", **self._diag_kwargs()
@@ -641,8 +650,8 @@ class HttpTransport:
             # A refused notification is a fact about the server, not a reason to stop: the next
             # request's answer (or its absence) tells the story. Counted for diagnostics.
             self._refused += 1
-        elif response.content.strip():
-            doc = self._decode(response.text)
+        elif raw.strip():
+            doc = self._decode(raw.decode("utf-8", "replace"))
             if doc is not None:
                 self._deliver(doc)
 
@@ -769,16 +778,17 @@ class HttpTransport:
         assert self._client is not None and self._legacy_endpoint is not None
         label = _label(message)
         try:
-            response = self._client.post(
+            response, raw = self._post(
                 self._legacy_endpoint,
-                content=json.dumps(message, ensure_ascii=False).encode("utf-8"),
-                headers={**self._user_headers, "Content-Type": "application/json"},
-                timeout=self._connect_timeout,
+                json.dumps(message, ensure_ascii=False).encode("utf-8"),
+                {**self._user_headers, "Content-Type": "application/json"},
             )
         except httpx.TimeoutException:
             raise TransportTimeout(
                 f"{label}: the message endpoint did not acknowledge in time", **self._diag_kwargs()
             ) from None
+        except MessageTooLarge as exc:
+            raise MessageTooLarge(f"{label}: {exc}", **self._diag_kwargs()) from None
         except httpx.HTTPError as exc:
             raise ServerExited(
                 f"{label}: cannot reach the message endpoint: {_reason(exc)}", **self._diag_kwargs()
@@ -788,7 +798,7 @@ class HttpTransport:
             self._facts[json.dumps(message["id"])] = HttpFacts(response.status_code, "text/event-stream", True)
         if response.status_code >= 400:
             raise HttpStatusError(
-                f"{label}: HTTP {response.status_code} from the message endpoint{_snippet(response.content)}",
+                f"{label}: HTTP {response.status_code} from the message endpoint{_snippet(raw)}",
                 status=response.status_code,
                 **self._diag_kwargs(),
             )
