@@ -6,7 +6,7 @@ import re
 
 import click
 
-from mcp_replay_action.gate import Gate, GatePolicy
+from mcp_replay_action.gate import Gate, GatePolicy, evaluate_gate
 from mcp_replay_action.report import console
 from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
 from report_fixtures import healthy_cassette, hostile_report, regressed_cassette, report, score
@@ -138,3 +138,35 @@ def test_hostile_text_cannot_act_on_a_terminal_or_the_runner() -> None:
         # Only newlines and (when asked) our own colour codes are control characters.
         assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]", plain)
         assert "\r" not in out
+
+
+def test_each_line_says_its_class_and_the_gate_line_what_did_not_gate() -> None:
+    added = Finding("structure-change", "additive", "$.result.structuredContent.unit", "key 'unit' added")
+    changed = Finding("value-change", "breaking", "$.result.structuredContent.sum", "value changed: 5 -> 6")
+    renamed = Finding("structure-change", "cosmetic", "$.result.tools[name=x].inputSchema", "the same schema")
+    results = (
+        InteractionResult(seq=1, line=2, method="tools/call", name="a", status="fail", findings=(added, changed)),
+        InteractionResult(seq=2, line=3, method="tools/call", name="b", status="fail", findings=(added,)),
+        InteractionResult(seq=3, line=4, method="tools/list", name=None, status="pass", findings=(renamed,)),
+    )
+    cassette = CassetteResult(path="c.jsonl", results=results, score=score(80.0, "B"))
+    gate = evaluate_gate((cassette,), cassette.score, GatePolicy())
+    assert gate.accepted_classes == (("additive", 1), ("cosmetic", 1))
+    lines = console.render(report(cassette, gate=gate), verbose=True).splitlines()
+    # The breaking row names its breaking kind, not the additive finding's worse-ranked kind.
+    i = lines.index("  [FAIL] #1 tools/call a  breaking value-change")
+    assert lines[i + 1 : i + 3] == [
+        "         $.result.structuredContent.unit: key 'unit' added [additive]",
+        "         $.result.structuredContent.sum: value changed: 5 -> 6",
+    ]
+    j = lines.index("  [DIFF] #2 tools/call b  additive structure-change")
+    assert lines[j + 1] == "         $.result.structuredContent.unit: key 'unit' added"
+    k = lines.index("  [PASS] #3 tools/list")
+    assert lines[k + 1] == "         $.result.tools[name=x].inputSchema: the same schema [cosmetic]"
+    assert lines[-1] == (
+        "gate FAILED (fail on breaking): 1 breaking change(s) and 0 missing response(s); "
+        "1 additive and 1 cosmetic changes reported, not gating (accept with a refresh)"
+    )
+    strict = evaluate_gate((cassette,), cassette.score, GatePolicy(fail_on="any"))
+    assert strict.reasons == ("1 breaking and 1 additive change(s) and 0 missing response(s)",)
+    assert strict.accepted_classes == (("cosmetic", 1),)

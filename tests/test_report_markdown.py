@@ -91,7 +91,12 @@ def test_layout() -> None:
     assert tables[0][1] == ["100.0%", "80.0%", "100.0%", "90.0%"]
     regressed = tables[1]
     assert regressed[0] == ["#", "interaction", "status", "kind", "detail"]
-    assert [row[2] for row in regressed[1:]] == ["⚠️ changed", "❌ fail", "⛔ missing", "⏭️ skipped"]  # echo only added a key
+    assert [row[2] for row in regressed[1:]] == [
+        "⚠️ changed",
+        "❌ fail",
+        "⛔ missing",
+        "⏭️ skipped",
+    ]  # echo only added a key
     assert regressed[2][:4] == ["4", "tools/call add", "❌ fail", "breaking value-change"]
     assert html.unescape(regressed[2][4]) == "$.result.content[0].text: '5' -> '6' (+1 more)"
     assert regressed[3][:4] == ["5", "tools/call slow", "⛔ missing", "missing-response"]
@@ -99,9 +104,9 @@ def test_layout() -> None:
     assert "<details><summary>✅ 2 passing interaction(s)</summary>" in lines
     # Failures folded in <details>, with the diff as a diff code block.
     assert "<details><summary>#4 tools/call add: breaking value-change (cassette line 6)</summary>" in lines
-    assert lines.index("<details><summary>#4 tools/call add: breaking value-change (cassette line 6)</summary>") < lines.index(
-        "<details><summary>✅ 2 passing interaction(s)</summary>"
-    )
+    assert lines.index(
+        "<details><summary>#4 tools/call add: breaking value-change (cassette line 6)</summary>"
+    ) < lines.index("<details><summary>✅ 2 passing interaction(s)</summary>")
     fences = [t for t in tokens if t.type == "fence"]
     assert [f.info for f in fences] == ["diff"]
     assert fences[0].content.endswith("-line two\n+line 2\n")

@@ -10,7 +10,15 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from mcp_replay_action.gate import Gate
-from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report, status_counts, weighted
+from mcp_replay_action.results import (
+    KIND_ORDER,
+    CassetteResult,
+    Finding,
+    InteractionResult,
+    Report,
+    status_counts,
+    weighted,
+)
 
 STATUS_TAGS = {"pass": "PASS", "fail": "FAIL", "missing": "MISS", "skipped": "SKIP"}
 CHANGED_TAG = "DIFF"  # a failed interaction whose worst finding is additive: it changed, nothing broke
@@ -50,7 +58,12 @@ def row_kind(result: InteractionResult) -> str:
     value-change``, ``additive structure-change``), a missing response's kind alone."""
     if result.status == "missing" or not result.kind:
         return result.kind or ""
-    return f"{row_class(result)} {result.kind}".strip()
+    cls = row_class(result)
+    # The worst kind among the findings of the row's class: an added key beside a changed value
+    # reads "breaking value-change", not "breaking structure-change".
+    kinds = [f.kind for f in result.findings if f.cls == cls]
+    kind = min(kinds, key=KIND_ORDER.index) if kinds else result.kind
+    return f"{cls} {kind}".strip()
 
 
 def row_class(result: InteractionResult) -> str:
