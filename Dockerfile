@@ -28,7 +28,7 @@ COPY requirements/image.txt /tmp/requirements.txt
 RUN python -m venv /opt/mcp-replay \
     && /opt/mcp-replay/bin/pip install --require-hashes --no-deps --only-binary=:all: -r /tmp/requirements.txt
 
-COPY pyproject.toml README.md /src/
+COPY pyproject.toml README.md LICENSE /src/
 COPY src /src/src
 # The action's own pip (and setuptools, where the venv has it) go once the package is in: the
 # user's `install` uses the base image's pip and python, never this environment.

@@ -212,6 +212,38 @@ def test_release_workflow_pushes_verifies_an_anonymous_pull_then_pins_the_digest
     assert "linux/amd64,linux/arm64" in publish
 
 
+def test_release_publishes_the_checked_package_with_trusted_publishing_after_the_image_pin() -> None:
+    release = load(ROOT / ".github" / "workflows" / "release.yml")
+    jobs = release["jobs"]
+    package, publish = jobs["package"], jobs["publish"]
+    assert package["permissions"] == {"contents": "read"}
+    runs = [str(step.get("run", "")) for step in package["steps"]]
+    assert any("build-package.sh" in run for run in runs)
+    uploads = [step for step in package["steps"] if str(step.get("uses", "")).startswith("actions/upload-artifact@")]
+    assert uploads and uploads[0]["with"]["path"] == "dist/"
+    # After the image job: a PyPI version cannot be uploaded twice, so it goes last.
+    assert publish["needs"] == ["package", "release"]
+    # Trusted publishing: the OIDC token on the publishing job alone, and no stored credential.
+    assert publish["permissions"] == {"id-token": "write"}
+    assert [name for name, job in jobs.items() if "id-token" in (job.get("permissions") or {})] == ["publish"]
+    assert publish["environment"]["name"] == "pypi"
+    steps = publish["steps"]
+    assert not any("run" in step for step in steps), "the publishing job runs no code of ours"
+    action = next(step for step in steps if str(step.get("uses", "")).startswith("pypa/gh-action-pypi-publish@"))
+    assert re.fullmatch(r"pypa/gh-action-pypi-publish@[0-9a-f]{40}", action["uses"]), action["uses"]
+    assert not {"password", "user"} & set(action.get("with", {})), "trusted publishing needs no token"
+    text = (ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
+    assert "secrets." not in text
+    script = (ROOT / ".github" / "release" / "build-package.sh").read_text(encoding="utf-8")
+    for needed in (
+        "-m build --sdist --wheel",
+        'twine" check --strict',
+        "--require-hashes -r requirements/release.txt",
+        'mcp-replay" demo',
+    ):
+        assert needed in script, needed
+
+
 def test_dockerfile_shape() -> None:
     text = DOCKERFILE.read_text(encoding="utf-8")
     instructions = [line.split()[0] for line in text.splitlines() if line and not line[0].isspace() and line[0] != "#"]

@@ -1,6 +1,7 @@
 """The image and the composite action install the package's dependencies from one lock, uv.lock,
 exported with hashes to requirements/image.txt (the Dockerfile) and requirements/action.txt
-(composite/action.yml). The exports must say exactly what the lock says, and the lock must agree
+(composite/action.yml); the release workflow's package tools (build, twine) come from the same lock,
+as requirements/release.txt (.github/release/build-package.sh). The exports must say exactly what the lock says, and the lock must agree
 with pyproject.toml: a dependency changed in one place only fails here."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXPORTS = {
     "requirements/image.txt": ["--extra", "image"],
     "requirements/action.txt": [],
+    "requirements/release.txt": ["--only-group", "release"],
 }
 
 
@@ -63,3 +65,15 @@ def test_lock_agrees_with_pyproject() -> None:
         [uv(), "lock", "--check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_test_extra_pins_the_release_tools_as_the_release_does() -> None:
+    # The tests build and check the package with the tools the release uses, at the same versions.
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    release = set(project["dependency-groups"]["release"])
+    assert release and release <= set(project["project"]["optional-dependencies"]["test"])
+    exported = (ROOT / "requirements" / "release.txt").read_text(encoding="utf-8")
+    for pin in release:
+        assert re.search(rf"^{re.escape(pin)} \\", exported, re.M), pin

@@ -20,6 +20,7 @@ import socket
 import subprocess
 import sys
 import time
+import tomllib
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,11 +28,13 @@ from pathlib import Path
 import pytest
 
 from container_opt_in import container_test
+from package_index import package_index
 
 ROOT = Path(__file__).resolve().parent.parent
 RELEASE = ROOT / ".github" / "release"
 SCRIPTS = ROOT / "tests" / "container"
 VERSION = "1.2.3"
+PACKAGE_VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 
 
 def free_port() -> int:
@@ -166,25 +169,33 @@ def test_release_workflow_through_act_pushes_and_pins_the_pushed_digest(registry
     """The real release.yml, run by act for a pushed tag (tests/act/release-job.sh): every step but
     QEMU, buildx and the ghcr.io login (skipped under act; they need an engine and ghcr.io), with
     buildah for one platform in place of `docker buildx` for two and the local registry in place
-    of ghcr.io."""
+    of ghcr.io; the package and publish jobs too, publishing to a local package index in place of
+    PyPI (tagged with the package's own version, which the package job requires)."""
+    version = PACKAGE_VERSION
+    major, minor = version.split(".")[0], ".".join(version.split(".")[:2])
     subprocess.run(["bash", str(SCRIPTS / "install-tools.sh")], check=True, timeout=900)
     subprocess.run(["bash", str(SCRIPTS / "make-base.sh")], check=True, timeout=900, env=container_env())
     work, origin = tmp_path / "work", tmp_path / "origin.git"
     subprocess.run(["bash", str(ROOT / "tests" / "act" / "copy-tree.sh"), str(ROOT), str(work)], check=True,
                    timeout=300)  # fmt: skip
-    git(work, "tag", f"v{VERSION}")
+    git(work, "tag", f"v{version}")
     subprocess.run(["git", "init", "-q", "--bare", str(origin)], check=True, timeout=60)
     git(work, "remote", "add", "origin", str(origin))
-    git(work, "push", "-q", "origin", "main", f"refs/tags/v{VERSION}")
-    git(work, "checkout", "-q", "--detach", f"v{VERSION}")
+    git(work, "push", "-q", "origin", "main", f"refs/tags/v{version}")
+    git(work, "checkout", "-q", "--detach", f"v{version}")
     tagged = git(work, "rev-parse", "HEAD")
     act = ROOT / ".venv" / "bin" / "act"
     env = {**os.environ, "ACT": str(act) if act.exists() else (shutil.which("act") or "act")}
-    result = subprocess.run(["bash", str(work / "tests" / "act" / "release-job.sh"), registry, VERSION], cwd=work,
-                            env=env, capture_output=True, text=True, timeout=2100, check=False,
-                            stdin=subprocess.DEVNULL)  # fmt: skip
+    with package_index(tmp_path / "index") as (index, packages):
+        result = subprocess.run(["bash", str(work / "tests" / "act" / "release-job.sh"), registry, version, index],
+                                cwd=work, env=env, capture_output=True, text=True, timeout=2100, check=False,
+                                stdin=subprocess.DEVNULL)  # fmt: skip
+        published = sorted(p.name for p in packages.iterdir())
     log = result.stdout + result.stderr
     assert result.returncode == 0 and "Job succeeded" in log, log[-10000:]
+    # Published after the image was pinned, as the workflow orders it.
+    assert published == [f"mcp_replay_action-{version}-py3-none-any.whl", f"mcp_replay_action-{version}.tar.gz"]
+    assert log.index("Success - Main Release commit pins the image") < log.index("Uploading distributions to")
     # Skipped under act, as the workflow says; the stand-in act was given for them fails if run.
     assert "ran the never-run stand-in" not in log
     assert "Main docker/setup-qemu-action" not in log and "Main docker/setup-buildx-action" not in log
@@ -197,13 +208,13 @@ def test_release_workflow_through_act_pushes_and_pins_the_pushed_digest(registry
     assert f"anonymous pull of {ref}: ok" in log
 
     # The digest the release pinned is the one the registry serves for the version's tags.
-    for tag in (VERSION, "1.2", "1"):
+    for tag in (version, minor, major):
         assert served_digest(registry, tag) == digest, tag
 
     # The release commit: action.yml alone changed, pinned to that digest; both tags on it.
-    release_commit = git(origin, "rev-parse", f"v{VERSION}^{{commit}}")
+    release_commit = git(origin, "rev-parse", f"v{version}^{{commit}}")
     assert release_commit != tagged
-    assert git(origin, "rev-parse", "v1^{commit}") == release_commit
+    assert git(origin, "rev-parse", f"v{major}^{{commit}}") == release_commit
     assert git(origin, "rev-parse", f"{release_commit}^") == tagged
     assert git(origin, "diff", "--name-only", tagged, release_commit) == "action.yml"
     action = git(origin, "show", f"{release_commit}:action.yml")

@@ -13,13 +13,17 @@
 #     `docker buildx` for amd64+arm64, with the Dockerfile's FROM lines naming the offline stand-in
 #     base (tests/container/make-base.sh must have made it);
 #   - REGISTRY (Debian's docker-registry on 127.0.0.1, plain HTTP) instead of ghcr.io, through the
-#     workflow's RELEASE_REGISTRY; no token (the push to a bare `origin` on disk needs none).
+#     workflow's RELEASE_REGISTRY; no token (the push to a bare `origin` on disk needs none);
+#   - the package and publish jobs as in tests/act/publish-job.sh: stand-ins for setup-python, the
+#     artifact actions and pypa/gh-action-pypi-publish, which uploads to INDEX_URL (a local index).
 #
-# usage: release-job.sh REGISTRY VERSION [extra act options]     env: ACT (the act binary)
+# usage: release-job.sh REGISTRY VERSION INDEX_URL [extra act options]     env: ACT (the act binary)
+# VERSION must be pyproject.toml's: the package job refuses a tag that is not the package's.
 set -euo pipefail
 registry=$1
 version=$2
-shift 2
+index=$3
+shift 3
 act_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tests/container/env.sh
 source "$act_dir/../container/env.sh"
@@ -40,19 +44,19 @@ cat > "$work/event.json" <<JSON
 JSON
 mkdir -p "$work/config/act"
 echo "-P ubuntu-latest=-self-hosted" > "$work/config/act/actrc"
-pin() {  # the commit release.yml pins an action to
-    grep -oE "uses: $1@[0-9a-f]{40}" "$repo_root/$workflow" | head -n 1 | cut -d@ -f2
-}
-stand_ins=()
-for action in docker/setup-qemu-action docker/setup-buildx-action; do
-    stand_ins+=(--local-repository "$action@$(pin "$action")=$act_dir/never-run")
-done
+mkdir -p "$work/artifacts"
+# shellcheck source=tests/act/stand-ins.sh
+source "$act_dir/stand-ins.sh"
+stand_ins "$repo_root/$workflow" docker/setup-qemu-action=never-run docker/setup-buildx-action=never-run \
+    "${PACKAGE_STAND_INS[@]}"
 
 cd "$repo_root"
 XDG_CONFIG_HOME="$work/config" timeout "${RELEASE_ACT_TIMEOUT:-1800}" "$act_bin" push \
     -W "$workflow" -e "$work/event.json" -P ubuntu-latest=-self-hosted \
     --container-daemon-socket - --action-offline-mode "${stand_ins[@]}" \
     --env "RELEASE_REGISTRY=$registry" --env GITHUB_REPOSITORY=octo/mcp-replay-action \
+    --env "PYPI_REPOSITORY_URL=$index" --env "ACT_ARTIFACT_DIR=$work/artifacts" \
+    --env "ACT_RELEASE_REQUIREMENTS=$repo_root/requirements/release.txt" \
     --env ENGINE=podman --env PLATFORMS=linux/amd64 --env PUSH_TLS_VERIFY=false \
     --env "DOCKERFILE=$work/Dockerfile" --env "BUILD_ARGS=$build_args" \
     --env "CONTAINERS_CONF=$CONTAINERS_CONF" --env "CONTAINERS_STORAGE_CONF=$CONTAINERS_STORAGE_CONF" "$@"
