@@ -1,6 +1,7 @@
 """Every help page, usage error and suggestion the CLI prints, byte for byte, at several terminal
-widths, against ``tests/data/help/`` (written from main at f59552c, before the commands were
-loaded lazily): how the commands are loaded must never show in what a user reads.
+widths, against ``tests/data/help/`` (first written from main at f59552c, before the commands were
+loaded lazily; rewritten when the command list got whole-sentence short helps and the help texts
+lost their reST backticks): how the commands are loaded must never show in what a user reads.
 
 Regenerate after an intended change of a help text: ``python tests/test_help_output.py``.
 """
@@ -17,6 +18,7 @@ import sys
 import termios
 from pathlib import Path
 
+import click
 import pytest
 
 GOLDEN = Path(__file__).parent / "data" / "help"
@@ -134,14 +136,31 @@ if __name__ == "__main__":
         golden_path(width, "terminal").write_bytes(render_on_terminal(width).encode())
 
 
-def test_every_summary_is_its_commands_first_paragraph() -> None:
+def test_every_summary_is_its_commands_short_help_and_whole_in_the_list() -> None:
     from mcp_replay_action.cli import COMMANDS, main
 
     for name, (_, _, summary) in COMMANDS.items():
         command = main.commands[name]
         assert command.help is not None
-        assert " ".join(command.help.split("\n\n")[0].split()) == summary, name
         assert command.name == ("replay" if name == "verify" else name)
+        if name != "verify":  # the same command as replay, listed with what it does differently
+            assert command.short_help == summary, name
+        # A whole sentence on one line of an 80-column listing: never cut mid-sentence.
+        assert summary.endswith(".") and len(summary) <= 80 - 6 - len("record-scenarios"), name
+    listing = golden_path(None).read_text(encoding="utf-8")
+    assert "..." not in listing.split("Commands:", 1)[1].split("$ ", 1)[0]
+
+
+def test_no_help_page_shows_rest_markup_and_every_option_says_what_it_does() -> None:
+    from mcp_replay_action.cli import COMMANDS, main
+
+    for name in COMMANDS:
+        command = main.commands[name]
+        for text in (command.help or "", *(getattr(p, "help", None) or "" for p in command.params)):
+            assert "`" not in text, f"{name}: {text!r}"
+        for param in command.params:
+            if isinstance(param, click.Option) and not param.hidden:
+                assert param.help, f"{name} {param.opts[0]} has no help text"
 
 
 def _commands_loaded(*args: str) -> list[str]:

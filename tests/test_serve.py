@@ -101,7 +101,11 @@ def test_unmatched_request_names_the_closest_recording_and_is_logged(capsys: pyt
     assert "no recorded answer for tools/call" in error["message"]
     assert 'closest recorded request: line 4 tools/call {"arguments":{"a":1,"b":2},"name":"add"}' in error["message"]
     assert error["data"]["closest"]["line"] == 4
-    assert "no recorded answer for tools/call" in capsys.readouterr().err
+    # The client reads where the error came from; the log line says it once.
+    assert error["message"].startswith("mcp-replay serve: no recorded answer for tools/call")
+    logged = capsys.readouterr().err
+    assert logged.startswith("mcp-replay: serve: no recorded answer for tools/call"), logged
+    assert "mcp-replay: mcp-replay" not in logged
     unknown = r.answer(req(8, "prompts/list"))
     assert unknown is not None and unknown.response["error"]["code"] == METHOD_NOT_FOUND
     assert r.stats.unmatched == 2

@@ -81,52 +81,35 @@ def handle_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-# Every command: its module under ``mcp_replay_action.commands``, the name it has there, and the
-# first paragraph of its help, which is all ``mcp-replay --help`` shows of it (shortened to the
-# terminal's width by click itself). ``tests/test_help_output.py`` checks each summary against
-# its command, and every help page against what it was before the commands were split out.
+# Every command: its module under ``mcp_replay_action.commands``, the name it has there, and its
+# short help, a whole sentence that fits one line of an 80-column listing: all ``mcp-replay
+# --help`` lists of it (click would cut a first paragraph mid-sentence; a short help it shows
+# whole, wrapped on a narrower terminal). Each command takes its
+# ``short_help`` from here (``short_help(name)``), and ``tests/test_help_output.py`` checks every
+# help page against what it was before the commands were split out.
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "calibrate": (
-        "calibrate",
-        "calibrate",
-        "Learn what varies between fresh runs of the same server and store it in the cassette header as noise"
-        " rules (paths and text patterns, with the values seen): shown by inspect, applied by every replay"
-        " (reported, never gating), removed with --clear.",
-    ),
-    "convert": ("convert", "convert", "Convert between mcp-replay JSONL and mcp-recorder JSON cassettes."),
-    "demo": (
-        "demo",
-        "demo",
-        "Record a session against a bundled sample server, then replay it against a healthy build and against a"
-        " regressed twin whose tools/list is byte-identical.",
-    ),
-    "diff": ("diff", "diff", "Compare two cassettes' responses request by request, without any server."),
-    "inspect": ("inspect", "inspect", "Summarise a cassette: server, protocol era, interactions, redaction."),
-    "merge": (
-        "merge",
-        "merge",
-        "Combine the JSON reports of `replay --shard i/n` runs into one report, graded and gated as one run over"
-        " every cassette would be (exit 0 pass, 1 gate failed, 2 bad report).",
-    ),
-    "record": ("record", "record", "Record a session: a transparent proxy between a real client and a real server."),
+    "calibrate": ("calibrate", "calibrate", "Learn a server's noise and store it in the cassette."),
+    "convert": ("convert", "convert", "Convert between mcp-replay and mcp-recorder cassettes."),
+    "demo": ("demo", "demo", "Record, then replay against a healthy and a broken build."),
+    "diff": ("diff", "diff", "Compare two cassettes' responses, without a server."),
+    "inspect": ("inspect", "inspect", "Summarise a cassette: server, era, interactions."),
+    "merge": ("merge", "merge", "Combine the reports of sharded replays into one."),
+    "record": ("record", "record", "Record a session through a transparent proxy."),
     "record-scenarios": (
         "record_scenarios",
         "record_scenarios_cmd",
-        "Record cassettes from a scenarios.yml, with no client code.",
+        "Record cassettes from a scenarios.yml, no client code.",
     ),
-    "replay": (
-        "replay",
-        "replay",
-        "Replay cassettes against a new build of the server and grade it (``verify``: the same, and without a gate"
-        " option any difference fails, as mcp-recorder's verify does).",
-    ),
-    "serve": (
-        "serve",
-        "serve",
-        "A mock MCP server that answers from a cassette, to test clients without the real server.",
-    ),
+    "replay": ("replay", "replay", "Replay cassettes against a server and grade it."),
+    "serve": ("serve", "serve", "Answer MCP clients from a cassette: a mock server."),
+    # mcp-recorder's name for replay: the same command, listed with what it does differently.
+    "verify": ("replay", "replay", "replay, mcp-recorder's way: any difference fails."),
 }
-COMMANDS["verify"] = COMMANDS["replay"]  # mcp-recorder's name for it: the same command
+
+
+def short_help(name: str) -> str:
+    """The one-sentence summary ``mcp-replay --help`` lists for command ``name``."""
+    return COMMANDS[name][2]
 
 
 class _Commands(Mapping[str, click.Command]):
@@ -180,9 +163,9 @@ class _Main(click.Group):
     context_class = _Context
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """The command list, from each command's summary: click's own listing of stand-ins that
-        have only that help, so the text is shortened exactly as it would be for the command."""
-        listed = {name: click.Command(name, help=summary) for name, (_, _, summary) in COMMANDS.items()}
+        """The command list, from each command's short help: click's own listing of stand-ins that
+        have only that short help, so it is laid out exactly as it would be for the command."""
+        listed = {name: click.Command(name, short_help=summary) for name, (_, _, summary) in COMMANDS.items()}
         click.Group(commands=listed).format_commands(ctx, formatter)
 
 

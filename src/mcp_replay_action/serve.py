@@ -220,7 +220,7 @@ class Responder:
             }
         self.stats.unmatched += 1
         self.stats.unmatched_requests.append(asked)
-        log(text)
+        log(text.replace("mcp-replay serve: ", "serve: ", 1))  # log() says "mcp-replay: " itself
         code = METHOD_NOT_FOUND if method not in self._methods else NO_MATCH
         error = {"code": code, "message": text, "data": data}
         return Answer(response={"jsonrpc": "2.0", "id": message["id"], "error": error}, matched=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from mcp_replay_action.cli import handle_errors
+from mcp_replay_action.cli import handle_errors, short_help
 from mcp_replay_action.commands.common import (
     Seconds,
     cwd_option,
@@ -18,7 +18,7 @@ from mcp_replay_action.commands.common import (
 from mcp_replay_action.plan import make_target, parse_env
 
 
-@click.command()
+@click.command(short_help=short_help("calibrate"))
 @server_option
 @url_option
 @click.option("--cassette", required=True, type=click.Path(dir_okay=False), help="Cassette to calibrate.")

@@ -147,6 +147,36 @@ def report_options(func: F) -> F:
     return func
 
 
+def compare_options(func: F) -> F:
+    """How responses are compared, for ``replay`` and ``diff`` alike (mcp-recorder's spellings,
+    ``--ignore-paths`` and ``--ignore-fields``, as aliases)."""
+    for option in reversed(
+        (
+            click.option(
+                "--ignore-path",
+                "--ignore-paths",
+                "ignore_paths",
+                multiple=True,
+                metavar="PATH",
+                help="Ignore a response path, e.g. result.content[].text.",
+            ),
+            click.option(
+                "--ignore-key",
+                "--ignore-fields",
+                "ignore_keys",
+                multiple=True,
+                metavar="KEY",
+                help="Ignore a key at any depth.",
+            ),
+            click.option(
+                "--allow-reorder", is_flag=True, help="A list with the same members in another order still matches."
+            ),
+        )
+    ):
+        func = option(func)
+    return func
+
+
 isolate_option = click.option("--isolate", is_flag=True, help="Give the server a fresh temporary HOME and TMPDIR.")
 setup_option = click.option(
     "--setup",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from mcp_replay_action.cli import handle_errors
+from mcp_replay_action.cli import handle_errors, short_help
 
 
-@click.command()
+@click.command(short_help=short_help("convert"))
 @click.argument("source", type=click.Path(dir_okay=False))
 @click.argument("destination", type=click.Path(dir_okay=False))
 @click.option("--to", type=click.Choice(["jsonl", "recorder-json"]), help="Output format (default: by extension).")

@@ -6,11 +6,11 @@ import sys
 
 import click
 
-from mcp_replay_action.cli import handle_errors
+from mcp_replay_action.cli import handle_errors, short_help
 from mcp_replay_action.errors import EXIT_OK, EXIT_USAGE
 
 
-@click.command()
+@click.command(short_help=short_help("demo"))
 @click.option("--keep", type=click.Path(file_okay=False), help="Keep the demo cassette in this directory.")
 @handle_errors
 def demo(keep: str | None) -> None:

@@ -6,17 +6,15 @@ import sys
 
 import click
 
-from mcp_replay_action.cli import handle_errors
-from mcp_replay_action.commands.common import emit_report
+from mcp_replay_action.cli import handle_errors, short_help
+from mcp_replay_action.commands.common import compare_options, emit_report
 from mcp_replay_action.errors import EXIT_GATE, EXIT_OK
 
 
-@click.command()
+@click.command(short_help=short_help("diff"))
 @click.argument("before", type=click.Path(dir_okay=False))
 @click.argument("after", type=click.Path(dir_okay=False))
-@click.option("--ignore-path", "ignore_paths", multiple=True, metavar="PATH")
-@click.option("--ignore-key", "ignore_keys", multiple=True, metavar="KEY")
-@click.option("--allow-reorder", is_flag=True)
+@compare_options
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON report.")
 @click.option(
     "--fail-on",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from mcp_replay_action.cli import handle_errors
+from mcp_replay_action.cli import handle_errors, short_help
 
 
-@click.command()
+@click.command(short_help=short_help("inspect"))
 @click.argument("cassette", type=click.Path(dir_okay=False))
 @handle_errors
 def inspect(cassette: str) -> None:

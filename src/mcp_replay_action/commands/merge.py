@@ -6,12 +6,12 @@ import sys
 
 import click
 
-from mcp_replay_action.cli import handle_errors
+from mcp_replay_action.cli import handle_errors, short_help
 from mcp_replay_action.commands.common import check_outputs, emit_report, report_options
 from mcp_replay_action.errors import EXIT_GATE, EXIT_OK
 
 
-@click.command()
+@click.command(short_help=short_help("merge"))
 @click.argument("reports", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @report_options
 @handle_errors
@@ -24,7 +24,7 @@ def merge(
     badge_file: str | None,
     verbose: bool,
 ) -> None:
-    """Combine the JSON reports of `replay --shard i/n` runs into one report, graded and gated
+    """Combine the JSON reports of 'replay --shard i/n' runs into one report, graded and gated
     as one run over every cassette would be (exit 0 pass, 1 gate failed, 2 bad report)."""
     from mcp_replay_action.github.event import read_json_object
     from mcp_replay_action.report.json import from_dict

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from mcp_replay_action.cli import handle_errors
+from mcp_replay_action.cli import handle_errors, short_help
 from mcp_replay_action.commands.common import (
     check_outputs,
     cwd_option,
@@ -24,7 +24,7 @@ from mcp_replay_action.errors import ConfigError, ServerStartError
 from mcp_replay_action.plan import parse_env
 
 
-@click.command()
+@click.command(short_help=short_help("record"))
 @server_option
 @url_option
 @click.option("--listen", metavar="HOST:PORT", help="With --url: where the recording HTTP proxy listens.")
@@ -63,8 +63,8 @@ def record(
 ) -> None:
     """Record a session: a transparent proxy between a real client and a real server.
 
-    stdio: point your MCP client at `mcp-replay record --server CMD --cassette FILE` in place of
-    the server. HTTP: `--url UPSTREAM --listen 127.0.0.1:PORT` and point the client at the proxy.
+    stdio: point your MCP client at 'mcp-replay record --server CMD --cassette FILE' in place of
+    the server. HTTP: '--url UPSTREAM --listen 127.0.0.1:PORT' and point the client at the proxy.
     """
     check_outputs(cassette=cassette)
     if listen:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from mcp_replay_action.cli import handle_errors
+from mcp_replay_action.cli import handle_errors, short_help
 from mcp_replay_action.commands.common import setup_option
 
 if TYPE_CHECKING:
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from mcp_replay_action.scenarios import Scenario
 
 
-@click.command("record-scenarios")
+@click.command("record-scenarios", short_help=short_help("record-scenarios"))
 @click.argument("scenarios_file", type=click.Path(dir_okay=False))
 @click.option(
     "--output-dir",

@@ -9,10 +9,11 @@ from typing import Any
 
 import click
 
-from mcp_replay_action.cli import done_writing, handle_errors
+from mcp_replay_action.cli import done_writing, handle_errors, short_help
 from mcp_replay_action.commands.common import (
     Seconds,
     check_outputs,
+    compare_options,
     cwd_option,
     emit_report,
     env_public_option,
@@ -32,7 +33,7 @@ from mcp_replay_action.plan import REQUEST_TIMEOUT, make_target, parse_env
 # replay also answers to mcp-recorder's verify spellings (--target-stdio, --target, --target-env,
 # --ignore-fields, --ignore-paths), and `verify` is its alias: a CI line written for mcp-recorder
 # runs unchanged.
-@click.command()
+@click.command(short_help=short_help("replay"))
 @click.option("--server", "--target-stdio", "server", metavar="CMD", help="Command that starts a stdio MCP server.")
 @click.option("--url", "url", metavar="URL", help="Streamable HTTP endpoint of the MCP server.")
 @click.option(
@@ -63,18 +64,7 @@ from mcp_replay_action.plan import REQUEST_TIMEOUT, make_target, parse_env
     "non-cosmetic one, or none (only report).",
 )
 @click.option("--fail-on-regression", is_flag=True, help="The same as --fail-on any.")
-@click.option(
-    "--ignore-path",
-    "--ignore-paths",
-    "ignore_paths",
-    multiple=True,
-    metavar="PATH",
-    help="Ignore a response path, e.g. result.content[].text.",
-)
-@click.option(
-    "--ignore-key", "--ignore-fields", "ignore_keys", multiple=True, metavar="KEY", help="Ignore a key at any depth."
-)
-@click.option("--allow-reorder", is_flag=True, help="A list with the same members in another order still matches.")
+@compare_options
 @click.option(
     "--confirm/--no-confirm",
     default=True,
@@ -123,7 +113,7 @@ from mcp_replay_action.plan import REQUEST_TIMEOUT, make_target, parse_env
     "--shard",
     metavar="I/N",
     help="Replay only shard I of N: a deterministic share of the cassettes, balanced by interaction"
-    " count (combine the shards' --report files with `mcp-replay merge`).",
+    " count (combine the shards' --report files with 'mcp-replay merge').",
 )
 @click.option(
     "--jobs",
@@ -176,7 +166,7 @@ def replay(
     jobs: int,
     update: bool,
 ) -> None:
-    """Replay cassettes against a new build of the server and grade it (``verify``: the same, and
+    """Replay cassettes against a new build of the server and grade it ('verify': the same, and
     without a gate option any difference fails, as mcp-recorder's verify does).
 
     Exit 0 when the gate passes, 1 when it fails (by default: a breaking change or a missing
