@@ -6,22 +6,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from http_helpers import free_port, running
 
 
 @contextmanager
@@ -33,35 +26,11 @@ def package_index(root: Path) -> Iterator[tuple[str, Path]]:
         pytest.skip("pypiserver is not installed: pip install -e '.[test]'")
     packages = root / "packages"
     packages.mkdir(parents=True, exist_ok=True)
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}/"
-    log = open(root / "index.log", "wb")  # noqa: SIM115 - closed below, after the process
+    port = free_port()
     # -a . -P .: no authentication for any action (a stand-in that holds nothing of value).
-    process = subprocess.Popen(
-        [server, "run", "-i", "127.0.0.1", "-p", str(port), "-a", ".", "-P", ".", str(packages)],
-        stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(url + "simple/", timeout=2):
-                    break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(
-                        f"the package index did not start: {(root / 'index.log').read_text()}"
-                    ) from None
-                time.sleep(0.2)
+    argv = [server, "run", "-i", "127.0.0.1", "-p", str(port), "-a", ".", "-P", ".", str(packages)]
+    with running(argv, f"http://127.0.0.1:{port}/") as url:
         yield url, packages
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
-        log.close()
 
 
 def install_from_index(index: str, requirement: str, venv: Path) -> Path:
