@@ -709,7 +709,9 @@ def test_a_long_line_shows_a_window_around_the_first_difference_on_both_sides() 
     after = before.replace("3 warnings", "4 warnings")
     finding = one(compare(text_result(before), text_result(after), NO_OPTIONS))
     assert "3 warnings" in finding.message and "4 warnings" in finding.message, finding.message
-    assert finding.diff.endswith("finished with [-3-]{+4+} warnings."), finding.diff
+    removed, added, words = finding.diff.splitlines()
+    assert (removed, added) == ("-" + before, "+" + after), finding.diff  # the changed line, pytest's way
+    assert words.startswith("? ") and words.endswith("finished with [-3-]{+4+} warnings."), finding.diff
 
 
 # -- the fast exit ----------------------------------------------------------------------------

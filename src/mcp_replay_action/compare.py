@@ -896,8 +896,12 @@ class _Differ:
                 message = f"text changed ({lines[0]} -> {lines[1]} lines, first difference at character {at})"
             else:
                 # One long line: a window around the first difference on both sides (never the
-                # same cut prefix twice), and for prose a word-level diff of those windows.
-                diff = _word_diff(_window(t1, at), _window(t2, at)) if " " in t1 + t2 else ""
+                # same cut prefix twice) as the changed line of a unified diff, and for prose a
+                # word-level diff of those windows under it (``?``, as pytest marks a line).
+                w1, w2 = _window(t1, at), _window(t2, at)
+                diff = f"-{w1}\n+{w2}"
+                if " " in t1 + t2:
+                    diff += "\n? " + _word_diff(w1, w2)
                 shown = BRIEF_CAP - 8
                 message = f"value changed at character {at}: {_brief(_window(t1, at, shown))} -> {_brief(_window(t2, at, shown))}"
             return _classed(
