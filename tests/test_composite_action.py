@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +32,20 @@ pytestmark = pytest.mark.timeout(900)
 class CompositeRunner:
     """Just enough of the runner to run one composite action's steps."""
 
-    def __init__(self, action: dict[str, Any], *, workspace: Path, temp: Path, inputs: dict[str, str], token: str):
+    def __init__(
+        self,
+        action: dict[str, Any],
+        *,
+        workspace: Path,
+        temp: Path,
+        inputs: dict[str, str],
+        token: str,
+        action_path: Path = COMPOSITE.parent,
+        user: int | None = None,
+    ):
         self.action = action
+        self.action_path = action_path
+        self.user = user  # run the steps as this uid (and gid), as the runner runs them as its user
         self.workspace = workspace
         self.temp = temp
         self.token = token
@@ -43,7 +57,7 @@ class CompositeRunner:
         def one(match: re.Match[str]) -> str:
             expression = match.group(1)
             if expression == "github.action_path":
-                return str(COMPOSITE.parent)
+                return str(self.action_path)
             if expression == "github.workspace":
                 return str(self.workspace)
             if expression == "github.token":
@@ -70,10 +84,14 @@ class CompositeRunner:
             env["GITHUB_OUTPUT"] = str(output)
             script = self.temp / f"step-{number}.sh"
             script.write_text(self.evaluate(step["run"]), encoding="utf-8")
+            if self.user is not None:
+                for made in (output, script):
+                    os.chown(made, self.user, self.user)
             cwd = self.evaluate(step.get("working-directory", str(self.workspace)))
             result = subprocess.run(
                 ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
                 cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False,
+                **({"user": self.user, "group": self.user, "extra_groups": []} if self.user is not None else {}),
             )  # fmt: skip
             log.append(f"--- step {step.get('name')}: exit {result.returncode}\n{result.stdout}\n{result.stderr}")
             if "id" in step:
@@ -100,6 +118,106 @@ def read_outputs(path: Path) -> dict[str, str]:
             name, value = line.split("=", 1)
             outputs[name] = value
     return outputs
+
+
+def runner_env(home: Path, workspace: Path, event: Path, summary: Path, path: str = "") -> dict[str, str]:
+    """The job's environment: ``python`` on PATH is this interpreter (unless ``path`` is given),
+    which has the sample server."""
+    path = path or os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    env = {
+        "PATH": path,
+        "HOME": str(home),
+        "GITHUB_ACTIONS": "true",
+        "CI": "true",
+        "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_EVENT_NAME": "push",
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "GITHUB_REPOSITORY": "octo/demo",
+        "GITHUB_SHA": "f" * 40,
+        "GITHUB_API_URL": "http://127.0.0.1:9",  # never reached: a push event gets no comment
+    }
+    for key in ("PIP_CERT", "PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "SSL_CERT_FILE"):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    return env
+
+
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+RUNNER_UID = 4242  # the runner's user in the probe below: not root, not the test's own user
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to run the job as another user")
+def test_the_token_is_out_of_reach_of_install_and_the_server(tmp_path: Path) -> None:
+    """Issue 20 items 1 and 2, the composite variant: the job runs as an unprivileged user (uid
+    4242; the test's own process stands for the runner's worker, out of reach as GitHub's Yama
+    setting puts it). ``install`` and the server walk ``/proc`` (their ancestors and every process
+    of their user: environ, cmdline, writable memory) for the token, and ``install`` plants code
+    into every module of the action's own virtual environment. Nothing finds the token, the token
+    holder is seen but unreadable (non-dumpable), the bash step is gone (exec), and no planted
+    line runs in the holder (everything was loaded before install)."""
+    from mcp_replay_action.demo import record_demo_session
+
+    base = Path(tempfile.mkdtemp(prefix="mcp-replay-composite-", dir="/tmp"))
+    try:
+        os.chmod(base, 0o755)
+        action = base / "action"  # the runner checks actions out as its own user (_actions/...)
+        for name in ("composite", "requirements", "src"):
+            shutil.copytree(ROOT / name, action / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        for name in ("pyproject.toml", "README.md"):
+            shutil.copyfile(ROOT / name, action / name)
+        workspace, temp, home = base / "workspace", base / "runner-temp", base / "home"
+        (workspace / "cassettes").mkdir(parents=True)
+        temp.mkdir()
+        home.mkdir()
+        record_demo_session(workspace / "cassettes" / "calc.jsonl")
+        event = base / "event.json"
+        event.write_text(json.dumps({"ref": "refs/heads/main", "after": "f" * 40}), encoding="utf-8")
+        seen = base / "seen.jsonl"
+        seen.write_text("", encoding="utf-8")
+        for path in [base, *base.rglob("*")]:
+            os.chown(path, RUNNER_UID, RUNNER_UID, follow_symlinks=False)
+        token = "ghs_" + "C0mpositeT0ken" * 3
+        # The job's Python is the system's (this test's own lives under /root); the server runs on
+        # the action's venv, so it imports the planted modules itself: only the holder must not.
+        venv = temp / "mcp-replay-action-venv"
+        system = shutil.which("python3", path=SYSTEM_PATH)
+        if system is None:
+            pytest.skip("no system python3 an unprivileged user can run")
+        snoop = f"{Path(__file__).parent / 'fakes' / 'proc_snoop.py'} {seen} {token[::-1]}"
+        package = venv / "lib" / "python*" / "site-packages" / "mcp_replay_action"
+        runner = CompositeRunner(
+            yaml.safe_load(COMPOSITE.read_text(encoding="utf-8")),
+            workspace=workspace, temp=temp, token=token, action_path=action / "composite", user=RUNNER_UID,
+            # `; true`: the install shell stays the probe's parent, a process it can read.
+            inputs={"install": f"{system} {snoop} --plant '{package}'; true", "server": f"{venv}/bin/python {snoop} --serve",
+                    "min-grade": "A"},
+        )  # fmt: skip
+        code, log, outputs = runner.run(runner_env(home, workspace, event, base / "summary.md", SYSTEM_PATH))
+        assert code == 0, log
+        assert outputs["grade"] == "A", log
+        lines = seen.read_text(encoding="utf-8").splitlines()
+        records = [json.loads(line) for line in lines if not line.startswith("PLANTED")]
+        holder_pids = {p["pid"] for r in records for p in r["processes"] if "mcp_replay_action.github" in p["cmdline"]}
+        ran = [line for line in lines if line.startswith("PLANTED") and int(line.split()[1]) in holder_pids]
+        assert {r["role"] for r in records} == {"install", "server"}
+        [install] = [r for r in records if r["role"] == "install"]
+        readable = [p for p in install["processes"] if p["environ"] == "read" and p["mem"] == "read"]
+        assert readable, "the probe could read no process at all: it would prove nothing"
+        assert sum(counts["planted"] for counts in install["plant"].values()) > 50  # it did plant
+        for record in records:
+            assert record["uid"] == RUNNER_UID
+            for process in record["processes"]:
+                assert process["found"] == [], process
+            holders = [p for p in record["processes"] if "mcp_replay_action.github" in p["cmdline"]]
+            assert len(holders) == 1, record["processes"]
+            assert holders[0]["environ"].startswith("unreadable") and holders[0]["mem"].startswith("unreadable")
+            assert not [p for p in record["processes"] if p["cmdline"].startswith(("bash", "/bin/bash", "/usr/bin/bash"))
+                        and "step-" in p["cmdline"]], "a bash step still runs"  # fmt: skip
+        assert not ran, "planted code ran in the token holder:\n" + "\n".join(ran)
+    finally:
+        if not os.environ.get("KEEP_PROBE"):
+            shutil.rmtree(base, ignore_errors=True)
 
 
 def test_composite_action_installs_the_package_and_replays(tmp_path: Path) -> None:
