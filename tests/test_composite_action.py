@@ -198,7 +198,12 @@ def test_the_token_is_out_of_reach_of_install_and_the_server(tmp_path: Path) -> 
         assert outputs["grade"] == "A", log
         lines = seen.read_text(encoding="utf-8").splitlines()
         records = [json.loads(line) for line in lines if not line.startswith("PLANTED")]
-        holder_pids = {p["pid"] for r in records for p in r["processes"] if "mcp_replay_action.github" in p["cmdline"]}
+        holder_pids = {
+            p["pid"]
+            for r in records
+            for p in r["processes"]
+            if "mcp_replay_action.github" in p["cmdline"] and p["uid"] == RUNNER_UID
+        }
         ran = [line for line in lines if line.startswith("PLANTED") and int(line.split()[1]) in holder_pids]
         assert {r["role"] for r in records} == {"install", "server"}
         [install] = [r for r in records if r["role"] == "install"]
@@ -209,7 +214,9 @@ def test_the_token_is_out_of_reach_of_install_and_the_server(tmp_path: Path) -> 
             assert record["uid"] == RUNNER_UID
             for process in record["processes"]:
                 assert process["found"] == [], process
-            holders = [p for p in record["processes"] if "mcp_replay_action.github" in p["cmdline"]]
+            holders = [
+                p for p in record["processes"] if "mcp_replay_action.github" in p["cmdline"] and p["uid"] == RUNNER_UID
+            ]
             assert len(holders) == 1, record["processes"]
             assert holders[0]["environ"].startswith("unreadable") and holders[0]["mem"].startswith("unreadable")
             assert not [p for p in record["processes"] if p["cmdline"].startswith(("bash", "/bin/bash", "/usr/bin/bash"))

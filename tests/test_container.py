@@ -38,6 +38,7 @@ TOKEN = "test-token"
 PR = 7
 HEAD_SHA = "0123456789abcdef0123456789abcdef01234567"
 EVERYTHING = "@modelcontextprotocol/server-everything"
+RUNNER_UID = 1001  # the runner's user on GitHub's hosted runners, who owns the workspace
 
 pytestmark = [*CONTAINER_TESTS, pytest.mark.timeout(2400)]
 
@@ -142,8 +143,18 @@ def parse_outputs(text: str) -> dict[str, str]:
     return outputs
 
 
+def give_to_runner(*paths: Path) -> None:
+    """What the runner's user owns on GitHub: the checkout and the job's home (``_github_home``)."""
+    for top in paths:
+        for path in [top, *top.rglob("*")]:
+            os.chown(path, RUNNER_UID, RUNNER_UID, follow_symlinks=False)
+
+
 def run_action(image: str, workspace: Path, rundir: Path, github: Any, inputs: dict[str, str]) -> Run:
-    """The container, once, with GitHub's mounts and environment (tests/container/run-action.sh)."""
+    """The container, once, with GitHub's mounts and environment (tests/container/run-action.sh);
+    the workspace and the home belong to the runner's user, as they do on GitHub."""
+    (rundir / "home").mkdir(parents=True, exist_ok=True)
+    give_to_runner(workspace, rundir / "home")
     (rundir / "workflow").mkdir(parents=True, exist_ok=True)
     (rundir / "workflow" / "event.json").write_text(json.dumps(pull_request_event()), encoding="utf-8")
     for name in ("output", "summary.md"):  # fresh per step, as the runner gives them
@@ -323,6 +334,65 @@ def test_node_server_installed_by_the_install_input(image: str, github: Any, tmp
     assert "everything.jsonl" in run.summary
     posted = comments(github)
     assert len(posted) == 1 and "everything.jsonl" in posted[0]["body"]
+
+
+def test_install_and_the_server_run_unprivileged_and_cannot_reach_the_token(
+    image: str, github: Any, tmp_path: Path
+) -> None:
+    """Issue 20 item 2, the image: ``install`` (which also ``pip install -e``s the server from the
+    workspace, unprivileged) and the server are a probe that says who it runs as, tries to plant
+    code into the action's package and to write /opt/mcp-replay, and reads every ``/proc/*``
+    (environ, cmdline, writable memory) for the token. They run as the workspace's owner (uid 1001),
+    with no root group; the planting is refused; the token holder (PID 1, root) is unreadable to
+    them, and the token is in nothing they can read. The token still works for the comment, and
+    the report belongs to the workspace's owner."""
+    workspace = tmp_path / "workspace"
+    record_calc_cassette(workspace / "cassettes" / "calc.jsonl")
+    add_sample_sources(workspace)
+    package = workspace / "pkg"
+    package.mkdir()
+    shutil.copyfile(ROOT / "tests" / "fakes" / "proc_snoop.py", package / "probe_server.py")
+    (package / "pyproject.toml").write_text(
+        '[project]\nname = "probe-server"\nversion = "0.1"\n[tool.setuptools]\npy-modules = ["probe_server"]\n',
+        encoding="utf-8",
+    )
+    token = "ghs_" + "Im4geT0kenValue" * 3
+    github.add_token(token)
+    seen = "/github/workspace/seen.jsonl"
+    probe = f"python -m probe_server {seen} {token[::-1]}"
+    install = (
+        "id > /github/workspace/id-install.txt"
+        " && pip install --no-input --quiet -e /github/workspace/pkg"
+        f" && {probe} --plant '/opt/mcp-replay/lib/python*/site-packages/mcp_replay_action'"
+        " && { if touch /opt/mcp-replay/planted 2>/dev/null; then echo wrote; else echo refused; fi; }"
+        " > /github/workspace/touch.txt"
+    )
+    run = run_action(
+        image, workspace, tmp_path / "run", github,
+        {"install": install, "server": f"{probe} --serve", "working-directory": "src", "github-token": token},
+    )  # fmt: skip
+    assert run.returncode == 0, explain(run)
+    assert len(comments(github)) == 1, "the token still worked for the comment"
+    ids = (workspace / "id-install.txt").read_text(encoding="utf-8")
+    assert ids.startswith(f"uid={RUNNER_UID}(") or ids.startswith(f"uid={RUNNER_UID} "), ids
+    assert "(root)" not in ids and "gid=0" not in ids, ids
+    assert (workspace / "touch.txt").read_text(encoding="utf-8").strip() == "refused"
+    records = [json.loads(line) for line in (workspace / "seen.jsonl").read_text(encoding="utf-8").splitlines()
+               if not line.startswith("PLANTED")]  # fmt: skip
+    assert {r["role"] for r in records} == {"install", "server"}, records
+    [install_record] = [r for r in records if r["role"] == "install"]
+    plants = install_record["plant"].values()
+    assert plants and all(c["planted"] == 0 and c["refused"] > 0 for c in plants), install_record["plant"]
+    for record in records:
+        assert (record["uid"], record["gid"]) == (RUNNER_UID, RUNNER_UID) and 0 not in record["groups"], record
+        [holder] = [p for p in record["processes"] if p["pid"] == 1]
+        assert "mcp_replay_action.github" in holder["cmdline"] and holder["uid"] == 0
+        assert holder["environ"].startswith("unreadable") and holder["mem"].startswith("unreadable"), holder
+        for process in record["processes"]:
+            assert process["found"] == [], process
+    assert "PLANTED" not in (workspace / "seen.jsonl").read_text(encoding="utf-8")
+    report = workspace / run.outputs["report"]
+    assert (report.stat().st_uid, report.stat().st_gid) == (RUNNER_UID, RUNNER_UID)
 
 
 def test_dogfood_workflow_through_act(image: str, tmp_path: Path) -> None:

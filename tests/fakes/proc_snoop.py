@@ -4,7 +4,7 @@ server. Standard library only: it also runs inside the action's image.
     proc_snoop.py OUT SECRET_REVERSED [--plant DIR ...] [--serve]
 
 It appends one JSON line to OUT saying who it runs as (``uid``, ``gid``, ``groups``), then, for
-every process it can see (its ancestors and every process of its own user), whether it could
+every process in ``/proc`` (its ancestors, every process of its user, and all others), whether it could
 read ``/proc/<pid>/environ``, ``cmdline`` and the writable memory (``maps`` + ``mem``) and whether
 the secret was in any of them. The secret is given reversed, so that neither this command line
 nor the shell that runs it holds it. ``--plant DIR`` appends code to every ``.py`` file under
@@ -136,10 +136,7 @@ def main() -> None:
     out, secret = sys.argv[1], sys.argv[2][::-1].encode()
     args = sys.argv[3:]
     me = os.getpid()
-    pids = set(ancestors())
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and owner(int(entry)) == os.getuid():
-            pids.add(int(entry))
+    pids = set(ancestors()) | {int(entry) for entry in os.listdir("/proc") if entry.isdigit()}
     pids.discard(me)
     record: dict[str, object] = {
         "role": "server" if "--serve" in args else "install",
