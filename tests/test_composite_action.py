@@ -241,26 +241,7 @@ def test_composite_action_installs_the_package_and_replays(tmp_path: Path) -> No
         workspace=workspace, temp=temp, token="unused-token",
         inputs={"server": "python -m mcp_replay_action.samples.calc_server", "min-grade": "A"},
     )  # fmt: skip
-    # The job's own toolchain: `python` on PATH is this interpreter, which has the sample server.
-    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
-    base_env = {
-        "PATH": path,
-        "HOME": str(tmp_path),
-        "GITHUB_ACTIONS": "true",
-        "CI": "true",
-        "GITHUB_WORKSPACE": str(workspace),
-        "GITHUB_EVENT_NAME": "push",
-        "GITHUB_EVENT_PATH": str(event),
-        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
-        "GITHUB_REPOSITORY": "octo/demo",
-        "GITHUB_SHA": "f" * 40,
-        "GITHUB_API_URL": "http://127.0.0.1:9",  # never reached: a push event gets no comment
-    }
-    for key in ("PIP_CERT", "PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "SSL_CERT_FILE"):
-        if key in os.environ:
-            base_env[key] = os.environ[key]
-
-    code, log, outputs = runner.run(base_env)
+    code, log, outputs = runner.run(runner_env(tmp_path, workspace, event, tmp_path / "summary.md"))
 
     assert code == 0, log
     venv_python = runner.step_outputs["install"]["python"]

@@ -7,9 +7,6 @@ the PR comment, the report files, and the cassette a record or an update writes.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +15,7 @@ from fakegithub import FakeGitHub
 from github_action_run import FAKES, PY, make_workspace, record_session, run_action
 from github_events import pull_request
 from mcp_replay_action.errors import EXIT_GATE
+from test_redact_env import cli
 
 REPO = "octo/demo"
 SHA = "e" * 40
@@ -47,26 +45,22 @@ def everything_published(ws: Path, run: object, fake: FakeGitHub) -> str:
     return "\n".join([run.stdout, run.stderr, run.summary, *bodies, *files])  # type: ignore[attr-defined]
 
 
+def run_echo(tmp_path: Path, fake: FakeGitHub, cassette: Path, **more: str):  # type: ignore[no-untyped-def]
+    """The action on a pull request against the echoing server with ``BUILD`` in ``env``."""
+    ws = make_workspace(tmp_path, {"cassettes/echo.jsonl": cassette})
+    inputs = {"server": ECHO, "env": f"BUILD={VALUE}", "github-token": "app-token", "markdown-file": "report.md",
+              "fail-on": "any", **{k.replace("_", "-"): v for k, v in more.items()}}  # fmt: skip
+    run = run_action(ws, event_name="pull_request", event=pull_request(7, SHA), inputs=inputs, api_url=fake.url)
+    assert run.returncode == EXIT_GATE, run.stdout + run.stderr  # the echo changed: a regression
+    return ws, run
+
+
 def test_an_env_value_a_server_echoes_is_redacted_in_every_sink(
     tmp_path: Path, fake: FakeGitHub, echo_cassette: Path
 ) -> None:
-    ws = make_workspace(tmp_path, {"cassettes/echo.jsonl": echo_cassette})
-    run = run_action(
-        ws,
-        event_name="pull_request",
-        event=pull_request(7, SHA),
-        inputs={
-            "server": ECHO,
-            "env": f"BUILD={VALUE}",
-            # install prints its environment too: the log is a sink
-            "install": f"{PY} -c \"import os; print('install sees', os.environ['BUILD'])\"",
-            "github-token": "app-token",
-            "markdown-file": "report.md",
-            "fail-on": "any",
-        },
-        api_url=fake.url,
-    )
-    assert run.returncode == EXIT_GATE, run.stdout + run.stderr  # the echo changed: a regression
+    # install prints its environment too: the log is a sink
+    install = f"{PY} -c \"import os; print('install sees', os.environ['BUILD'])\""
+    ws, run = run_echo(tmp_path, fake, echo_cassette, install=install)
     published = everything_published(ws, run, fake)
     assert [c["body"] for thread in fake.comments.values() for c in thread], "no comment was written"
     assert "install sees [REDACTED]" in run.stdout
@@ -75,34 +69,8 @@ def test_an_env_value_a_server_echoes_is_redacted_in_every_sink(
 
 
 def test_a_variable_declared_public_is_shown(tmp_path: Path, fake: FakeGitHub, echo_cassette: Path) -> None:
-    ws = make_workspace(tmp_path, {"cassettes/echo.jsonl": echo_cassette})
-    run = run_action(
-        ws,
-        event_name="pull_request",
-        event=pull_request(7, SHA),
-        inputs={
-            "server": ECHO,
-            "env": f"BUILD={VALUE}",
-            "env-public": "BUILD",
-            "github-token": "app-token",
-            "markdown-file": "report.md",
-            "fail-on": "any",
-        },
-        api_url=fake.url,
-    )
-    assert run.returncode == EXIT_GATE, run.stdout + run.stderr
+    ws, _ = run_echo(tmp_path, fake, echo_cassette, env_public="BUILD")
     assert VALUE in (ws / "report.md").read_text(encoding="utf-8")
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mcp_replay_action", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-        env={k: v for k, v in os.environ.items() if k != "BUILD"},
-    )
 
 
 def test_the_cli_redacts_every_env_value_in_its_report_and_in_an_updated_cassette(
@@ -112,16 +80,18 @@ def test_the_cli_redacts_every_env_value_in_its_report_and_in_an_updated_cassett
     cassette.write_bytes(echo_cassette.read_bytes())
     report = tmp_path / "report.json"
     done = cli("replay", "--server", ECHO, "--cassette", str(cassette), "--env", f"BUILD={VALUE}",
-               "--fail-on", "any", "--json", "--report", str(report))  # fmt: skip
+               "--fail-on", "any", "--json", "--report", str(report), env={})  # fmt: skip
     assert done.returncode == EXIT_GATE, done.stdout + done.stderr
     assert VALUE not in done.stdout + done.stderr + report.read_text(encoding="utf-8")
     assert "[REDACTED]" in done.stdout
-    updated = cli("replay", "--server", ECHO, "--cassette", str(cassette), "--env", f"BUILD={VALUE}", "--update")
+    updated = cli(
+        "replay", "--server", ECHO, "--cassette", str(cassette), "--env", f"BUILD={VALUE}", "--update", env={}
+    )
     assert updated.returncode == 0, updated.stdout + updated.stderr
     text = cassette.read_text(encoding="utf-8")
     assert VALUE not in text and "build [REDACTED]" in text
     shown = cli("replay", "--server", ECHO, "--cassette", str(echo_cassette), "--env", f"BUILD={VALUE}",
-                "--env-public", "BUILD", "--fail-on", "any", "--json")  # fmt: skip
+                "--env-public", "BUILD", "--fail-on", "any", "--json", env={})  # fmt: skip
     assert VALUE in shown.stdout
 
 
