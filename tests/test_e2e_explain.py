@@ -19,6 +19,9 @@ import pytest
 from mcp import Client
 
 from e2e_helpers import SERVERS, python_server, record_through_proxy, replay
+from fakegithub import FakeGitHub
+from github_action_run import make_workspace, run_action
+from github_events import pull_request
 from mcp_replay_action.github.annotations import annotations_for
 from mcp_replay_action.github.commands import format_annotation_command
 from mcp_replay_action.github.template import render_comment
@@ -144,3 +147,26 @@ def test_annotations_and_comment_show_one_row_per_change_redacted(regressed: Any
     assert text_row.endswith("-shared: 3 +shared: 5 |"), text_row  # a capped excerpt of the diff
     assert SECRET not in comment
     assert not [ln for ln in comment.splitlines() if ln.lstrip().startswith("::")]
+
+
+def test_the_action_shows_each_change_once_redacted(cassette: Path, tmp_path: Path, fake: FakeGitHub) -> None:
+    ws = make_workspace(tmp_path, {"cassettes/notes.jsonl": cassette})
+    inputs = {"server": NOTES, "env": "NOTES_VARIANT=regressed", "github-token": "app-token"}
+    run = run_action(ws, event_name="pull_request", event=pull_request(7, "a" * 40), inputs=inputs, api_url=fake.url)
+    assert run.returncode == 1, run.stdout + run.stderr
+    found = [c for c in run.annotations() if c.properties.get("file") == "cassettes/notes.jsonl"]
+    titles = sorted(c.properties["title"] for c in found)
+    assert titles == [
+        "breaking error-status-change: tools/call lookup",
+        "breaking structure-change: tools/call get_note",
+        "breaking value-change: tools/call report",
+    ], run.stdout
+    (lookup,) = [c for c in found if "lookup" in c.properties["title"]]
+    assert "token [REDACTED] expired ::warning::injected" in lookup.data
+    assert not [c for c in run.commands if c.name == "warning" and "injected" in c.data + str(c.properties)]
+    assert "```diff" in run.summary and "\n-shared: 3\n+shared: 5\n" in run.summary
+    assert 'type changed from number to string: 2 -> "2"' in run.summary
+    (body,) = [c["body"] for c in fake.comments.get(("octo/demo", 7), [])]
+    assert body.count("| breaking ") == 3, body  # one row per change, the dict's twin not again
+    for where, text in (("log", run.stdout + run.stderr), ("summary", run.summary), ("comment", body)):
+        assert SECRET not in text, where
