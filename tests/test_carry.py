@@ -7,80 +7,88 @@ from pathlib import Path
 from typing import Any
 
 from mcp_replay_action.carry import Carry
+from mcp_replay_action.cassette import Interaction
 
 REC_ID = "3f2b8c1e-9a7d-4e2b-8f1c-0a9b8c7d6e5f"
 LIVE_ID = "77aa0011-2233-4455-8899-aabbccddeeff"
 
 
+def flow(answer: Any, *later: dict[str, Any], first: dict[str, Any] | None = None) -> Carry:
+    """A Carry over a recording: a request (``first``) answered by ``answer`` (seq 1), then the
+    ``later`` messages, each a request answered with nothing of note."""
+    opening = first or {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "make"}}
+    interactions = [Interaction(1, "request", opening, answer)]
+    for n, message in enumerate(later, start=2):
+        interactions.append(Interaction(n, "request", {"jsonrpc": "2.0", "id": n, **message}, {"result": {}}))
+    return Carry(interactions)
+
+
+def _started(job: str) -> dict[str, Any]:
+    return {"result": {"structuredContent": {"jobId": job}, "content": [{"type": "text", "text": f"started {job}"}]}}
+
+
 def test_structured_minted_id_is_threaded() -> None:
-    carry = Carry()
-    carry.learn(
-        {
-            "result": {
-                "structuredContent": {"jobId": REC_ID},
-                "content": [{"type": "text", "text": f"started {REC_ID}"}],
-            }
-        },
-        {
-            "result": {
-                "structuredContent": {"jobId": LIVE_ID},
-                "content": [{"type": "text", "text": f"started {LIVE_ID}"}],
-            }
-        },
-    )
     later = {
         "jsonrpc": "2.0",
         "id": 9,
         "method": "tools/call",
         "params": {"name": "job_status", "arguments": {"jobId": REC_ID}},
     }
+    carry = flow(_started(REC_ID), later)
+    carry.learn(_started(REC_ID), _started(LIVE_ID), 1)
     assert carry.apply(later)["params"]["arguments"]["jobId"] == LIVE_ID
     assert later["params"]["arguments"]["jobId"] == REC_ID  # the recorded message is not mutated
 
 
 def test_request_state_and_cursor_keys_are_threaded_even_when_short() -> None:
-    carry = Carry()
-    carry.learn(
-        {"result": {"requestState": "abc", "nextCursor": "p2"}}, {"result": {"requestState": "xyz", "nextCursor": "q9"}}
-    )
     retry = {"params": {"requestState": "abc", "inputResponses": {}}}
+    carry = flow({"result": {"requestState": "abc", "nextCursor": "p2"}}, retry, {"params": {"cursor": "p2"}})
+    carry.learn(
+        {"result": {"requestState": "abc", "nextCursor": "p2"}},
+        {"result": {"requestState": "xyz", "nextCursor": "q9"}},
+        1,
+    )
     assert carry.apply(retry)["params"]["requestState"] == "xyz"
     assert carry.apply({"params": {"cursor": "p2"}})["params"]["cursor"] == "q9"
 
 
 def test_embedded_tokens_in_text_and_json_text() -> None:
-    carry = Carry()
-    carry.learn(
-        {"result": {"content": [{"type": "text", "text": '{"task": "tsk_81f0c2a9d3", "n": 1}'}]}},
-        {"result": {"content": [{"type": "text", "text": '{"task": "tsk_00aa11bb22", "n": 1}'}]}},
-    )
+    recorded = {"result": {"content": [{"type": "text", "text": '{"task": "tsk_81f0c2a9d3", "n": 1}'}]}}
+    carry = flow(recorded, {"params": {"uri": "tasks://tsk_81f0c2a9d3/log"}})
+    carry.learn(recorded, {"result": {"content": [{"type": "text", "text": '{"task": "tsk_00aa11bb22", "n": 1}'}]}}, 1)
     assert (
         carry.apply({"params": {"uri": "tasks://tsk_81f0c2a9d3/log"}})["params"]["uri"] == "tasks://tsk_00aa11bb22/log"
     )
 
 
-def test_plain_value_changes_are_not_threaded() -> None:
-    carry = Carry()
+def test_short_values_and_values_the_client_sent_first_are_not_threaded() -> None:
+    message = {"params": {"arguments": {"a": "5"}}}
+    carry = flow({"result": {"content": [{"type": "text", "text": "5"}]}}, message)
     carry.learn(
         {"result": {"content": [{"type": "text", "text": "5"}]}},
         {"result": {"content": [{"type": "text", "text": "6"}]}},
+        1,
     )
-    carry.learn({"result": {"text": "hello world"}}, {"result": {"text": "goodbye world"}})
     assert not carry
-    message = {"params": {"arguments": {"a": "5"}}}
     assert carry.apply(message) is message
+    # The client chose "hello world" (the first request held it): an echo, not a mint.
+    echo = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"arguments": {"text": "hello world"}}}
+    carry = flow({"result": {"text": "hello world"}}, {"params": {"q": "hello world"}}, first=echo)
+    carry.learn({"result": {"text": "hello world"}}, {"result": {"text": "goodbye world"}}, 1)
+    assert not carry
 
 
 def test_text_with_different_shape_does_not_pair_tokens() -> None:
-    carry = Carry()
-    carry.learn({"t": f"started {REC_ID}"}, {"t": f"failed to start, see {LIVE_ID}"})
+    carry = flow({"result": {"t": f"started {REC_ID}"}}, {"params": {"id": REC_ID}})
+    carry.learn({"result": {"t": f"started {REC_ID}"}}, {"result": {"t": f"failed to start, see {LIVE_ID}"}}, 1)
     assert not carry
 
 
 def test_only_values_later_requests_quote_are_remembered() -> None:
     later = [{"params": {"arguments": {"jobId": REC_ID}}}]
-    carry = Carry(later)
-    carry.learn({"a": REC_ID, "b": "7f0e1d2c-3b4a-4958-8766-554433221100"}, {"a": LIVE_ID, "b": "0" * 8 + "-aaaa"})
+    recorded = {"result": {"a": REC_ID, "b": "7f0e1d2c-3b4a-4958-8766-554433221100"}}
+    carry = flow(recorded, *later)
+    carry.learn(recorded, {"result": {"a": LIVE_ID, "b": "0" * 8 + "-aaaa"}}, 1)
     assert carry.mapping == {REC_ID: LIVE_ID}
     assert carry.apply(later[0]) == {"params": {"arguments": {"jobId": LIVE_ID}}}
 
@@ -92,9 +100,9 @@ def _links(*uris: str) -> dict:
 def test_reordered_resource_links_are_identities_not_minted_values() -> None:
     # The same three links in another order: the later resources/read must go out as recorded.
     uris = [f"file:///srv/data/report{n}_2026q4x{n}a.csv" for n in (1, 2, 3)]
-    read = {"jsonrpc": "2.0", "id": 5, "method": "resources/read", "params": {"uri": uris[0]}}
-    carry = Carry([read])
-    carry.learn(_links(*uris), _links(uris[2], uris[0], uris[1]))
+    read = {"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": uris[0]}}
+    carry = flow(_links(*uris), read)
+    carry.learn(_links(*uris), _links(uris[2], uris[0], uris[1]), 1)
     assert not carry
     sent, subs = carry.rewrite(read)
     assert sent == read and subs == ()
@@ -104,33 +112,29 @@ def test_reordered_opaque_ids_pair_by_identity_not_index() -> None:
     # Token-shaped ids returned in another order are still all there live: nothing is threaded.
     ids = ["a81f0c2a9d3e47b1", "b92e1d3b0e4f58c2", "c03f2e4c1f5069d3"]
     later = [{"params": {"arguments": {"id": ids[0]}}}]
-    carry = Carry(later)
-    carry.learn(
-        {"result": {"structuredContent": {"items": [{"id": i} for i in ids]}}},
-        {"result": {"structuredContent": {"items": [{"id": i} for i in reversed(ids)]}}},
-    )
+    recorded = {"result": {"structuredContent": {"items": [{"id": i} for i in ids]}}}
+    carry = flow(recorded, *later)
+    carry.learn(recorded, {"result": {"structuredContent": {"items": [{"id": i} for i in reversed(ids)]}}}, 1)
     assert carry.mapping == {}
 
 
 def test_items_pair_by_name_then_a_truly_minted_id_is_threaded() -> None:
     recorded = {"result": {"structuredContent": {"jobs": [{"name": "a", "jobId": "J1"}, {"name": "b", "jobId": "J2"}]}}}
     live = {"result": {"structuredContent": {"jobs": [{"name": "b", "jobId": "K2"}, {"name": "a", "jobId": "K1"}]}}}
-    later = {"params": {"arguments": {"jobId": "J1"}}}
-    carry = Carry([later])
-    carry.learn(recorded, live)
+    later = {"jsonrpc": "2.0", "id": 2, "params": {"arguments": {"jobId": "J1"}}}
+    carry = flow(recorded, later)
+    carry.learn(recorded, live, 1)
     assert carry.mapping == {"J1": "K1"}
     sent, subs = carry.rewrite(later)
-    assert sent == {"params": {"arguments": {"jobId": "K1"}}}
+    assert sent == {"jsonrpc": "2.0", "id": 2, "params": {"arguments": {"jobId": "K1"}}}
     assert [(s.recorded, s.live) for s in subs] == [("J1", "K1")]
 
 
 def test_a_truly_minted_uuid_is_threaded_and_reported() -> None:
     later = {"params": {"uri": f"jobs://{REC_ID}/log", "arguments": {"task": REC_ID}}}
-    carry = Carry([later])
-    carry.learn(
-        {"result": {"content": [{"type": "text", "text": f"queued {REC_ID}"}]}},
-        {"result": {"content": [{"type": "text", "text": f"queued {LIVE_ID}"}]}},
-    )
+    recorded = {"result": {"content": [{"type": "text", "text": f"queued {REC_ID}"}]}}
+    carry = flow(recorded, later)
+    carry.learn(recorded, {"result": {"content": [{"type": "text", "text": f"queued {LIVE_ID}"}]}}, 1)
     sent, subs = carry.rewrite(later)
     assert sent == {"params": {"uri": f"jobs://{LIVE_ID}/log", "arguments": {"task": LIVE_ID}}}
     assert [(s.recorded, s.live) for s in subs] == [(REC_ID, LIVE_ID)]
@@ -138,12 +142,10 @@ def test_a_truly_minted_uuid_is_threaded_and_reported() -> None:
 
 def test_a_value_present_in_both_answers_is_never_substituted() -> None:
     # The recorded id changed at one place but is still in the live answer elsewhere: an identity.
-    later = {"params": {"arguments": {"handle": "h-0a1b2c3d4e"}}}
-    carry = Carry([later])
-    carry.learn(
-        {"result": {"structuredContent": {"handle": "h-0a1b2c3d4e", "previous": "h-9f8e7d6c5b"}}},
-        {"result": {"structuredContent": {"handle": "h-1234abcd99", "previous": "h-0a1b2c3d4e"}}},
-    )
+    later = {"jsonrpc": "2.0", "id": 2, "params": {"arguments": {"handle": "h-0a1b2c3d4e"}}}
+    recorded = {"result": {"structuredContent": {"handle": "h-0a1b2c3d4e", "previous": "h-9f8e7d6c5b"}}}
+    carry = flow(recorded, later)
+    carry.learn(recorded, {"result": {"structuredContent": {"handle": "h-1234abcd99", "previous": "h-0a1b2c3d4e"}}}, 1)
     assert carry.mapping == {}
     assert carry.rewrite(later) == (later, ())
 
@@ -153,8 +155,8 @@ def test_handle_is_minted_everywhere() -> None:
     from mcp_replay_action.redact import Redactor
 
     assert normalize({"handle": "short"}) == {"handle": OPAQUE}
-    carry = Carry()
-    carry.learn({"handle": "h1"}, {"handle": "h2"})
+    carry = flow({"result": {"handle": "h1"}}, {"params": {"handle": "h1"}})
+    carry.learn({"result": {"handle": "h1"}}, {"result": {"handle": "h2"}}, 1)
     assert carry.mapping == {"h1": "h2"}
     # The entropy rule must not redact a minted handle that replay has to send back.
     value = "Zq8Xk2Lm9Pw4Rt7Yb1Nc5Vd3Hf6Jg0Ks"
@@ -185,25 +187,6 @@ def test_a_minted_uri_is_sent_live_and_labelled_with_what_was_sent(tmp_path: Pat
     assert f"resources/read {read['name']}" in run.stdout and recorded_uri not in run.stdout, run.describe()
 
 
-def test_the_outgoing_messages_are_indexed_only_when_a_minted_value_differs() -> None:
-    """A replay whose answers differ by no minted value (equal, or a changed timestamp or count)
-    never walks every message it will send; the first minted difference indexes them all."""
-    walked: list[int] = []
-
-    def outgoing() -> Any:
-        for n, message in enumerate([{"params": {"name": "get"}}, {"params": {"taskId": REC_ID}}]):
-            walked.append(n)
-            yield message
-
-    carry = Carry(outgoing())
-    carry.learn({"result": {"n": 1}}, {"result": {"n": 1}})
-    carry.learn({"result": {"at": "2026-01-01T00:00:00Z", "n": 1}}, {"result": {"at": "2026-12-01T09:30:00Z", "n": 2}})
-    assert walked == [] and not carry
-    carry.learn({"result": {"taskId": REC_ID}}, {"result": {"taskId": LIVE_ID}})
-    assert walked == [0, 1]
-    assert carry.apply({"params": {"taskId": REC_ID}}) == {"params": {"taskId": LIVE_ID}}
-
-
 def test_an_answer_is_learned_from_only_when_a_later_message_may_quote_it(tmp_path: Path, monkeypatch: Any) -> None:
     """Learning waits for the next message to be sent: the task id minted in the first answer is
     still sent live in the next request, and the last answer (a big one costs a walk of every
@@ -220,9 +203,9 @@ def test_an_answer_is_learned_from_only_when_a_later_message_may_quote_it(tmp_pa
     learned: list[Any] = []
     original = Carry.learn
 
-    def spy(self: Carry, recorded: Any, live: Any) -> None:
+    def spy(self: Carry, recorded: Any, live: Any, seq: int) -> None:
         learned.append(recorded)
-        original(self, recorded, live)
+        original(self, recorded, live, seq)
 
     monkeypatch.setattr(Carry, "learn", spy)
     loaded = load(cassette)
@@ -235,22 +218,6 @@ def test_an_answer_is_learned_from_only_when_a_later_message_may_quote_it(tmp_pa
     last_answer = [i for i in loaded.interactions if i.kind == "request"][-1].response
     assert learned and last_answer not in learned
     assert seen["task_id"] in json.dumps(learned)
-
-
-def test_the_index_of_quoted_strings_never_misses_one_and_never_grows() -> None:
-    """Every string an outgoing message quotes is found (a miss would leave a minted value
-    unthreaded); the index stays its fixed size however many strings it holds; and a string
-    no message quotes is mostly told apart (a collision only costs a harmless learning)."""
-    from mcp_replay_action.carry import _Quoted
-
-    quoted = _Quoted()
-    size = len(quoted._bits)
-    held = [f"message number {i}" for i in range(30_000)] + ["", "tsk_81f0c2a9d3", REC_ID]
-    quoted.update(held)
-    assert all(value in quoted for value in held)
-    assert len(quoted._bits) == size == 512 * 1024
-    strangers = [f"never sent {i}" for i in range(10_000)]
-    assert sum(value in quoted for value in strangers) < 10
 
 
 def test_a_learned_value_is_still_present_only_as_a_whole_token() -> None:

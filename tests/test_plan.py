@@ -52,6 +52,8 @@ def test_the_same_settings_give_the_same_plan(workspace: Path) -> None:
             "fail-on": "any",
             "ignore-paths": "result.content[].text, $.result.meta",
             "ignore-keys": "timestamp",
+            "thread": "ref\nresult.structuredContent.items[].key",
+            "no-thread": "result.structuredContent.id",
             "allow-reorder": "true",
             "timeout": "45",
             "setup": "cp fixtures/db.sqlite /tmp/db.sqlite",
@@ -65,9 +67,12 @@ def test_the_same_settings_give_the_same_plan(workspace: Path) -> None:
         "--min-grade", "B", "--fail-on", "any",
         "--ignore-path", "result.content[].text", "--ignore-path", "$.result.meta",
         "--ignore-key", "timestamp", "--allow-reorder", "--timeout", "45",
+        "--thread", "ref", "--thread", "result.structuredContent.items[].key",
+        "--no-thread", "result.structuredContent.id",
         "--cwd", str(workspace), "--setup", "cp fixtures/db.sqlite /tmp/db.sqlite",
     ]  # fmt: skip
     assert cli_plan(args, workspace) == action
+    assert action.thread == ("ref", "result.structuredContent.items[].key")
     assert action.paths == (str(workspace / "cassettes/a.jsonl"), str(workspace / "cassettes/sub/b.jsonl"))
     assert action.target.startup_timeout == 45.0 and action.target.env == {"API_KEY": "abc123", "MODE": "test"}
 

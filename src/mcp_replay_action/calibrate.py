@@ -17,6 +17,7 @@ from typing import Any
 from mcp_replay_action import noise
 from mcp_replay_action.cassette import Cassette, Interaction, load
 from mcp_replay_action.compare import CompareOptions
+from mcp_replay_action.correlate import ThreadRules
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.redact import Redactor, redactor_for
 from mcp_replay_action.transport import Transport
@@ -43,10 +44,12 @@ def calibrate(
     public_env: Sequence[str] = (),
     timeout: float = 30.0,
     startup_timeout: float = 30.0,
+    thread_rules: ThreadRules | None = None,
 ) -> Calibration:
     """Replay the cassette at ``path`` ``runs`` times (each against a fresh server from
     ``open_transport``), learn what varies between the live answers, and store the rules in the
-    cassette's header, replacing any rules a previous calibration stored."""
+    cassette's header, replacing any rules a previous calibration stored. ``thread_rules``
+    (``--thread``/``--no-thread``) thread the runs and are added to the header's."""
     from mcp_replay_action.replay import ReplayOptions, replay_cassette
 
     if not 2 <= runs <= MAX_RUNS:
@@ -56,7 +59,10 @@ def calibrate(
     # Live answers are redacted exactly as replay redacts them before comparing, so the evidence
     # stored in the header never holds a secret the server printed.
     redactor = redactor_for(cassette.meta, Redactor(), env or {}, public_env)
-    options = ReplayOptions(timeout=timeout, startup_timeout=startup_timeout, compare=compare, confirm=False)
+    declared = ThreadRules.from_meta(cassette.meta).merged(thread_rules or ThreadRules())
+    options = ReplayOptions(
+        timeout=timeout, startup_timeout=startup_timeout, compare=compare, confirm=False, threading=declared
+    )
     lives: dict[int, list[Any]] = {}
     for _ in range(runs):
         seen: dict[int, Any] = {}
@@ -67,7 +73,7 @@ def calibrate(
     for seq, answers in sorted(lives.items()):
         if len(answers) == runs:
             rules.extend(noise.learn(answers, compare, seq))
-    store(cassette, rules)
+    store(cassette, rules, declared)
     return Calibration(path=cassette.path, runs=runs, rules=tuple(rules))
 
 
@@ -78,13 +84,16 @@ def without_noise(cassette: Cassette) -> Cassette:
     return replace(cassette, meta={k: v for k, v in cassette.meta.items() if k != "noise"})
 
 
-def store(cassette: Cassette, rules: list[noise.NoiseRule]) -> None:
-    """Write ``rules`` into the cassette's header (none: remove the ``noise`` key), atomically."""
+def store(cassette: Cassette, rules: list[noise.NoiseRule], threading: ThreadRules | None = None) -> None:
+    """Write ``rules`` into the cassette's header (none: remove the ``noise`` key), and the
+    declared ``threading`` rules when there are any, atomically."""
     from mcp_replay_action.update import write_cassette
 
     meta = {k: v for k, v in cassette.meta.items() if k != "noise"}
     if rules:
         meta["noise"] = [r.to_json() for r in rules]
+    if threading:
+        meta["threading"] = threading.to_json()
     write_cassette(replace(cassette, meta=meta), cassette)
 
 

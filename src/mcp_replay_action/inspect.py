@@ -89,6 +89,7 @@ class CassetteSummary:
     redaction: tuple[str, ...]
     http_lifecycle: tuple[HttpLifecycle, ...] = ()
     noise: tuple[str, ...] = ()  # calibrated noise rules, one line each (``calibrate``)
+    threading: tuple[str, ...] = ()  # declared threading rules (``--thread``/``--no-thread``)
 
 
 def summarize(cassette: Cassette) -> CassetteSummary:
@@ -113,7 +114,16 @@ def summarize(cassette: Cassette) -> CassetteSummary:
         redaction=_redaction_rules(meta.get("redaction")),
         http_lifecycle=_http_lifecycle(meta.get("http_lifecycle")),
         noise=_noise_rules(meta),
+        threading=_threading_rules(meta),
     )
+
+
+def _threading_rules(meta: Any) -> tuple[str, ...]:
+    """The header's declared threading rules, one line each (``--thread KEY``, ``--no-thread PATH``)."""
+    from mcp_replay_action.correlate import ThreadRules
+
+    rules = ThreadRules.from_meta(meta if isinstance(meta, dict) else None)
+    return (*(f"--thread {r}" for r in rules.thread), *(f"--no-thread {r}" for r in rules.no_thread))
 
 
 def _noise_rules(meta: Any) -> tuple[str, ...]:
@@ -347,4 +357,7 @@ def render_summary(summary: CassetteSummary) -> str:
     if summary.noise:
         lines.append("  Noise (calibrated: reported, never gating; remove with calibrate --clear):")
         lines.extend(f"    {rule}" for rule in summary.noise)
+    if summary.threading:
+        lines.append("  Threading (declared, beside what the data flow proves; see docs/threading.md):")
+        lines.extend(f"    {rule}" for rule in summary.threading)
     return "\n".join(lines)

@@ -2,7 +2,8 @@
 a client only ever echoes back (a task id, a cursor, ``requestState``, a handle).
 
 Three places need the same answer and once drifted apart (``handle`` was threaded as minted but
-compared as a value): ``carry`` threads such values from live answers into later requests,
+compared as a value): ``correlate`` threads the values under a minted key whatever their length
+(what else is threaded it reads from the recording's data flow, never from a value's shape),
 ``normalize`` masks them before comparing, and ``redact`` leaves them to the rules that recognise
 secrets by name instead of guessing from entropy.
 
@@ -39,8 +40,6 @@ MINTED_KEYS = frozenset(
 )
 
 MIN_LENGTH = 8  # shorter values are words or numbers, never worth threading by shape alone
-# A candidate embedded in text: a run of URL/base64-safe characters long enough to be an id.
-TOKEN_IN_TEXT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-+/=.:]{6,}[A-Za-z0-9=]")
 
 _UUID = re.compile(r"[0-9A-Fa-f]{8}-(?:[0-9A-Fa-f]{4}-){3}[0-9A-Fa-f]{12}")
 _HEX = re.compile(r"[0-9A-Fa-f]{16,}")

@@ -61,6 +61,10 @@ class Plan:
     # When an interaction fails, replay once more against a fresh start and report what differs
     # between the two live runs as noise (``noise.py``).
     confirm: bool = True
+    # Declared threading rules (``--thread`` / ``--no-thread``: keys or paths of an answer), on
+    # top of the ones each cassette's header stores (``correlate.ThreadRules``).
+    thread: tuple[str, ...] = ()
+    no_thread: tuple[str, ...] = ()
 
     @property
     def rewrites(self) -> bool:

@@ -26,6 +26,7 @@ from typing import IO, Any
 
 from mcp_replay_action.cassette import Cassette, Interaction, save
 from mcp_replay_action.cassette.header import CassetteHeader, recorded_line
+from mcp_replay_action.correlate import ThreadRules
 from mcp_replay_action.errors import ReplayError
 from mcp_replay_action.redact import Redactor, env_secrets
 from mcp_replay_action.tape import Tape
@@ -70,8 +71,10 @@ class _Recording:
         stderr: IO[bytes] | None,
         save_every: int,
         save_seconds: float,
+        thread_rules: ThreadRules | None = None,
     ) -> None:
         self.argv = argv
+        self.thread_rules = thread_rules  # stored in the header (``threading``) when declared
         # Once: the header must not carry a secret flag, and its hits count once.
         self.header = CassetteHeader(transport="stdio", server=redactor.apply_argv(argv))
         self.path = path
@@ -156,6 +159,8 @@ class _Recording:
             extra["unmatched_responses"] = self.tape.unmatched_responses
         if self.tape.non_json_lines:
             extra["non_json_lines"] = self.tape.non_json_lines
+        if self.thread_rules:
+            extra["threading"] = self.thread_rules.to_json()
         meta = self.header.meta(interactions, extra=extra, redaction=self.redactor.rules())
         return Cassette(meta=meta, interactions=tuple(interactions), path=self.path)
 
@@ -185,6 +190,7 @@ def record_stdio(
     save_seconds: float = SAVE_EVERY_SECONDS,
     shutdown_grace: float = SHUTDOWN_GRACE,
     max_message: int = MAX_MESSAGE,
+    thread_rules: ThreadRules | None = None,
 ) -> RecordSummary:
     """Run ``command`` as an MCP server behind a recording proxy on ``stdin``/``stdout`` (ours by
     default) and write what passes to ``cassette_path``. The server's stderr is passed through to
@@ -203,7 +209,9 @@ def record_stdio(
     stdout = stdout if stdout is not None else sys.stdout.buffer
     stderr = stderr if stderr is not None else sys.stderr.buffer
     server = spawn_server(command, cwd=cwd, env=env, isolate=isolate)
-    rec = _Recording(server.argv, str(cassette_path), redactor, stdin, stdout, stderr, save_every, save_seconds)
+    rec = _Recording(
+        server.argv, str(cassette_path), redactor, stdin, stdout, stderr, save_every, save_seconds, thread_rules
+    )
     rec.tape.t0 = time.monotonic()
     popen = server.popen
     assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None

@@ -24,6 +24,7 @@ import httpx
 
 from mcp_replay_action.cassette import Cassette, save
 from mcp_replay_action.cassette.header import CassetteHeader, header_url, recorded_line, utc_now
+from mcp_replay_action.correlate import ThreadRules
 from mcp_replay_action.errors import ConfigError, MessageTooLarge, ServerStartError
 from mcp_replay_action.httpd import (
     HEAD_TIMEOUT,
@@ -113,8 +114,10 @@ class RecordingProxy:
         read_timeout: float = 300.0,
         head_timeout: float = HEAD_TIMEOUT,
         max_message: int = MAX_MESSAGE,
+        thread_rules: ThreadRules | None = None,
     ) -> None:
         parts = urlsplit(upstream_url)
+        self.thread_rules = thread_rules  # stored in the header (``threading``) when declared
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ConfigError(f"--url {display_url(upstream_url)!r}: expected an http:// or https:// URL")
         self.upstream_url = upstream_url
@@ -165,7 +168,8 @@ class RecordingProxy:
         header = CassetteHeader(
             transport="sse" if self._legacy else "http", url=self._shown_url, recorded_at=self._recorded_at
         )
-        meta = header.meta(interactions, redaction=self.redactor.rules())
+        extra = {"threading": self.thread_rules.to_json()} if self.thread_rules else None
+        meta = header.meta(interactions, extra=extra, redaction=self.redactor.rules())
         if self.tape.lifecycle:
             meta["http_lifecycle"] = list(self.tape.lifecycle)  # paths redacted as they were seen
         return Cassette(meta=meta, interactions=tuple(interactions), path=path)
@@ -362,6 +366,7 @@ def record_http(
     until: Callable[[], bool] | None = None,
     on_ready: Callable[[str], None] | None = None,
     max_message: int = MAX_MESSAGE,
+    thread_rules: ThreadRules | None = None,
 ) -> Cassette:
     """Run the recording proxy until SIGINT/SIGTERM (or ``until()``), then write the cassette.
 
@@ -389,6 +394,7 @@ def record_http(
                 redactor=redactor,
                 cassette_path=cassette_path,
                 max_message=max_message,
+                thread_rules=thread_rules,
             )
             proxy.start()
             # A --redact-env value may sit in the path, which the proxy's own URL repeats.

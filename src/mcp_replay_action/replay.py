@@ -19,6 +19,7 @@ from mcp_replay_action.cassette import Cassette, Interaction, load
 from mcp_replay_action.cassette.jsonl import StreamedInteractions
 from mcp_replay_action.classes import finding as classed
 from mcp_replay_action.compare_options import CompareOptions
+from mcp_replay_action.correlate import Correlations, ThreadRules
 from mcp_replay_action.errors import (
     EXIT_GATE,
     EXIT_OK,
@@ -89,6 +90,8 @@ class ReplayOptions:
     # When an interaction fails, replay the cassette once more against a fresh start of the same
     # server and report what differs between the two live runs as noise (``noise.py``).
     confirm: bool = True
+    # Declared threading rules (``--thread``/``--no-thread``), beside those the cassette stores.
+    threading: ThreadRules = field(default_factory=ThreadRules)
 
 
 class _Session:
@@ -116,6 +119,13 @@ class _Session:
         # passing replay does not hold every answer in memory.
         self.live: dict[int, dict[str, Any]] = {}
         self.recorded: dict[int, Interaction] = {}  # their recorded interactions, beside them
+        # The recorded answers a learned value was threaded into (``Carry.expected``), by seq.
+        self.expected: dict[int, Any] = {}
+        # The findings for the values each answer minted (``_minted``), by seq and recorded value;
+        # and whether a confirmation pass will settle them (else they are noise).
+        self.minted: dict[int, dict[str, Finding]] = {}
+        self.confirming = False
+        self.ending = False
         # Set on a confirming run: it compares nothing and keeps only the answers to these seqs
         # (the ones the first run failed on), which is all the confirmation reads.
         self.gather: frozenset[int] | None = None
@@ -123,6 +133,9 @@ class _Session:
         # rules), which a deterministic server repeats exactly, so nothing of them is walked again.
         self.twins: dict[int, dict[str, Any]] = {}
         self.carry: Carry | None = None  # made when an answer first differs (``_learn``)
+        # What the recording proves was threaded, when already read (a confirming run reuses the
+        # first run's: the same cassette is not read once more for it).
+        self.correlations: Correlations | None = None
         # An answer that differs from its recording, learned from just before the next message is
         # sent: after the last one, nothing could quote what it minted, and a big last answer is
         # never walked.
@@ -175,6 +188,9 @@ class _Session:
                 first_request = False
                 if self.gather is not None and inter.seq in self.gather:
                     to_gather -= 1
+        if self.gather is not None and self.correlations is not None:
+            self._learn()  # what the last gathered answer minted, for ``_minted_apart``
+        self.ending = True  # nothing is sent after the last answer: it is never learned from
         self._settle()
 
     def _learn(self) -> None:
@@ -184,19 +200,20 @@ class _Session:
         if answer is None:
             return
         recorded = answer.inter.response
-        if self.carry is not None and not self.carry.may_learn_from(recorded):
+        if self.carry is None:
+            from mcp_replay_action.carry import Carry
+
+            # The recording's data flow (``correlate.py``), read when an answer first differs.
+            rules = ThreadRules.from_meta(self.cassette.meta).merged(self.options.threading)
+            self.carry = Carry(self.correlations or self.cassette.interactions, rules)
+        if not self.carry.may_learn_from(answer.inter.seq):
             # Nothing in it can be learned: its live answer is redacted and compared while the
             # server works on the next request (``_settle``), not before that request is sent.
             return
         live = self._redacted(answer)
         if recorded == live:
             return  # what differed was a secret, redacted alike on both sides
-        if self.carry is None:
-            from mcp_replay_action.carry import Carry
-
-            outgoing = (i.message for i in self.cassette.interactions if i.kind in ("request", "notification"))
-            self.carry = Carry(outgoing)
-        self.carry.learn(recorded, live)
+        self.carry.learn(recorded, live, answer.inter.seq)
 
     def _await(self, inter: Interaction, request_id: Any, wait: float) -> dict[str, Any]:
         """The live answer to ``inter``'s request; while the server is slow to give it, and a CPU
@@ -392,7 +409,19 @@ class _Session:
             # recording read ahead is closed by the full settle below.)
             pass_into(self.results, inter, answer.live, latency_ms=round(answer.latency, 3), sent=answer.sent)
             return
+        if self.to_learn is answer and not self.ending:
+            self._learn()  # settled before the next request was sent (latency judged alone)
         live, recorded = self._redacted(answer), inter.response
+        minted: tuple[Finding, ...] = ()
+        if self.carry:
+            # A later answer echoes the value its request carried: expected live, not recorded.
+            # The values this answer minted are compared by the confirmation rule, not by masks
+            # that may or may not know their shape (``_minted``).
+            own = self.carry.learned_from(inter.seq)
+            recorded = self.carry.expected(recorded, inter.seq, own=own)
+            if recorded is not inter.response:
+                self.expected[inter.seq] = recorded
+            minted = self._minted(inter.seq, own)
         # The first answer's time is mostly the server starting: it says nothing about speed.
         slow = None if answer.first else slowdown(inter.latency_ms, answer.latency, self.options.max_slowdown)
         try:
@@ -400,15 +429,20 @@ class _Session:
         finally:
             if answer.ahead is not None:
                 self._done_with(answer.ahead)
+        ignored: tuple[Finding, ...] = ()
+        if minted and self.confirming:
+            findings = (*minted, *findings)  # settled by ``_minted_apart``
+        elif minted:
+            ignored = minted  # no second start to tell: taken as minted
         if findings:
             self.live[inter.seq] = live
             self.recorded[inter.seq] = inter
-        ignored: tuple[Finding, ...] = ()
         if findings and inter.seq in self.noise_rules:
             rules = self.noise_rules[inter.seq]
             from mcp_replay_action import noise
 
-            findings, ignored = noise.split(findings, rules, recorded, self.compare_options, live)
+            findings, learned = noise.split(findings, rules, recorded, self.compare_options, live)
+            ignored = (*ignored, *learned)
         if slow is not None:
             findings = (*findings, slow)
         findings = (*findings, *checked)
@@ -451,6 +485,29 @@ class _Session:
 
                 answer.checked = (self.outputs or OutputSchemas()).check(answer.sent, answer.live)
         return answer.checked
+
+    def _minted(self, seq: int, own: Mapping[str, str]) -> tuple[Finding, ...]:
+        """One finding per value the answer to ``seq`` minted afresh (``Carry.learned_from``),
+        kept by seq for the confirmation pass to settle: noise when the next fresh start mints
+        another value, a real change when it gives this one again."""
+        if not own:
+            return ()
+        from mcp_replay_action.carry import shown_path
+
+        assert self.carry is not None
+        made = {
+            rec: Finding(
+                "value-change",
+                "breaking",
+                shown_path(self.carry.places[rec]),
+                "a value later requests quote changed (threaded into them)",
+                before=rec,
+                after=live,
+            )
+            for rec, live in own.items()
+        }
+        self.minted[seq] = made
+        return tuple(made.values())
 
     def _median_latency(self, message: dict[str, Any], wait: float, latency: float) -> float:
         """The median latency of ``repeat`` sends of a request that changes nothing (the first
@@ -590,6 +647,7 @@ def replay_cassette(
         (start or transport.start)()
         # Set up while the server starts (a node server takes a few hundred ms to answer).
         session = _Session(cassette, transport, options, on_live, tick)
+        session.confirming = confirm is not None and options.confirm
         session.run()
     except ServerError as exc:
         redactor = (
@@ -684,6 +742,7 @@ def _confirmed(
     second = _Session(cassette, transport, options)
     second.gather = frozenset(r.seq for r in first.results if r.status == "fail")
     second.twins = first.live
+    second.correlations = first.carry.correlations if first.carry is not None else None
     try:
         transport.start()
         second.run()
@@ -697,12 +756,30 @@ def _confirmed(
         if result.status != "fail" or live_a is None or live_b is None:
             out.append(result)
             continue
+        kept, minted = _minted_apart(first, second, result)
         rules = noise.learn([live_a, live_b], first.compare_options, result.seq)
-        kept, ignored = noise.split(result.findings, rules, first.recorded[result.seq].response, first.compare_options)
+        recorded = first.expected.get(result.seq, first.recorded[result.seq].response)
+        kept, ignored = noise.split(kept, rules, recorded, first.compare_options)
+        ignored = minted + ignored
         if ignored:
             result = replace(result, findings=kept, noise=result.noise + ignored, status=status_for(kept))
         out.append(result)
     return out
+
+
+def _minted_apart(
+    first: _Session, second: _Session, result: InteractionResult
+) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
+    """``result``'s findings parted into (kept, noise) by what its answer minted: a value the
+    recording proves was threaded (``correlate.py``) that the two fresh starts gave differently
+    is noise; one both starts gave alike is a real change (the id scheme changed) and is kept."""
+    minted = first.minted.get(result.seq)
+    if not minted or first.carry is None or second.carry is None:
+        return result.findings, ()
+    mine, theirs = first.carry.learned_from(result.seq), second.carry.learned_from(result.seq)
+    varied = [minted[r] for r in minted if r in theirs and theirs[r] != mine.get(r)]
+    kept = tuple(f for f in result.findings if f not in varied)
+    return kept, tuple(f for f in result.findings if f in varied)
 
 
 def redacted_result(result: CassetteResult, redactor: Redactor) -> CassetteResult:
@@ -805,6 +882,7 @@ def _run(plan: Plan, early: EarlyServer | None, progress: Progress | None) -> Ou
         max_slowdown=plan.max_slowdown,
         repeat=plan.repeat,
         confirm=plan.confirm,
+        threading=ThreadRules(plan.thread, plan.no_thread),
     )
     if plan.rewrites:
         from mcp_replay_action.update import rewrite, write_cassette

@@ -25,6 +25,7 @@ from typing import Any
 from mcp_replay_action.carry import Carry
 from mcp_replay_action.cassette import Cassette, Interaction, atomic_write_text, dumps_over, save
 from mcp_replay_action.cassette.header import utc_now
+from mcp_replay_action.correlate import ThreadRules
 from mcp_replay_action.redact import Redactor
 from mcp_replay_action.results import CassetteResult, InteractionResult
 
@@ -93,11 +94,11 @@ def update_cassette(
 def _minted_back(cassette: Cassette, live_by_seq: Mapping[int, dict[str, Any]]) -> Carry:
     """A Carry that turns live server-minted values back into the recorded ones later requests
     quote (the inverse of what a replay threads forward)."""
-    forward = Carry(i.message for i in cassette.interactions if i.kind in ("request", "notification"))
+    forward = Carry(cassette.interactions, ThreadRules.from_meta(cassette.meta))
     for inter in cassette.interactions:
         live = live_by_seq.get(inter.seq)
         if inter.kind == "request" and live is not None and inter.response is not None:
-            forward.learn(inter.response, live)
+            forward.learn(inter.response, live, inter.seq)
     back = Carry()
     back.mapping = {live: recorded for recorded, live in forward.mapping.items()}
     return back

@@ -11,8 +11,11 @@ from mcp_replay_action.commands.common import (
     env_option,
     env_public_option,
     isolate_option,
+    no_thread_option,
     server_option,
     setup_option,
+    thread_option,
+    thread_rules,
     url_option,
 )
 from mcp_replay_action.plan import make_target, parse_env
@@ -32,6 +35,8 @@ from mcp_replay_action.plan import make_target, parse_env
 @click.option(
     "--timeout", type=Seconds(min=0.1, max=3600), default=30.0, show_default=True, help="Seconds per request."
 )
+@thread_option
+@no_thread_option
 @handle_errors
 def calibrate(
     server: str | None,
@@ -45,6 +50,8 @@ def calibrate(
     runs: int,
     clear: bool,
     timeout: float,
+    thread: tuple[str, ...],
+    no_thread: tuple[str, ...],
 ) -> None:
     """Learn what varies between fresh runs of the same server and store it in the cassette header
     as noise rules (paths and text patterns, with the values seen): shown by inspect, applied by
@@ -58,6 +65,7 @@ def calibrate(
         calibration.store(load(cassette), [])
         click.echo(f"removed the noise rules of {cassette}")
         return
+    rules = thread_rules(thread, no_thread)
     env = parse_env(env_pairs)
     target = make_target(
         server, url, {}, cwd, env, isolate, startup_timeout_for(timeout), setup=setup, command="calibrate"
@@ -70,5 +78,6 @@ def calibrate(
         public_env=env_public,
         timeout=timeout,
         startup_timeout=target.startup_timeout,
+        thread_rules=rules,
     )
     click.echo(f"{result.path}: {len(result.rules)} noise rule(s) from {result.runs} runs (see: mcp-replay inspect)")

@@ -177,6 +177,30 @@ def compare_options(func: F) -> F:
     return func
 
 
+thread_option = click.option(
+    "--thread",
+    "thread",
+    multiple=True,
+    metavar="KEY|PATH",
+    help="Thread the value at this answer key (any depth) or path into later requests that quote it, "
+    "whatever its length (repeatable; see docs/threading.md).",
+)
+no_thread_option = click.option(
+    "--no-thread",
+    "no_thread",
+    multiple=True,
+    metavar="KEY|PATH",
+    help="Never thread a value found at this answer key or path (repeatable).",
+)
+
+
+def thread_rules(thread: Sequence[str], no_thread: Sequence[str]) -> Any:
+    """The declared threading rules of ``--thread``/``--no-thread`` (``correlate.ThreadRules``)."""
+    from mcp_replay_action.correlate import ThreadRules
+
+    return ThreadRules(tuple(thread), tuple(no_thread))
+
+
 isolate_option = click.option("--isolate", is_flag=True, help="Give the server a fresh temporary HOME and TMPDIR.")
 setup_option = click.option(
     "--setup",

@@ -14,10 +14,13 @@ from mcp_replay_action.commands.common import (
     isolate_option,
     make_redactor,
     max_message_option,
+    no_thread_option,
     parse_listen,
     redact_option,
     redact_pattern_option,
     server_option,
+    thread_option,
+    thread_rules,
     url_option,
 )
 from mcp_replay_action.errors import ConfigError, ServerStartError
@@ -45,6 +48,8 @@ from mcp_replay_action.plan import parse_env
     help="Redact the value of environment variable VAR wherever it appears (repeatable; the header keeps "
     "only the name, and replay redacts the live value the same way).",
 )
+@thread_option
+@no_thread_option
 @handle_errors
 def record(
     server: str | None,
@@ -60,6 +65,8 @@ def record(
     redact_patterns: tuple[str, ...],
     no_default_redaction: bool,
     redact_env: tuple[str, ...],
+    thread: tuple[str, ...],
+    no_thread: tuple[str, ...],
 ) -> None:
     """Record a session: a transparent proxy between a real client and a real server.
 
@@ -69,6 +76,7 @@ def record(
     check_outputs(cassette=cassette)
     if listen:
         parse_listen(listen)
+    rules = thread_rules(thread, no_thread)
     redactor = make_redactor(redact_keys, redact_patterns, not no_default_redaction)
     if redact_env:
         redactor = redactor.with_env_values(env_values(redact_env, parse_env(env_pairs)))
@@ -76,7 +84,7 @@ def record(
         from mcp_replay_action.record_http import record_http
 
         host, port = parse_listen(listen or "127.0.0.1:5555")
-        record_http(url, host, port, cassette, redactor=redactor, max_message=max_message)
+        record_http(url, host, port, cassette, redactor=redactor, max_message=max_message, thread_rules=rules)
         return
     if not server:
         raise ConfigError("record needs --server CMD (stdio) or --url URL (HTTP)")
@@ -96,6 +104,7 @@ def record(
         public_env=env_public,
         isolate=isolate,
         max_message=max_message,
+        thread_rules=rules,
     )
     if not summary.saved and summary.server_failure:
         # The server's own words pass the recording's redactor, like everything it recorded.

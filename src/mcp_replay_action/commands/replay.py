@@ -20,11 +20,14 @@ from mcp_replay_action.commands.common import (
     header_option,
     isolate_option,
     max_message_option,
+    no_thread_option,
     parse_headers,
     redact_option,
     redact_pattern_option,
     report_options,
     setup_option,
+    thread_option,
+    thread_rules,
 )
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.plan import REQUEST_TIMEOUT, make_target, parse_env
@@ -94,6 +97,8 @@ from mcp_replay_action.plan import REQUEST_TIMEOUT, make_target, parse_env
 )
 @redact_option
 @redact_pattern_option
+@thread_option
+@no_thread_option
 @report_options
 @click.option(
     "--max-slowdown",
@@ -154,6 +159,8 @@ def replay(
     total_timeout: float,
     redact_keys: tuple[str, ...],
     redact_patterns: tuple[str, ...],
+    thread: tuple[str, ...],
+    no_thread: tuple[str, ...],
     as_json: bool,
     report_file: str | None,
     markdown_file: str | None,
@@ -292,7 +299,17 @@ def replay_plan(params: Mapping[str, Any], root: str | None = None, target: Any 
         max_slowdown=params.get("max_slowdown"),
         repeat=params.get("repeat") or 1,
         confirm=bool(params.get("confirm", True)),
+        **_threading(params),
     )
+
+
+def _threading(params: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """``--thread`` / ``--no-thread``, checked now (a rule that cannot be read is a usage error
+    before any server starts)."""
+    thread, no_thread = tuple(params.get("thread") or ()), tuple(params.get("no_thread") or ())
+    if thread or no_thread:
+        thread_rules(thread, no_thread)
+    return {"thread": thread, "no_thread": no_thread}
 
 
 def _count(n: int, noun: str) -> str:

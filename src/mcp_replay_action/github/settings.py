@@ -46,6 +46,8 @@ INPUT_DEFAULTS: dict[str, str] = {
     "fail-on-regression": "",
     "ignore-paths": "",
     "ignore-keys": "",
+    "thread": "",
+    "no-thread": "",
     "allow-reorder": "false",
     "timeout": "30",
     "max-message-size": "128MiB",
@@ -105,6 +107,8 @@ class Settings:
     fail_on: FailOn = DEFAULT_FAIL_ON
     ignore_paths: tuple[str, ...] = ()
     ignore_keys: tuple[str, ...] = ()
+    thread: tuple[str, ...] = ()  # declared threading rules (keys or answer paths)
+    no_thread: tuple[str, ...] = ()
     allow_reorder: bool = False
     timeout: float = 30.0
     max_message: int = MAX_MESSAGE
@@ -156,6 +160,8 @@ class Settings:
             fail_on=clean_fail_on(raw("fail-on"), raw("fail-on-regression")),
             ignore_paths=clean_list(raw("ignore-paths")),
             ignore_keys=clean_list(raw("ignore-keys")),
+            thread=clean_thread_rules("thread", raw("thread")),
+            no_thread=clean_thread_rules("no-thread", raw("no-thread")),
             allow_reorder=clean_bool("allow-reorder", raw("allow-reorder")),
             timeout=clean_timeout(raw("timeout")),
             max_message=clean_max_message_size(raw("max-message-size")),
@@ -217,6 +223,8 @@ class Settings:
             jobs=self.jobs,
             max_slowdown=self.max_slowdown,
             public_env=self.env_public,
+            thread=self.thread,
+            no_thread=self.no_thread,
         )
 
     def relative(self, path: str | os.PathLike[str]) -> str:
@@ -237,6 +245,19 @@ def read_input(environ: Mapping[str, str], name: str) -> str:
 def _bad(name: str, value: str, allowed: str) -> ConfigError:
     shown = value if len(value) <= 60 else value[:57] + "..."
     return ConfigError(f"input {name}: {shown!r} is not valid; expected {allowed}")
+
+
+def clean_thread_rules(name: str, value: str) -> tuple[str, ...]:
+    """Threading rules (``thread``/``no-thread``), one a line or comma-separated: keys or answer
+    paths (docs/threading.md), each checked now."""
+    from mcp_replay_action.correlate import ThreadRules
+
+    rules = clean_list(value)
+    try:
+        ThreadRules(rules)
+    except ConfigError as exc:
+        raise ConfigError(f"input {name}: {exc}") from None
+    return rules
 
 
 def clean_workspace(value: str) -> Path:
