@@ -153,3 +153,47 @@ def test_a_registry_server_whose_names_are_the_clients_threads_nothing(tmp_path:
     run = replay(command(memory), path, "--env", f"MEMORY_FILE_PATH={fresh}", report=tmp_path / "m.json")
     assert run.code == 0 and not _failed(run), run.describe()
     assert not any(i["substitutions"] for i in run.interactions()), run.describe()
+
+
+async def _ts_session(client: Client) -> dict[str, Any]:
+    item = (await client.call_tool("create_item", {"title": "lamp"})).structured_content
+    assert item is not None
+    assert not (await client.call_tool("get_item", {"id": item["id"], "ref": item["ref"]})).is_error
+    prose = _text(await client.call_tool("create_order", {"what": "bulbs"}))
+    found = re.search(r"Order (\S+) placed as number (\d+)", prose)
+    assert found, prose
+    got = await client.call_tool("get_order", {"order": found[1], "number": int(found[2])})
+    assert not got.is_error, got
+    return {}
+
+
+def test_a_typescript_sdk_server_replays_its_own_recording_without_a_failure(tmp_path: Path) -> None:
+    """The same on the official TypeScript SDK (``tests/servers/ids_server.mjs``): a UUID, a base36
+    id, a hex id and an integer in prose, quoted back; three replays, no options, no failure."""
+    import shutil
+
+    from e2e_helpers import command
+
+    node = shutil.which("node")
+    if node is None or not (SERVERS / "node_modules" / "@modelcontextprotocol" / "sdk").exists():
+        pytest.skip("node or @modelcontextprotocol/sdk is not installed")
+    server = command(node, SERVERS / "ids_server.mjs")
+    path = tmp_path / "ts.jsonl"
+    record_through_proxy(server, path, _ts_session)
+    for n in range(3):
+        run = replay(server, path, report=tmp_path / f"ts{n}.json")
+        assert run.code == 0 and not _failed(run), run.describe()
+        sent = {s["recorded"] for i in run.interactions() for s in i["substitutions"]}
+        assert len(sent) == 4, run.describe()
+
+
+def test_calibrate_threads_its_runs_and_stores_the_declared_rules(tmp_path: Path) -> None:
+    from e2e_helpers import cassette_lines, run_cli
+
+    path = tmp_path / "cal.jsonl"
+    record_through_proxy(IDS, path, _short_ref_session)
+    done = run_cli("calibrate", "--server", IDS, "--cassette", path, "--runs", "2", "--thread", "purpose")
+    assert done.code == 0, done.describe()
+    assert cassette_lines(path)[0]["meta"]["threading"] == {"thread": ["purpose"]}
+    run = replay(IDS, path, report=tmp_path / "after.json")
+    assert run.code == 0 and not _failed(run), run.describe()
