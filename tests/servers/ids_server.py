@@ -115,7 +115,7 @@ def use_token(id: str, ticket: int) -> dict[str, Any]:  # noqa: A002
     return {"ok": True, "purpose": _known(THINGS, id), "ticket_purpose": _known(THINGS, str(ticket))}
 
 
-@server.tool()
+@server.tool(structured_output=False)  # JSON text only: no structuredContent twin
 def create_event(name: str) -> str:
     """An event: a ULID and a hash prefix, as JSON text (no structured output)."""
     event = _ulid()
