@@ -182,7 +182,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "mcp_replay_server_url", "Streamable HTTP endpoint of the MCP server under test (the marker's url= wins)."
     )
     parser.addini("mcp_replay_record_mode", "Default --mcp-replay-record-mode.", default="none")
-    parser.addini("mcp_replay_update", "Default --mcp-replay-update.", "bool", False)
+    # mypy 1.20 takes the string "bool" passed as `type` for a type form; pytest reads it as the ini type
+    parser.addini("mcp_replay_update", "Default --mcp-replay-update.", type="bool", default=False)  # type: ignore[maybe-unrecognized-str-typeform]
     option(
         "--mcp-replay-timeout",
         "--mcp-timeout",
