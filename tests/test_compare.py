@@ -847,3 +847,27 @@ def test_keys_starting_with_two_underscores_are_data_and_compared(one_leaf: bool
         "$.result.structuredContent.user.age",
     ]
     assert [(f.path, f.kind) for f in gone] == [("$.result.structuredContent.user.__typename", "structure-change")]
+
+
+def test_one_change_the_sdk_carries_twice_is_one_finding_naming_the_other_place() -> None:
+    def sdk_dict(value: dict[str, Any]) -> dict[str, Any]:
+        return ok({"content": [{"type": "text", "text": json.dumps(value, indent=2)}], "structuredContent": value})
+
+    def sdk_text(value: str) -> dict[str, Any]:
+        return ok({"content": [{"type": "text", "text": value}], "structuredContent": {"result": value}})
+
+    [finding] = compare(sdk_dict({"id": "n1", "count": 2}), sdk_dict({"id": "n1", "count": 3}), NO_OPTIONS)
+    assert (finding.path, finding.also) == (
+        "$.result.structuredContent.count",
+        ("$.result.content[0].text{json}.count",),
+    )
+    [text] = compare(sdk_text("5 notes"), sdk_text("6 notes"), NO_OPTIONS)
+    assert (text.path, text.also) == ("$.result.structuredContent.result", ("$.result.content[0].text",))
+    # Two different changes in the two places stay two findings.
+    apart = ok({"content": [{"type": "text", "text": json.dumps({"count": 4})}], "structuredContent": {"count": 3}})
+    findings = compare(sdk_dict({"count": 2}), apart, NO_OPTIONS)
+    assert sorted(f.path for f in findings) == [
+        "$.result.content[0].text{json}.count",
+        "$.result.structuredContent.count",
+    ]
+    assert all(f.also == () for f in findings)
