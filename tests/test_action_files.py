@@ -52,6 +52,7 @@ EXPECTED_OUTPUTS = {
     "markdown",
     "junit",
     "badge",
+    "sarif",
     "changed",
     "changed-cassettes",
     "refresh-branch",

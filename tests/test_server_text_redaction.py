@@ -83,6 +83,7 @@ def test_action_never_publishes_what_the_server_leaked(tmp_path: Path, fake: Fak
         "markdown-file": "out/report.md",
         "junit-file": "out/junit.xml",
         "badge-file": "out/badge.json",
+        "sarif-file": "out/report.sarif",
     }
     run = run_action(ws, event_name="pull_request", event=pull_request(7, "a" * 40), inputs=inputs, api_url=fake.url)
     assert run.returncode == (3 if at_start else 1), run.stdout + run.stderr
@@ -98,6 +99,10 @@ def test_action_never_publishes_what_the_server_leaked(tmp_path: Path, fake: Fak
     if not at_start:
         assert posted and "token &#91;REDACTED]" in posted[0], posted[0]  # shown, redacted, escaped
         assert "[REDACTED]" in (ws / "out" / "report.md").read_text()
+        assert run.outputs["sarif"] == "out/report.sarif"
+        sarif = json.loads((ws / "out" / "report.sarif").read_text())
+        uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]}
+        assert uris == {"cassettes/c.jsonl"}, sarif  # relative to the workspace
     assert "fatal: auth failed using token [REDACTED]" in run.stdout
 
 

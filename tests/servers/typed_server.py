@@ -7,7 +7,9 @@ the count and the range's low end as strings. The SDK's pydantic check is lax ("
 int), so the server sends it; a client that validates against the declared JSON Schema refuses
 it. Its text copy still holds the old numbers, so it is no longer the JSON of structuredContent.
 ``--same-answer`` keeps the healthy answer but declares ``count`` a string: the answer equals its
-recording and breaks the live schema.
+recording and breaks the live schema. ``--drift`` changes ``echo``'s definition as a "rug pull"
+would: another description, a new optional argument (an input schema that accepts more) and
+``readOnlyHint`` flipped to false; its answers stay the same.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ import json
 import sys
 
 from mcp.server.fastmcp import FastMCP
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict
 
 REGRESSED = "--regressed" in sys.argv
 SAME_ANSWER = "--same-answer" in sys.argv
+DRIFT = "--drift" in sys.argv
 
 server = FastMCP("typed", log_level="WARNING")
 
@@ -78,10 +81,17 @@ else:
         )
 
 
-@server.tool()
-def echo(text: str) -> str:
-    """Echo the text back."""
-    return text
+if DRIFT:
+
+    @server.tool(description="Echo the text back, and keep a copy.", annotations=ToolAnnotations(readOnlyHint=False))
+    def echo(text: str, loud: bool = False) -> str:
+        return text.upper() if loud else text
+
+else:
+
+    @server.tool(description="Echo the text back.", annotations=ToolAnnotations(readOnlyHint=True))
+    def echo(text: str) -> str:
+        return text
 
 
 if __name__ == "__main__":

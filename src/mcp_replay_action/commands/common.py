@@ -140,6 +140,12 @@ def report_options(func: F) -> F:
             click.option(
                 "--badge", "badge_file", type=click.Path(dir_okay=False), help="Write a shields.io endpoint JSON badge."
             ),
+            click.option(
+                "--sarif",
+                "sarif_file",
+                type=click.Path(dir_okay=False),
+                help="Write a SARIF 2.1.0 log (breaking and definition-drift findings) for code scanning.",
+            ),
             click.option("-v", "--verbose", is_flag=True, help="Show every finding in full."),
         )
     ):
@@ -227,6 +233,7 @@ def emit_report(
     markdown_file: str | None = None,
     junit_file: str | None = None,
     badge_file: str | None = None,
+    sarif_file: str | None = None,
     verbose: bool = False,
 ) -> None:
     """Render a finished report to the console and every requested file."""
@@ -241,5 +248,10 @@ def emit_report(
         for block in console.stream(report, color=sys.stdout.isatty(), verbose=verbose):
             click.echo(block, nl=False)
     write_files(
-        report, json_file=report_file, markdown_file=markdown_file, junit_file=junit_file, badge_file=badge_file
+        report,
+        json_file=report_file,
+        markdown_file=markdown_file,
+        junit_file=junit_file,
+        badge_file=badge_file,
+        sarif_file=sarif_file,
     )

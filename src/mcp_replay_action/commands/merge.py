@@ -22,6 +22,7 @@ def merge(
     markdown_file: str | None,
     junit_file: str | None,
     badge_file: str | None,
+    sarif_file: str | None,
     verbose: bool,
 ) -> None:
     """Combine the JSON reports of 'replay --shard i/n' runs into one report, graded and gated
@@ -30,7 +31,7 @@ def merge(
     from mcp_replay_action.report.json import from_dict
     from mcp_replay_action.shard import merge as merge_reports
 
-    check_outputs(report=report_file, markdown=markdown_file, junit=junit_file, badge=badge_file)
+    check_outputs(report=report_file, markdown=markdown_file, junit=junit_file, badge=badge_file, sarif=sarif_file)
     loaded = [from_dict(read_json_object(path, "report", 256 * 1024 * 1024), where=path) for path in reports]
     report = merge_reports(loaded, reports)
     emit_report(
@@ -40,6 +41,7 @@ def merge(
         markdown_file=markdown_file,
         junit_file=junit_file,
         badge_file=badge_file,
+        sarif_file=sarif_file,
         verbose=verbose,
     )
     sys.exit(EXIT_OK if report.gate.passed else EXIT_GATE)

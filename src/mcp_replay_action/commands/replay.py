@@ -166,6 +166,7 @@ def replay(
     markdown_file: str | None,
     junit_file: str | None,
     badge_file: str | None,
+    sarif_file: str | None,
     verbose: bool,
     max_slowdown: float | None,
     repeat: int,
@@ -183,7 +184,7 @@ def replay(
     if context.info_name == "verify" and not (params.get("fail_on") or params.get("min_grade")):
         params["fail_on_regression"] = True
 
-    check_outputs(report=report_file, markdown=markdown_file, junit=junit_file, badge=badge_file)
+    check_outputs(report=report_file, markdown=markdown_file, junit=junit_file, badge=badge_file, sarif=sarif_file)
     target = replay_target(params)
     from mcp_replay_action.early import spawn_early
 
@@ -210,6 +211,7 @@ def replay(
         markdown_file=markdown_file,
         junit_file=junit_file,
         badge_file=badge_file,
+        sarif_file=sarif_file,
         verbose=verbose,
     )
     for summary in outcome.updates:

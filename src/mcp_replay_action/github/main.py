@@ -179,6 +179,8 @@ def report_everywhere(
         markdown_file=settings.markdown_file,
         junit_file=settings.junit_file,
         badge_file=settings.badge_file,
+        sarif_file=settings.sarif_file,
+        root=settings.workspace,
     )
     out.info(
         f"Grade {report.score.grade} ({report.score.score:.1f}/100): "
@@ -209,6 +211,7 @@ def report_everywhere(
             "markdown": settings.relative(settings.markdown_file) if settings.markdown_file else "",
             "junit": settings.relative(settings.junit_file) if settings.junit_file else "",
             "badge": settings.relative(settings.badge_file) if settings.badge_file else "",
+            "sarif": settings.relative(settings.sarif_file) if settings.sarif_file else "",
             "comment-url": comment.url,
             "comment-file": comment.file,
             "comment-written": str(comment.written).lower(),

@@ -58,6 +58,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "markdown-file": "",
     "junit-file": "",
     "badge-file": "",
+    "sarif-file": "",
     "annotations": "true",
     "job-summary": "true",
     "github-token": "",
@@ -119,6 +120,7 @@ class Settings:
     markdown_file: Path | None = None
     junit_file: Path | None = None
     badge_file: Path | None = None
+    sarif_file: Path | None = None
     annotations: bool = True
     job_summary: bool = True
     github_token: str = field(default="", repr=False)
@@ -172,6 +174,7 @@ class Settings:
             markdown_file=clean_optional_path("markdown-file", raw("markdown-file"), workspace),
             junit_file=clean_optional_path("junit-file", raw("junit-file"), workspace),
             badge_file=clean_optional_path("badge-file", raw("badge-file"), workspace),
+            sarif_file=clean_optional_path("sarif-file", raw("sarif-file"), workspace),
             annotations=clean_bool("annotations", raw("annotations")),
             job_summary=clean_bool("job-summary", raw("job-summary")),
             # The runner also exports the job token as GITHUB_TOKEN in some setups (composite).

@@ -8,6 +8,7 @@ a score.
 - ``markdown.render(report, max_bytes=...)``: ``--markdown FILE``, bounded in size.
 - ``junit.render(report)``: JUnit XML.
 - ``badge.to_dict(report)`` / ``badge.dumps(report)``: shields.io endpoint JSON.
+- ``sarif.render(report, root)``: ``--sarif FILE``, SARIF 2.1.0 for code scanning.
 - ``sinks.write_files(report, json_file=..., markdown_file=..., ...)``: the report files the CLI
   and the action both write.
 - ``public_target(text)``: a target (URL or command) with its credentials hidden.

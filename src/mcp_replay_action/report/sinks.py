@@ -19,8 +19,11 @@ def write_files(
     markdown_file: PathLike | None = None,
     junit_file: PathLike | None = None,
     badge_file: PathLike | None = None,
+    sarif_file: PathLike | None = None,
+    root: PathLike | None = None,
 ) -> None:
-    """Write ``report`` as JSON, Markdown, JUnit XML and a shields.io badge, each where asked."""
+    """Write ``report`` as JSON, Markdown, JUnit XML, a shields.io badge and SARIF, each where
+    asked (SARIF names each cassette relative to ``root``, default the working directory)."""
     if json_file:
         from mcp_replay_action.report import json as json_report
 
@@ -28,3 +31,7 @@ def write_files(
     for fmt, path in (("markdown", markdown_file), ("junit", junit_file), ("badge", badge_file)):
         if path:
             atomic_write_text(path, render(report, fmt))
+    if sarif_file:
+        from mcp_replay_action.report import sarif
+
+        atomic_write_text(sarif_file, sarif.render(report, root))

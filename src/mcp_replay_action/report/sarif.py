@@ -1,0 +1,140 @@
+"""The SARIF 2.1.0 report (``--sarif FILE``, action output ``sarif``), for GitHub code scanning
+(``github/codeql-action/upload-sarif``) and any other SARIF viewer.
+
+One result per finding that matters to a reviewer of the server, at the cassette line of the
+interaction it was found on: every breaking finding, and the definition-drift findings of a
+listing (``tools/list``, ``prompts/list``, ``resources/list``, ``resources/templates/list``) even
+when they do not gate: a changed tool description, an input schema that now accepts more (an
+argument no longer required, a new one), an annotation that changed. A tool definition that
+changes under a client that approved it is how a "rug pull" looks, so those carry the
+``definition-drift`` and ``security`` tags. Noise is never reported.
+
+``ruleId`` is the finding's row of the class table (``classes.py``; the kind when a finding names
+none), and the driver's rules are those rows. Every text passed the redactor before the report
+was built; here it is made one plain line that cannot mention anyone or link an issue.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import quote
+
+from mcp_replay_action import __version__
+from mcp_replay_action.classes import RULE
+from mcp_replay_action.report._format import finding_line
+from mcp_replay_action.report.safe import no_mentions, no_references, visible
+from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://github.com/mcp-replay/mcp-replay-action"
+MESSAGE_LIMIT = 1000
+LISTINGS = frozenset({"tools/list", "prompts/list", "resources/list", "resources/templates/list"})
+# The drift rows reported even though they do not gate (breaking ones are reported anyway).
+DRIFT_RULES = frozenset({"description-changed", "hint-narrowed", "required-dropped"})
+LEVELS = {"breaking": "error", "additive": "warning", "cosmetic": "note"}
+
+
+def is_drift(result: InteractionResult, finding: Finding) -> bool:
+    """A listing's finding that changes what a tool (prompt, resource) is or may do."""
+    if result.method not in LISTINGS:
+        return False
+    return (
+        finding.rule in DRIFT_RULES
+        or finding.rule.startswith("hint-")
+        or ".inputSchema" in finding.path
+        or finding.path.endswith(".description")
+    )
+
+
+def render(report: Report, root: str | os.PathLike[str] | None = None) -> str:
+    """The report as a SARIF 2.1.0 log (one run), cassette paths relative to ``root`` (default:
+    the working directory; the action passes the workspace)."""
+    base = os.path.abspath(root if root is not None else os.getcwd())
+    results = list(_results(report, base))
+    used = sorted({r["ruleId"] for r in results})
+    log = {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "mcp-replay",
+                        "version": __version__,
+                        "informationUri": INFORMATION_URI,
+                        "rules": [_rule(rule_id) for rule_id in used],
+                    }
+                },
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def _results(report: Report, base: str) -> Iterator[dict[str, Any]]:
+    for cassette in report.cassettes:
+        uri = _uri(cassette, base)
+        for result in cassette.results:
+            if not result.findings:
+                continue
+            for finding in result.findings:
+                drift = is_drift(result, finding)
+                if finding.cls != "breaking" and not drift:
+                    continue
+                yield _result(uri, result, finding, drift)
+
+
+def _result(uri: str, result: InteractionResult, finding: Finding, drift: bool) -> dict[str, Any]:
+    text = f"{result.label}: {finding_line(finding)}"
+    out: dict[str, Any] = {
+        "ruleId": finding.rule or finding.kind,
+        "level": LEVELS[finding.cls],
+        "message": {"text": no_references(no_mentions(visible(text, MESSAGE_LIMIT)))},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": uri},
+                    "region": {"startLine": max(1, result.line)},
+                },
+                "logicalLocations": [{"name": visible(result.label, 200), "kind": "function"}],
+            }
+        ],
+        # Code scanning keeps one alert per fingerprint across runs: the cassette line, the
+        # interaction and the finding's path, not its (changing) message.
+        "partialFingerprints": {"mcpReplayFinding/v1": f"{uri}:{result.seq}:{finding.kind}:{finding.path}"},
+        "properties": {"kind": finding.kind, "class": finding.cls, "path": finding.path, "seq": result.seq},
+    }
+    if drift:
+        out["properties"]["tags"] = ["definition-drift", "security"]
+    return out
+
+
+def _rule(rule_id: str) -> dict[str, Any]:
+    row = RULE.get(rule_id)
+    if row is None:
+        return {"id": rule_id, "shortDescription": {"text": rule_id}}
+    out: dict[str, Any] = {
+        "id": rule_id,
+        "shortDescription": {"text": _plain(row.when)},
+        "fullDescription": {"text": _plain(f"{row.when}: {row.cls}, because {row.why}")},
+        "defaultConfiguration": {"level": LEVELS[row.cls]},
+        "properties": {"class": row.cls},
+    }
+    return out
+
+
+def _plain(text: str) -> str:
+    return text.replace("`", "")
+
+
+def _uri(cassette: CassetteResult, base: str) -> str:
+    """The cassette's path as a URI relative to ``base`` when it lies under it (what code
+    scanning resolves against the checkout), else a ``file://`` URI."""
+    path = os.path.abspath(cassette.path)
+    if path.startswith(base.rstrip(os.sep) + os.sep):
+        return quote(os.path.relpath(path, base).replace(os.sep, "/"))
+    return "file://" + quote(path.replace(os.sep, "/"))
