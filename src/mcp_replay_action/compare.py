@@ -27,6 +27,7 @@ The envelope's ``jsonrpc`` and ``id`` are never compared; ``id`` keys anywhere e
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -48,6 +49,7 @@ from mcp_replay_action.normalize import (
     PartKeyed,
     Same,
     canonical,
+    is_document,
     loosely_equal,
     materialize,
     normalize,
@@ -606,8 +608,10 @@ class _Differ:
         # (and copy) every one of them. ``==`` forgives True == 1 and the order of named items,
         # so each pair dropped on ``==`` alone is kept here and checked strictly, all at once.
         self.dropped: list[tuple[Any, Any]] = []
+        self.before: Any = None
 
     def run(self, before: Any, after: Any) -> tuple[Finding, ...]:
+        self.before = before  # whole: the differing leaf's siblings are left out of ``a`` and ``b``
         a, b = self.align(before, after, "$", None)
         leaf = one_leaf(a, b) if ONE_LEAF else None
         if leaf is not None:
@@ -878,11 +882,24 @@ class _Differ:
             before=_render(value),
         )
 
+    def holder(self, steps: list[_Step]) -> Any:
+        """The object in the recorded answer that holds the leaf ``steps`` reach, whole."""
+        node = self.before
+        for step in steps[:-1]:
+            try:
+                node = node[step.param]
+            except (KeyError, IndexError, TypeError):
+                return None
+        return node
+
     def changed(self, path: str, steps: list[_Step], t1: Any, t2: Any) -> Finding:
         hint = _hint_finding(path, steps, t1, t2)
         if hint is not None:
             return hint
         rule = self.changed_rule(steps, t1, t2)
+        if isinstance(t1, str) and isinstance(t2, str) and steps and steps[-1].key == "text":
+            if is_document(self.holder(steps)):
+                return _document_changed(path, rule, t1, t2)
         message = f"value changed: {_brief(t1)} -> {_brief(t2)}"
         if (
             isinstance(t1, str)
@@ -922,6 +939,40 @@ class _Differ:
         if self.error_result and keys[:2] == ["result", "content"] and isinstance(t1, str) and isinstance(t2, str):
             return "error-text-changed"
         return _rule_for(steps, "value-changed")
+
+
+def _document_changed(path: str, rule: str, t1: str, t2: str) -> Finding:
+    """A changed document (an MCP App's HTML, ``normalize.is_document``): its size and digest on
+    each side, and a word diff of the region that changed (the text between the common prefix
+    and the common suffix, a little context either side), never a diff of megabytes."""
+    at = common_prefix(t1, t2)
+    tail = _common_suffix(t1, t2, min(len(t1), len(t2)) - at)
+    digests = [hashlib.sha256(t.encode("utf-8", "surrogatepass")).hexdigest()[:16] for t in (t1, t2)]
+    message = (
+        f"document changed: {len(t1):,} -> {len(t2):,} characters, sha256 {digests[0]} -> {digests[1]}, "
+        f"first difference at character {at}"
+    )
+    start = max(0, at - _DOCUMENT_CONTEXT)
+    regions = [t[start : min(len(t) - tail + _DOCUMENT_CONTEXT, at + RENDER_CAP)] for t in (t1, t2)]
+    return _classed(
+        rule, "value-change", path, message, before=_window(t1, at), after=_window(t2, at), diff=_word_diff(*regions)
+    )
+
+
+_DOCUMENT_CONTEXT = 40
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    """How many characters ``a`` and ``b`` share at their ends, at most ``limit`` (a binary search
+    over slices the C compare settles, not a loop over characters)."""
+    lo, hi = 0, max(0, limit)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 # Tool annotation hints and their defaults when absent (MCP spec): a flip towards the right-hand

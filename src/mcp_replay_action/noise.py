@@ -10,6 +10,13 @@ explains (the recorded value at that path fits the pattern) out of the gating fi
 ``noise``: visible in every report, never failing. A real change elsewhere in the same text does
 not fit the pattern and still fails.
 
+A text built from a set ("Available commands: head, sort, wc", in a new order in every process)
+differs between two live runs by the order of its items alone: the rule then holds the separator
+of those items (``order``), and a value fits it when, with every run of items so separated put in
+sorted order, it fits the pattern. A third order of the same items fits; an item added or removed,
+or a word changed, does not. Texts longer than ``LEARN_MAX_CHARS`` are not learned (a token
+diff of megabytes is quadratic): what differs in them between live runs still gates.
+
 ``calibrate`` learns the same rules from N runs ahead of time and stores them in the cassette
 header (``noise``), where ``inspect`` shows them and every replay applies them.
 """
@@ -33,6 +40,30 @@ NOISE_KINDS = frozenset({"value-change", "ordering-change"})
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+|\s+|.", re.DOTALL)
 _NUMBER = r"\d+(?:\.\d+)?"
 _MISSING = object()
+LEARN_MAX_CHARS = 1 << 16
+# The separators a set's items are joined by in prose, most specific first; a list is a run of two
+# or more items joined by one, an item a run of characters that are neither space nor separator
+# (``\n``: a line; `` ``: a word). Each list pattern starts only where a run of item characters
+# starts and never gives back what it read: linear in the text's length.
+ORDER_SEPARATORS = (", ", ",", "; ", " | ", "\n", " ")
+
+
+def _list_pattern(sep: str) -> re.Pattern[str]:
+    if sep == "\n":
+        item = r"[^\n]"
+    elif sep == " ":
+        item = r"\S"
+    else:
+        item = "[^\\s" + re.escape("".join(dict.fromkeys(sep.strip()))) + "]"
+    return re.compile(rf"(?<!{item}){item}++(?:{re.escape(sep)}{item}++)++")
+
+
+_LISTS = {sep: _list_pattern(sep) for sep in ORDER_SEPARATORS}
+
+
+def in_order(text: str, sep: str) -> str:
+    """``text`` with the items of every list joined by ``sep`` in sorted order."""
+    return _LISTS[sep].sub(lambda m: sep.join(sorted(m.group().split(sep))), text)
 
 
 @dataclass(frozen=True)
@@ -44,6 +75,7 @@ class NoiseRule:
     pattern: str | None = None
     evidence: tuple[str, ...] = ()
     seq: int | None = None  # the interaction it was learned on (None: any)
+    order: str | None = None  # the separator of items whose order varies (``in_order``)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"path": self.path}
@@ -51,6 +83,8 @@ class NoiseRule:
             out["seq"] = self.seq
         if self.pattern is not None:
             out["pattern"] = self.pattern
+        if self.order is not None:
+            out["order"] = self.order
         out["evidence"] = list(self.evidence)
         return out
 
@@ -61,12 +95,14 @@ class NoiseRule:
             return None
         pattern = data.get("pattern")
         seq = data.get("seq")
+        order = data.get("order")
         evidence = data.get("evidence") or ()
         return cls(
             path=data["path"],
             pattern=pattern if isinstance(pattern, str) else None,
             evidence=tuple(str(e) for e in evidence)[:EVIDENCE_CAP] if isinstance(evidence, list) else (),
             seq=seq if isinstance(seq, int) and not isinstance(seq, bool) else None,
+            order=order if order in _LISTS else None,
         )
 
 
@@ -97,8 +133,10 @@ def learn(lives: Sequence[Any], options: CompareOptions | None = None, seq: int 
     for path in paths:
         values = [resolve(n, path) for n in normalized]
         if all(isinstance(v, str) for v in values):
-            pattern, evidence = _text_pattern([str(v) for v in values])
-            rules.append(NoiseRule(path, pattern, evidence, seq))
+            texts = [str(v) for v in values]
+            if max(map(len, texts)) > LEARN_MAX_CHARS:
+                continue  # not learned: still gates
+            rules.append(_text_rule(path, texts, seq))
         else:
             seen = tuple(dict.fromkeys(_show(v) for v in values))[:EVIDENCE_CAP]
             rules.append(NoiseRule(path, None, seen, seq))
@@ -135,13 +173,41 @@ def _explains(rule: NoiseRule, finding: Finding, answer: Any) -> bool:
         if rule.pattern is None:
             return True
         value = resolve(answer, finding.path)
-        return isinstance(value, str) and re.fullmatch(rule.pattern, value, re.DOTALL) is not None
+        if not isinstance(value, str) or len(value) > LEARN_MAX_CHARS:
+            return False
+        if rule.order is not None:
+            value = in_order(value, rule.order)
+        return re.fullmatch(rule.pattern, value, re.DOTALL) is not None
     # A whole subtree that varies explains every difference inside it.
     return rule.pattern is None and _under(finding.path, rule.path)
 
 
 def _under(path: str, parent: str) -> bool:
     return path.startswith(parent) and path[len(parent) : len(parent) + 1] in (".", "[", "{")
+
+
+def _text_rule(path: str, texts: list[str], seq: int | None) -> NoiseRule:
+    """The rule for live texts that differ: their common tokens literally, the rest as wildcards;
+    where putting the items of some separator's lists in order leaves fewer wildcards (the texts
+    differ in the order of a set's items), that pattern over the ordered texts."""
+    pattern, evidence = _text_pattern(texts)
+    best = _wildcards(pattern)
+    order = None
+    for sep in ORDER_SEPARATORS:
+        if best == 0:
+            break
+        ordered = [in_order(t, sep) for t in texts]
+        if ordered == texts:
+            continue
+        candidate, seen = _text_pattern(ordered)
+        if _wildcards(candidate) < best:
+            pattern, best, order = candidate, _wildcards(candidate), sep
+            evidence = seen or tuple(dict.fromkeys(_show(t) for t in texts))[:EVIDENCE_CAP]
+    return NoiseRule(path, pattern, evidence, seq, order)
+
+
+def _wildcards(pattern: str) -> int:
+    return pattern.count(".*?") + pattern.count(_NUMBER)
 
 
 def _text_pattern(values: list[str]) -> tuple[str, tuple[str, ...]]:

@@ -40,7 +40,7 @@ import json
 import marshal
 import re
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from itertools import compress
 from operator import is_not
@@ -114,6 +114,24 @@ MAX_DEPTH = 128
 # before they are parsed: only the containers around the bytes that differ are read.
 NARROW_MIN_CHARS = 1 << 16
 
+# An MCP App (a ``ui://`` resource, ``text/html;profile=mcp-app``) or any text/html this long is a
+# document: its text is compared as it is (size, digest, the changed region: ``compare``), never
+# run through the masks built for data. ``DOCUMENT_KEY`` stands for its ``text`` key in the walk.
+DOCUMENT_MIN_CHARS = 1 << 20
+DOCUMENT_KEY = "\x00document"
+
+
+def is_document(item: Any) -> bool:
+    """Whether ``item`` (a resource's contents) holds a document (``DOCUMENT_MIN_CHARS``)."""
+    if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+        return False
+    mime, uri = item.get("mimeType"), item.get("uri")
+    mime = mime.lower().replace(" ", "") if isinstance(mime, str) else ""
+    if "profile=mcp-app" in mime or (isinstance(uri, str) and uri.startswith("ui://")):
+        return True
+    return mime.startswith("text/html") and len(item["text"]) >= DOCUMENT_MIN_CHARS
+
+
 # -- regular expressions (compiled once) ------------------------------------------------------
 
 _MON = (
@@ -176,12 +194,22 @@ _HEX_HINT = re.compile(r"[0-9A-Fa-f]{16}")
 # tzinfo=...) and datetime.date(2026, 11, 30).
 _PY_DATETIME_RE = re.compile(
     r"datetime\.(?:datetime|date)\(\s*\d{4}(?:,\s*\d{1,6}){2,6}"
-    r"(?:,\s*(?:tzinfo|fold)=(?:[^()]|\([^()]*\))*)?\)"
+    r"(?:,\s*(?:tzinfo|fold)=(?:[^()]|\([^()]*\))*+)?\)"
 )
 # A 10-digit (seconds) or 13-digit (milliseconds) epoch after a time-named key in text ('ts': 1796...).
-_EPOCH_IN_TEXT_RE = re.compile(
-    r"(?P<key>[A-Za-z_][\w-]*)(?P<q>['\"]?)\s*[:=]\s*(?P<num>\d{10}(?:\d{3})?)(?:\.\d+)?(?!\d)"
+# The key is the rest of a run of word characters from its first letter. The pattern is tried only
+# where such a run starts (the lookbehind; ``pre`` skips the digits and hyphens before the first
+# letter), and reads the run once: tried at every position of a run, as a plain ``[A-Za-z_][\w-]*``
+# is, it read to the run's end each time, quadratic on a long one (22 s on 1.6 MB of minified
+# JavaScript). ``_EPOCH_AFTER_RE`` is the same pattern anchored where a previous match ended
+# inside a run ("ts: 1796...x_at: ..."): ``_sub_epochs`` tries it there, so the matches are the
+# ones the plain pattern finds.
+_EPOCH_TAIL = (
+    r"(?:[^\W_A-Za-z]|-)*+(?P<key>[A-Za-z_][\w-]*+)(?P<q>['\"]?)\s*+[:=]\s*+"
+    r"(?P<num>\d{10}(?:\d{3})?)(?:\.\d+)?(?!\d)"
 )
+_EPOCH_IN_TEXT_RE = re.compile(r"(?<![\w-])" + _EPOCH_TAIL)
+_EPOCH_AFTER_RE = re.compile(_EPOCH_TAIL)
 _EPOCH_HINT = re.compile(r"\d{10}")
 # Process-local values: object addresses and fresh temporary directories.
 _ADDRESS_RE = re.compile(r"(?<=\bat )0x[0-9A-Fa-f]{6,16}\b")
@@ -378,7 +406,7 @@ def mask_text(text: str, days: tuple[int, ...] = ()) -> str:
     if _NUMERIC_HINT.search(text):
         text = _NUMERIC_DATE_RE.sub(time_sub, text)
     if _EPOCH_HINT.search(text):
-        text = _EPOCH_IN_TEXT_RE.sub(epoch_sub, text)
+        text = _sub_epochs(text, epoch_sub)
     if "0x" in text:
         text = _ADDRESS_RE.sub(ADDRESS, text)
     if "/" in text:
@@ -386,6 +414,19 @@ def mask_text(text: str, days: tuple[int, ...] = ()) -> str:
     if len(text) >= 16 and _HEX_HINT.search(text):
         text = _HEX_RE.sub(_hex_sub, text)
     return text
+
+
+def _sub_epochs(text: str, sub: Callable[[re.Match[str]], str]) -> str:
+    """``_EPOCH_IN_TEXT_RE.sub(sub, text)`` as the unanchored pattern would do it, in linear time
+    (``_EPOCH_IN_TEXT_RE``)."""
+    parts: list[str] = []
+    end = 0
+    match = _EPOCH_IN_TEXT_RE.search(text)
+    while match is not None:
+        parts += (text[end : match.start()], sub(match))
+        end = match.end()
+        match = _EPOCH_AFTER_RE.match(text, end) or _EPOCH_IN_TEXT_RE.search(text, end)
+    return "".join(parts) + text[end:] if parts else text
 
 
 _opaque_key = is_minted_key
@@ -611,6 +652,8 @@ class _Normalizer:
         # Dispatch on the exact type first: this walk runs twice per replayed interaction.
         kind = type(value)
         if kind is str:
+            if key is DOCUMENT_KEY:
+                return value
             if key is not None and (_opaque_key(key) or key in BASE64_KEYS):
                 return self.keyed_string(value, states, key, depth)
             return self.string(value, states, depth)
@@ -666,7 +709,7 @@ class _Normalizer:
                     continue
             else:
                 child_states = states
-            child = self.value(value[k], child_states, k, depth + 1)
+            child = self.value(value[k], child_states, DOCUMENT_KEY if k == "text" and is_document(value) else k, depth + 1)
             if child is not _DROP:
                 out[k] = child
         return out
@@ -957,7 +1000,11 @@ class _Pairer:
                 if n.ignore_keys and k in n.ignore_keys:
                     continue
                 child = n._step_key(states, k) if states else states
-                if child is not None:
+                if child is None:
+                    continue
+                if k == "text" and is_document(a) and is_document(b):
+                    paired[k] = a[k], b[k]
+                else:
                     paired[k] = self.pair(a[k], b[k], child, k, depth + 1)
         return self.side(a, paired, 0, states, depth), self.side(b, paired, 1, states, depth)
 
@@ -981,7 +1028,7 @@ class _Pairer:
                 child_states = n._step_key(states, k) if states else states
                 if child_states is None:
                     continue
-                child = n.value(value[k], child_states, k, depth + 1)
+                child = n.value(value[k], child_states, DOCUMENT_KEY if k == "text" and is_document(value) else k, depth + 1)
             if child is not _DROP:
                 out[k] = child
         return out
@@ -1412,6 +1459,8 @@ class _Alike:
         if kind is str:
             if a == b:
                 return True
+            if key is DOCUMENT_KEY:
+                return False  # a document is compared as it is
             if key is not None and (_opaque_key(key) or key in BASE64_KEYS):
                 return _opaque_key(key)  # both <opaque>; a base64 payload is not known
             if len(a) >= _ALIKE_TEXT or len(b) >= _ALIKE_TEXT:
@@ -1425,8 +1474,10 @@ class _Alike:
         if kind is dict:
             if len(a) != len(b):
                 return False
+            document = "text" in a and is_document(a)
             for k, v in a.items():
-                if type(k) is not str or k not in b or not self.alike(v, b[k], k, depth + 1):
+                key = DOCUMENT_KEY if document and k == "text" else k
+                if type(k) is not str or k not in b or not self.alike(v, b[k], key, depth + 1):
                     return False
             return True
         if kind is list:

@@ -240,7 +240,10 @@ _ASSIGNMENT = re.compile(
     r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s&;,'\"<>(){}\[\]]+)"
 )
 # ``scheme://user:password@host`` (postgres, mongodb+srv, redis://:password@, amqp, https, ...).
-_URL_PASSWORD = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@]*:)(?P<password>[^\s/@]+)@")
+# The scheme is at most 64 characters: tried at every word start of a long run of them
+# ("a.b.c.d..."), an unbounded one read to the run's end each time (quadratic). A longer one is
+# matched from a later word start, and its password redacted the same.
+_URL_PASSWORD = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.\-]{0,63}://[^\s:/@]*:)(?P<password>[^\s/@]+)@")
 # Command-line flags whose value is a credential, beyond the secret key names: ``--auth``,
 # ``--key``, ``--db-pass``. A one-letter flag is none of them (``is_secret_flag``).
 _SECRET_FLAG_WORDS = frozenset({"auth", "key", "pass", "pw", "pwd", "passwd"})

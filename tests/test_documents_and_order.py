@@ -1,0 +1,107 @@
+"""MCP App documents compared as documents, and set-order noise in prose.
+
+* A ``ui://`` resource, ``text/html;profile=mcp-app``, or any text/html of a megabyte or more is a
+  document: a change is one finding with both sizes, both digests and a word diff of the changed
+  region; nothing in it is masked (a UUID that changes in an app's HTML is a change).
+* A text built from a set, in a new order in each live run, is learned as "the same items in
+  another order": a third order is noise, an item added or a word changed still gates.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp_replay_action.compare import compare
+from mcp_replay_action.noise import NoiseRule, in_order, learn, split
+from mcp_replay_action.normalize import DOCUMENT_MIN_CHARS, is_document
+
+
+def resource(text: str, uri: str = "ui://viewer/app.html", mime: str = "text/html;profile=mcp-app") -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 3, "result": {"contents": [{"uri": uri, "mimeType": mime, "text": text}]}}
+
+
+def bundle(marker: str, size: int = 2 * DOCUMENT_MIN_CHARS) -> str:
+    # Minified JavaScript's shape: long runs of word characters, one line, a marker in the middle.
+    half = "function a0b1c2(){return e_f_g_h}" * (size // 68)
+    return "<!doctype html><script>" + half + marker + half + "</script>"
+
+
+def test_a_changed_app_bundle_is_one_document_finding() -> None:
+    findings = compare(resource(bundle("v=1;")), resource(bundle("v=22;")))
+    assert len(findings) == 1, findings
+    finding = findings[0]
+    assert finding.kind == "value-change" and finding.cls == "breaking"
+    assert finding.message.startswith("document changed: ")
+    assert "sha256 " in finding.message and "first difference at character" in finding.message
+    assert "[-1-]{+22+}" in (finding.diff or "") and len(finding.diff or "") < 1000
+
+
+def test_an_unchanged_bundle_is_clean() -> None:
+    assert compare(resource(bundle("v=1;")), resource(bundle("v=1;"))) == ()
+
+
+def test_nothing_in_an_app_is_masked() -> None:
+    a = '<div data-id="6f1c9a52-7a1e-4d55-9c2b-0d9e1f0a2b3c">at 2026-11-30T10:00:00Z</div>'
+    b = '<div data-id="0b8e4f11-2c3d-4e5f-8a9b-1c2d3e4f5a6b">at 2026-11-30T10:00:00Z</div>'
+    assert [f.message.split(":")[0] for f in compare(resource(a), resource(b))] == ["document changed"]
+    # The same text as a plain text resource is data: the UUID is masked, the answers alike.
+    assert compare(resource(a, "file:///x.txt", "text/plain"), resource(b, "file:///x.txt", "text/plain")) == ()
+
+
+def test_which_contents_are_documents() -> None:
+    assert is_document({"uri": "ui://a/b.html", "text": "<p>"})
+    assert is_document({"uri": "https://x", "mimeType": "text/html; profile=mcp-app", "text": "<p>"})
+    assert is_document({"uri": "file:///x.html", "mimeType": "text/html", "text": "x" * DOCUMENT_MIN_CHARS})
+    assert not is_document({"uri": "file:///x.html", "mimeType": "text/html", "text": "<p>short</p>"})
+    assert not is_document({"uri": "ui://a/b.html", "blob": "AAAA"})
+
+
+# -- set order in prose -----------------------------------------------------------------------
+
+DESCRIPTION = (
+    "Allows command (CLI) execution in the directory: /work\n\n"
+    "Available commands: {commands}\nAvailable flags: {flags}\n\n"
+    "Shell operators (&&, ||, |, >, >>, <, <<, ;) are not supported."
+)
+
+
+def tools(commands: str, flags: str = "-l, -a, --help") -> dict[str, Any]:
+    tool = {"name": "run_command", "description": DESCRIPTION.format(commands=commands, flags=flags), "inputSchema": {}}
+    return {"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool]}}
+
+
+LIVE_A = tools("head, sort, wc, ls", "-l, -a, --help")
+LIVE_B = tools("wc, ls, head, sort", "--help, -l, -a")
+
+
+def _split(recorded: dict[str, Any]) -> tuple[Any, Any]:
+    rules = learn([LIVE_A, LIVE_B], seq=1)
+    return split(compare(recorded, LIVE_A), rules, recorded)
+
+
+def test_a_third_order_of_the_same_items_is_noise() -> None:
+    rules = learn([LIVE_A, LIVE_B], seq=1)
+    assert [r.order for r in rules] == [", "]
+    kept, noise = _split(tools("sort, head, ls, wc", "-a, --help, -l"))
+    assert kept == () and len(noise) == 1
+
+
+def test_an_item_added_or_a_word_changed_still_gates() -> None:
+    for recorded in (
+        tools("sort, head, ls, wc, rm"),
+        tools("sort, head, ls"),
+        tools("sort, cat, ls, wc"),
+        tools("sort, head, ls, wc").copy() | {"result": {"tools": [{**LIVE_A["result"]["tools"][0], "description": "x"}]}},
+    ):
+        kept, noise = _split(recorded)
+        assert len(kept) == 1 and noise == (), recorded
+
+
+def test_an_order_rule_round_trips_through_the_cassette_header() -> None:
+    rule = learn([LIVE_A, LIVE_B], seq=1)[0]
+    assert NoiseRule.from_json(rule.to_json()) == rule
+
+
+def test_in_order_sorts_each_list_and_leaves_the_rest() -> None:
+    assert in_order("Available: c, a, b\nThen: z, y", ", ") == "Available: a, b, c\nThen: y, z"
+    assert in_order("no list here", ", ") == "no list here"
