@@ -1,6 +1,8 @@
 """A stdlib stdio MCP server whose one tool answers a large JSON document as text.
 
 ``BIG_MIB`` (default 5) sets the size; ``BIG_CHANGE=1`` changes one leaf in the middle record.
+``BIG_KIND=text`` answers minified JavaScript instead (``bundle``): long runs of word characters,
+one line, no JSON, what an app's bundle is made of, with ``BIG_CHANGE=1`` changing one word.
 """
 
 from __future__ import annotations
@@ -22,9 +24,17 @@ def document(mib: float, change: bool) -> str:
     return json.dumps({"records": records}, separators=(",", ":"))
 
 
+def bundle(mib: float, change: bool) -> str:
+    """About ``mib`` MiB of one-line minified JavaScript with a change in the middle."""
+    unit = "function a0b1c2(e,t){return e_f_g_h.t0k3n||t.x9y8z7w6v5u4}var q_r_s=0x1f;"
+    half = unit * int(mib * 1024 * 1024 / len(unit) / 2)
+    return half + ("version=2;" if change else "version=1;") + half
+
+
 def main() -> None:
     mib = float(os.environ.get("BIG_MIB", "5"))
     change = os.environ.get("BIG_CHANGE") == "1"
+    make = bundle if os.environ.get("BIG_KIND") == "text" else document
     for line in sys.stdin:
         msg = json.loads(line)
         if "id" not in msg:
@@ -37,7 +47,7 @@ def main() -> None:
                 "serverInfo": {"name": "big", "version": "1"},
             }
         elif method == "tools/call":
-            result = {"content": [{"type": "text", "text": document(mib, change)}]}
+            result = {"content": [{"type": "text", "text": make(mib, change)}]}
         else:
             result = {}
         sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")

@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 import bench_big_answer
+import bench_big_text
 import bench_calls
 import bench_everything
 import bench_imports
@@ -37,7 +38,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer rounds")
     parser.add_argument("--install-peer", action="store_true", help="install mcp-recorder into .peer/ first")
     parser.add_argument(
-        "--only", action="append", default=[], help="run only these (calls, everything, big, rss, jobs, imports)"
+        "--only", action="append", default=[], help="run only these (calls, everything, big, text, rss, jobs, imports)"
     )
     parser.add_argument(
         "--big-timeout", type=float, default=600, help="seconds before a large-answer replay is given up"
@@ -52,6 +53,7 @@ def main() -> None:
         "big": lambda: (
             bench_big_answer.rows(5, 1 if q else 3, args.big_timeout) + bench_big_answer.rows(50, 1, args.big_timeout)
         ),
+        "text": lambda: bench_big_text.rows(4, 1 if q else 3, args.big_timeout),
         "rss": lambda: bench_rss.rows(10_000 if q else 100_000, 1_000),
         "jobs": lambda: bench_jobs.rows(8, 200 if q else 1000, 1 if q else 3),
         "imports": lambda: bench_imports.rows(5 if q else 11),
