@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from mcp_replay_action.classes import RULE, RULES, markdown_table
 from mcp_replay_action.compare import CompareOptions, compare
-from mcp_replay_action.replay import slowdown
+from mcp_replay_action.replay import growth, slowdown
 from mcp_replay_action.schema_equal import validation_form, validation_keys
 from mcp_replay_action.verdict import missing_finding
 
@@ -157,6 +157,7 @@ def _output_checked(structured: Any, text: str | None = None) -> tuple[Any, ...]
 OUTSIDE = {
     "missing-response": lambda: missing_finding("no response within 5.0s"),
     "latency": lambda: slowdown(10.0, 900.0, 3.0),
+    "size": lambda: growth(text("5"), text("5" * 4000), 3.0),
     "response-appeared": lambda: compare(None, text("5"), NO_OPTIONS)[0],
     # A live result against its live outputSchema (on a real server: tests/test_output_schema.py).
     "output-schema": lambda: _output_checked({"n": "1"})[0],

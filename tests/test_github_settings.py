@@ -189,3 +189,16 @@ def test_run_context_and_scrub() -> None:
         "RUNNER_DEBUG": "1",
         "PATH": "/bin",
     }
+
+
+def test_max_growth_and_max_slowdown_are_factors_above_one(tmp_path: Path) -> None:
+    settings = Settings.from_env(env_for(tmp_path, server="x", max_growth="3", max_slowdown="2.5"))
+    assert (settings.max_growth, settings.max_slowdown) == (3.0, 2.5)
+    (tmp_path / "cassettes").mkdir()
+    (tmp_path / "cassettes" / "c.jsonl").write_text("")
+    assert (settings.plan().max_growth, settings.plan().max_slowdown) == (3.0, 2.5)
+    assert Settings.from_env(env_for(tmp_path, server="x")).max_growth is None
+    for name in ("max_growth", "max_slowdown"):
+        with pytest.raises(ConfigError) as info:
+            Settings.from_env(env_for(tmp_path, server="x", **{name: "1"}))
+        assert name.replace("_", "-") in str(info.value) and "a factor above 1" in str(info.value)

@@ -79,6 +79,8 @@ RULES: tuple[Rule, ...] = (
          "`structuredContent`", "breaking", "a client reading the text sees other data than one reading the structure"),
     Rule("latency", "the answer came, the same, but over `--max-slowdown` times slower", "breaking",
          "a client with a timeout fails"),
+    Rule("size", "the answer is over `--max-growth` times its recorded size in bytes (and over 1 KiB)", "breaking",
+         "it costs a model that many times the context, and may no longer fit"),
     # -- additive: a client keeps working -------------------------------------------------------
     Rule("response-appeared", "an answer arrived where the recording has none", "additive",
          "nothing a client waited for is missing"),

@@ -56,6 +56,8 @@ class Plan:
     jobs: int = 1
     # Flag an answer more than this many times slower than recorded (``latency``); None: never.
     max_slowdown: float | None = None
+    # Flag an answer more than this many times its recorded size in bytes (``size``); None: never.
+    max_growth: float | None = None
     # Sends of each side-effect-free request; the median latency is reported.
     repeat: int = 1
     # When an interaction fails, replay once more against a fresh start and report what differs

@@ -85,6 +85,8 @@ class ReplayOptions:
     public_env: tuple[str, ...] = ()
     # Flag an answer that took more than this many times its recorded latency (None: never).
     max_slowdown: float | None = None
+    # Flag an answer more than this many times its recorded size in bytes (None: never).
+    max_growth: float | None = None
     # Sends of each side-effect-free request whose median latency is reported (1: one send).
     repeat: int = 1
     # When an interaction fails, replay the cassette once more against a fresh start of the same
@@ -424,6 +426,8 @@ class _Session:
             minted = self._minted(inter.seq, own)
         # The first answer's time is mostly the server starting: it says nothing about speed.
         slow = None if answer.first else slowdown(inter.latency_ms, answer.latency, self.options.max_slowdown)
+        # An answer equal to its recording (the fast path above) cannot have grown.
+        grown = growth(recorded, live, self.options.max_growth)
         try:
             findings = _compared(recorded, live, self.compare_options)
         finally:
@@ -445,6 +449,8 @@ class _Session:
             ignored = (*ignored, *learned)
         if slow is not None:
             findings = (*findings, slow)
+        if grown is not None:
+            findings = (*findings, grown)
         findings = (*findings, *checked)
         if not (findings or ignored or answer.substitutions):
             pass_into(self.results, inter, live, latency_ms=round(answer.latency, 3), sent=answer.sent)
@@ -880,6 +886,7 @@ def _run(plan: Plan, early: EarlyServer | None, progress: Progress | None) -> Ou
         env=plan.target.env,
         public_env=plan.public_env,
         max_slowdown=plan.max_slowdown,
+        max_growth=plan.max_growth,
         repeat=plan.repeat,
         confirm=plan.confirm,
         threading=ThreadRules(plan.thread, plan.no_thread),
@@ -1013,6 +1020,44 @@ def slowdown(recorded_ms: float | None, live_ms: float, max_slowdown: float | No
         f" (limit {max_slowdown:g}x)"
     )
     return classed("latency", "latency", "$", message, before=round(recorded_ms, 3), after=round(live_ms, 3))
+
+
+# A bigger answer is only flagged above this many bytes: a 40-byte answer that became 200 bytes
+# costs a model nothing worth a finding.
+SIZE_FLOOR_BYTES = 1024
+# Model tokens are estimated as bytes / 4, the usual rule of thumb for English text and JSON
+# with the BPE tokenizers of current models (no tokenizer is loaded: it would be a guess too).
+BYTES_PER_TOKEN = 4
+
+
+def answer_bytes(answer: Any) -> int:
+    """The size of an answer as a server sends it: the UTF-8 bytes of its compact JSON."""
+    import json
+
+    return len(json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
+
+
+def growth(recorded: dict[str, Any] | None, live: dict[str, Any], max_growth: float | None) -> Finding | None:
+    """A ``size`` finding when the live answer is more than ``max_growth`` times its recorded
+    size in bytes and over ``SIZE_FLOOR_BYTES``; None otherwise (or with no recording)."""
+    if max_growth is None or recorded is None:
+        return None
+    live_bytes = answer_bytes(live)
+    if live_bytes <= SIZE_FLOOR_BYTES:
+        return None
+    recorded_bytes = max(1, answer_bytes(recorded))
+    factor = live_bytes / recorded_bytes
+    if factor <= max_growth:
+        return None
+    message = (
+        f"{factor:.1f}x larger than recorded: live {live_bytes:,} bytes (~{_tokens(live_bytes):,} tokens),"
+        f" recorded {recorded_bytes:,} bytes (~{_tokens(recorded_bytes):,} tokens) (limit {max_growth:g}x)"
+    )
+    return classed("size", "size", "$", message, before=recorded_bytes, after=live_bytes)
+
+
+def _tokens(size: int) -> int:
+    return -(-size // BYTES_PER_TOKEN)
 
 
 def _load_checked(path: str, *, stream: bool = False) -> Cassette:

@@ -22,6 +22,7 @@ FindingKind = Literal[
     "value-change",
     "output-schema",
     "latency",
+    "size",
 ]
 KIND_ORDER: tuple[str, ...] = (
     "missing-response",
@@ -31,6 +32,7 @@ KIND_ORDER: tuple[str, ...] = (
     "value-change",
     "output-schema",  # the live result against the live tool's outputSchema (output_schema.py)
     "latency",  # only with --max-slowdown: the answer came, the same, but much slower
+    "size",  # only with --max-growth: the answer came, much larger than recorded
 )
 # Impact classes, worst first.
 FindingClass = Literal["breaking", "additive", "cosmetic"]

@@ -9,7 +9,7 @@ it. Its text copy still holds the old numbers, so it is no longer the JSON of st
 ``--same-answer`` keeps the healthy answer but declares ``count`` a string: the answer equals its
 recording and breaks the live schema. ``--drift`` changes ``echo``'s definition as a "rug pull"
 would: another description, a new optional argument (an input schema that accepts more) and
-``readOnlyHint`` flipped to false; its answers stay the same.
+``readOnlyHint`` flipped to false; its answers stay the same. ``--bloat`` makes ``echo`` answer its text 2000 times over.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 REGRESSED = "--regressed" in sys.argv
 SAME_ANSWER = "--same-answer" in sys.argv
 DRIFT = "--drift" in sys.argv
+BLOAT = "--bloat" in sys.argv
 
 server = FastMCP("typed", log_level="WARNING")
 
@@ -91,7 +92,7 @@ else:
 
     @server.tool(description="Echo the text back.", annotations=ToolAnnotations(readOnlyHint=True))
     def echo(text: str) -> str:
-        return text
+        return text * 2000 if BLOAT else text
 
 
 if __name__ == "__main__":

@@ -107,6 +107,12 @@ from mcp_replay_action.plan import REQUEST_TIMEOUT, make_target, parse_env
     help="Flag an answer that took more than X times its recorded latency (and over 50 ms) as a latency finding.",
 )
 @click.option(
+    "--max-growth",
+    type=click.FloatRange(min=1.0, min_open=True, max=1e6),
+    metavar="X",
+    help="Flag an answer more than X times its recorded size in bytes (and over 1 KiB) as a size finding.",
+)
+@click.option(
     "--repeat",
     type=click.IntRange(1, 100),
     default=1,
@@ -169,6 +175,7 @@ def replay(
     sarif_file: str | None,
     verbose: bool,
     max_slowdown: float | None,
+    max_growth: float | None,
     repeat: int,
     shard: str | None,
     jobs: int,
@@ -299,6 +306,7 @@ def replay_plan(params: Mapping[str, Any], root: str | None = None, target: Any 
         root=root,
         jobs=params.get("jobs") or 1,
         max_slowdown=params.get("max_slowdown"),
+        max_growth=params.get("max_growth"),
         repeat=params.get("repeat") or 1,
         confirm=bool(params.get("confirm", True)),
         **_threading(params),

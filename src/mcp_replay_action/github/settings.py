@@ -38,6 +38,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "shard": "",
     "reports": "",
     "max-slowdown": "",
+    "max-growth": "",
     "working-directory": ".",
     "env": "",
     "env-public": "",
@@ -101,6 +102,7 @@ class Settings:
     shard: tuple[int, int] | None = None  # (i, n): replay only shard i of n
     reports: tuple[str, ...] = ()  # mode merge: globs of the shards' JSON reports
     max_slowdown: float | None = None  # flag answers this many times slower than recorded
+    max_growth: float | None = None  # flag answers this many times larger than recorded
     working_directory: Path = Path(".")
     env: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # values may be secrets
     env_public: tuple[str, ...] = ()  # ``env`` names whose values may be shown (all others are redacted)
@@ -154,7 +156,8 @@ class Settings:
             jobs=clean_jobs(raw("jobs")),
             shard=clean_shard(raw("shard")),
             reports=clean_reports(raw("reports")),
-            max_slowdown=clean_max_slowdown(raw("max-slowdown")),
+            max_slowdown=clean_factor("max-slowdown", raw("max-slowdown")),
+            max_growth=clean_factor("max-growth", raw("max-growth")),
             working_directory=clean_working_directory(raw("working-directory"), workspace),
             env=clean_env(raw("env")),
             env_public=clean_list(raw("env-public")),
@@ -225,6 +228,7 @@ class Settings:
             root=str(self.workspace),
             jobs=self.jobs,
             max_slowdown=self.max_slowdown,
+            max_growth=self.max_growth,
             public_env=self.env_public,
             thread=self.thread,
             no_thread=self.no_thread,
@@ -333,8 +337,8 @@ def clean_server(value: str, name: str = "server") -> tuple[str, ...]:
     return parts
 
 
-def clean_max_slowdown(value: str) -> float | None:
-    """``max-slowdown``: a factor above 1; empty: latency is not checked."""
+def clean_factor(name: str, value: str) -> float | None:
+    """``max-slowdown``, ``max-growth``: a factor above 1; empty: latency (size) is not checked."""
     if not value:
         return None
     try:
@@ -342,7 +346,7 @@ def clean_max_slowdown(value: str) -> float | None:
     except ValueError:
         factor = 0.0
     if not 1 < factor <= 1e6:
-        raise _bad("max-slowdown", value, "a factor above 1, such as 3")
+        raise _bad(name, value, "a factor above 1, such as 3")
     return factor
 
 

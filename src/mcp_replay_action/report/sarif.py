@@ -52,7 +52,7 @@ def is_drift(result: InteractionResult, finding: Finding) -> bool:
 def render(report: Report, root: str | os.PathLike[str] | None = None) -> str:
     """The report as a SARIF 2.1.0 log (one run), cassette paths relative to ``root`` (default:
     the working directory; the action passes the workspace)."""
-    base = os.path.abspath(root if root is not None else os.getcwd())
+    base = os.path.realpath(root if root is not None else os.getcwd())
     results = list(_results(report, base))
     used = sorted({r["ruleId"] for r in results})
     log = {
@@ -134,7 +134,7 @@ def _plain(text: str) -> str:
 def _uri(cassette: CassetteResult, base: str) -> str:
     """The cassette's path as a URI relative to ``base`` when it lies under it (what code
     scanning resolves against the checkout), else a ``file://`` URI."""
-    path = os.path.abspath(cassette.path)
+    path = os.path.realpath(cassette.path)
     if path.startswith(base.rstrip(os.sep) + os.sep):
         return quote(os.path.relpath(path, base).replace(os.sep, "/"))
     return "file://" + quote(path.replace(os.sep, "/"))
