@@ -44,7 +44,7 @@ def test_a_boolean_that_became_a_number_inside_an_otherwise_equal_member_is_foun
     after[40]["score"] = 99
     paths = {f.path: f.message for f in compare(answer(before), answer(after))}
     assert paths == {
-        "$.result.content[0].text{json}.records[name=item-10].ok": "type changed from boolean to number",
+        "$.result.content[0].text{json}.records[name=item-10].ok": "type changed from boolean to number: true -> 1",
         "$.result.content[0].text{json}.records[name=item-40].score": "value changed: 5 -> 99",
     }
 

@@ -224,6 +224,7 @@ def test_one_changed_leaf_in_a_long_list_is_read_from_the_skeletons() -> None:
             "value changed: 6 -> -1",
             before=6,
             after=-1,
+            rule="value-changed",
         ),
     )
 

@@ -17,7 +17,7 @@ def test_every_format_renders_by_name() -> None:
     outputs = {fmt: reports.render(done, fmt) for fmt in reports.FORMATS}
     assert outputs["console"].startswith("cassettes/healthy.jsonl")
     assert json.loads(outputs["json"])["schema"] == "mcp-replay/report@1"
-    assert outputs["markdown"].startswith("## mcp-replay: grade B")
+    assert outputs["markdown"].startswith("## ✅ mcp-replay passed: grade B")
     assert ET.fromstring(outputs["junit"]).tag == "testsuites"
     assert json.loads(outputs["badge"])["message"] == "B (80.0)"
 
