@@ -91,7 +91,8 @@ def test_an_item_added_or_a_word_changed_still_gates() -> None:
         tools("sort, head, ls, wc, rm"),
         tools("sort, head, ls"),
         tools("sort, cat, ls, wc"),
-        tools("sort, head, ls, wc").copy() | {"result": {"tools": [{**LIVE_A["result"]["tools"][0], "description": "x"}]}},
+        tools("sort, head, ls, wc").copy()
+        | {"result": {"tools": [{**LIVE_A["result"]["tools"][0], "description": "x"}]}},
     ):
         kept, noise = _split(recorded)
         assert len(kept) == 1 and noise == (), recorded
@@ -105,3 +106,21 @@ def test_an_order_rule_round_trips_through_the_cassette_header() -> None:
 def test_in_order_sorts_each_list_and_leaves_the_rest() -> None:
     assert in_order("Available: c, a, b\nThen: z, y", ", ") == "Available: a, b, c\nThen: y, z"
     assert in_order("no list here", ", ") == "no list here"
+
+
+# -- the comparison's own bound ----------------------------------------------------------------
+
+
+def test_a_comparison_past_its_budget_is_one_finding_that_says_so() -> None:
+    from mcp_replay_action.compare import CompareOptions
+
+    recorded, live = (
+        resource(bundle("v=1;", 1 << 16), "file:///a.txt", "text/plain"),
+        resource(bundle("v=2;", 1 << 16), "file:///a.txt", "text/plain"),
+    )
+    (finding,) = compare(recorded, live, CompareOptions(budget=0))
+    assert finding.kind == "value-change" and finding.cls == "breaking" and finding.path == "$"
+    assert finding.message.startswith("not compared: the comparison did not finish in the request's time (0 s)")
+    # With time to finish, the same pair is compared as usual.
+    (finding,) = compare(recorded, live, CompareOptions(budget=60))
+    assert finding.message.startswith("value changed at character")

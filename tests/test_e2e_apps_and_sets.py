@@ -113,10 +113,14 @@ def test_a_changed_app_bundle_is_one_document_finding(pdf_cassette: Path, workdi
 
 def test_the_set_order_server_replays_clean_three_times(cli_cassette: Path, workdir: Path) -> None:
     for attempt in range(REPLAYS):
-        _assert_no_findings(replay(cli_server(workdir), cli_cassette, report=workdir / f"cli-{attempt}.json", gate=False))
+        _assert_no_findings(
+            replay(cli_server(workdir), cli_cassette, report=workdir / f"cli-{attempt}.json", gate=False)
+        )
 
 
 def test_an_added_command_in_the_set_is_still_caught(cli_cassette: Path, workdir: Path) -> None:
-    tampered = _tampered(cli_cassette, "Available commands: ", "Available commands: rm, ", workdir / "cli-tampered.jsonl")
+    tampered = _tampered(
+        cli_cassette, "Available commands: ", "Available commands: rm, ", workdir / "cli-tampered.jsonl"
+    )
     run = replay(cli_server(workdir), tampered, report=workdir / "cli-tampered.json", gate=False)
     assert [f["kind"] for f in run.findings()] == ["value-change"], run.describe()

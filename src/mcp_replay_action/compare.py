@@ -30,6 +30,7 @@ import difflib
 import hashlib
 import json
 import re
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import compress
@@ -118,17 +119,46 @@ def compare(
     flip = _tool_error_flip(raw_before, raw_after)
     if flip is not None:
         return (flip,)  # on the raw answers: the live error text as the server wrote it, unmasked
-    if normalized_alike(raw_before, raw_after, options):
-        return ()  # what differs is masked alike on both sides (a fresh timestamp, a UUID)
-    # Both sides at once: what they share is left out as one ``Same`` object on each side.
-    with paused():
-        try:
-            return compare_normal(*normalize_pair(raw_before, raw_after, options), options)
-        finally:
-            forget()  # the run of shared items kept parsed, and the text it holds
+    deadline = None if options.budget is None else time.monotonic() + options.budget
+    try:
+        if normalized_alike(raw_before, raw_after, options):
+            return ()  # what differs is masked alike on both sides (a fresh timestamp, a UUID)
+        _in_time(deadline)
+        # Both sides at once: what they share is left out as one ``Same`` object on each side.
+        with paused():
+            try:
+                pair = normalize_pair(raw_before, raw_after, options)
+                _in_time(deadline)
+                return compare_normal(*pair, options, deadline)
+            finally:
+                forget()  # the run of shared items kept parsed, and the text it holds
+    except _OverBudget:
+        return (
+            Finding(
+                "value-change",
+                "breaking",
+                "$",
+                f"not compared: the comparison did not finish in the request's time ({options.budget:g} s);"
+                " the answers differ",
+                before=_render(recorded),
+                after=_render(live),
+            ),
+        )
 
 
-def compare_normal(before: Any, after: Any, options: CompareOptions) -> tuple[Finding, ...]:
+class _OverBudget(Exception):
+    """A comparison went past ``CompareOptions.budget``."""
+
+
+def _in_time(deadline: float | None) -> None:
+    """Stop the comparison (``_OverBudget``) when its time is up."""
+    if deadline is not None and time.monotonic() > deadline:
+        raise _OverBudget
+
+
+def compare_normal(
+    before: Any, after: Any, options: CompareOptions, deadline: float | None = None
+) -> tuple[Finding, ...]:
     """The differences between two normalised bodies (``normalize`` each, or ``normalize_pair``
     both); ``before`` and ``after`` may be changed in place."""
     _drop_false_is_error(before)
@@ -141,6 +171,7 @@ def compare_normal(before: Any, after: Any, options: CompareOptions) -> tuple[Fi
     settled = _settle_schemas(before, after)
     if settled and same_canonical(before, after):
         return tuple(settled)
+    _in_time(deadline)
     return _Differ(options, settled=settled, error_result=_is_error_result(before)).run(before, after)
 
 

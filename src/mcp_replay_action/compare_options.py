@@ -28,6 +28,10 @@ class CompareOptions:
     # When the answers were recorded (epoch seconds): a date more than a year from these and from
     # today is data and compared, a nearer one is the clock and masked (see ``normalize``).
     moments: tuple[float, ...] = ()
+    # Seconds one comparison may take (a replay passes its --timeout, the request's time): past
+    # it, the comparison stops at its next step with one finding that says so, never a hang.
+    # None: no bound.
+    budget: float | None = None
 
     def at(self, *recorded_at: Any) -> CompareOptions:
         """These options with the recording moments named by cassette headers (``recorded_at``)."""

@@ -40,7 +40,7 @@ NOISE_KINDS = frozenset({"value-change", "ordering-change"})
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+|\s+|.", re.DOTALL)
 _NUMBER = r"\d+(?:\.\d+)?"
 _MISSING = object()
-LEARN_MAX_CHARS = 1 << 16
+LEARN_MAX_CHARS = 1 << 14
 # The separators a set's items are joined by in prose, most specific first; a list is a run of two
 # or more items joined by one, an item a run of characters that are neither space nor separator
 # (``\n``: a line; `` ``: a word). Each list pattern starts only where a run of item characters

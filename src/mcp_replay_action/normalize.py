@@ -709,7 +709,9 @@ class _Normalizer:
                     continue
             else:
                 child_states = states
-            child = self.value(value[k], child_states, DOCUMENT_KEY if k == "text" and is_document(value) else k, depth + 1)
+            child = self.value(
+                value[k], child_states, DOCUMENT_KEY if k == "text" and is_document(value) else k, depth + 1
+            )
             if child is not _DROP:
                 out[k] = child
         return out
@@ -1028,7 +1030,9 @@ class _Pairer:
                 child_states = n._step_key(states, k) if states else states
                 if child_states is None:
                     continue
-                child = n.value(value[k], child_states, DOCUMENT_KEY if k == "text" and is_document(value) else k, depth + 1)
+                child = n.value(
+                    value[k], child_states, DOCUMENT_KEY if k == "text" and is_document(value) else k, depth + 1
+                )
             if child is not _DROP:
                 out[k] = child
         return out

@@ -292,6 +292,7 @@ def replay_plan(params: Mapping[str, Any], root: str | None = None, target: Any 
             ignore_paths=params.get("ignore_paths") or (),
             ignore_keys=params.get("ignore_keys") or (),
             allow_reorder=bool(params.get("allow_reorder")),
+            budget=params["timeout"],  # a comparison has the request's time
         ),
         gate=GatePolicy(
             fail_on=fail_on_from_flags(params.get("fail_on"), bool(params.get("fail_on_regression"))),
