@@ -28,6 +28,7 @@ async def session(client: Client) -> dict[str, Any]:
     result = await client.call_tool("stats", {"values": [1, 2, 4]})
     assert result.structured_content is not None, result
     await client.call_tool("echo", {"text": "hi"})
+    await client.call_tool("event", {"title": "launch"})
     return {}
 
 
@@ -107,6 +108,11 @@ def test_the_check_itself() -> None:
     # Prose, or a JSON text that is not an object, claims nothing.
     assert outputs.check(SENT, call({"n": 1}, "n is 1")) == ()
     assert outputs.check(SENT, call({"n": 1}, "[1]")) == ()
+    # The SDKs wrap a str return (here JSON text) under "result": the text is that value.
+    wrapped = '{"id": "e-1"}'
+    assert outputs.check(SENT, call({"result": wrapped}, wrapped)) == ()
+    assert outputs.check(SENT, call({"result": {"id": "e-1"}}, wrapped)) == ()
+    assert [f.rule for f in outputs.check(SENT, call({"result": "other"}, wrapped))] == ["output-text-disagrees"]
     # A $ref that leads nowhere is said, not raised; nothing is fetched.
     outputs.learn(listing({"$ref": "https://example.invalid/schema.json"}))
     (unresolved,) = outputs.check(SENT, call({"n": 1}))

@@ -146,6 +146,10 @@ def _text_disagrees(result: dict[str, Any], structured: Any) -> tuple[Finding, .
         return ()
     if not isinstance(claimed, dict) or claimed == structured:
         return ()
+    if structured.keys() == {"result"} and structured["result"] in (text, claimed):
+        # The SDKs' wrapping of a tool that returns a str or a non-object: the text is the
+        # returned value, and structuredContent holds it under "result", as its schema says.
+        return ()
     differing = sorted(k for k in claimed.keys() | structured.keys() if claimed.get(k, ...) != structured.get(k, ...))
     return (
         finding(

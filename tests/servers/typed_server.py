@@ -95,5 +95,11 @@ else:
         return text * 2000 if BLOAT else text
 
 
+@server.tool()
+def event(title: str) -> str:
+    """An event as JSON text (the SDK wraps a str return as structuredContent {"result": ...})."""
+    return json.dumps({"id": "e-1", "title": title})
+
+
 if __name__ == "__main__":
     server.run("stdio")
