@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 
 from e2e_helpers import SERVERS, command, record_through_proxy, replay
-from mcp_replay_action.output_schema import OutputSchemas
+from mcp_replay_action.output_schema import OutputSchemas, new_violations
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -120,3 +120,38 @@ def test_the_check_itself() -> None:
     outputs.learn(listing({"type": 12}))
     (invalid,) = outputs.check(SENT, call({"n": 1}))
     assert "not a valid JSON Schema" in invalid.message
+
+
+def test_a_violation_the_recording_already_showed_is_not_a_finding(tmp_path: Path) -> None:
+    # The server broke its own schema when it was recorded: replaying it unchanged is clean (a
+    # gate that fails a server against its own recording cries wolf); the healthy build replayed
+    # against that recording changed values, not its schema conformance.
+    if not SDK1_PYTHON.exists():
+        pytest.skip("tests/run.sh builds tests/servers/.venv-sdk1 (the 1.x SDK)")
+    # The SDK client refuses a result that breaks its schema, so the recording is made the way a
+    # user accepts a change: the healthy recording rewritten with the regressed build's answers.
+    path = tmp_path / "regressed.jsonl"
+    record_through_proxy(typed(), path, session)
+    accepted = replay(typed("--regressed"), path, "--update", report=tmp_path / "update.json", gate=False)
+    assert schema_findings(accepted.findings()), accepted.describe()  # the first time, it is new
+    run = replay(typed("--regressed"), path, report=tmp_path / "again.json")
+    assert schema_findings(run.findings()) == [], run.describe()
+    assert run.code == 0, run.describe()
+
+
+def test_a_first_leg_asking_for_input_is_not_the_tools_output() -> None:
+    outputs = OutputSchemas()
+    outputs.learn(listing({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}))
+    first_leg = {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": "s1"}}
+    assert outputs.check(SENT, first_leg) == ()
+    complete = {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": []}}
+    assert [f.rule for f in outputs.check(SENT, complete)] == ["output-schema"]
+
+
+def test_only_new_violations_are_kept() -> None:
+    outputs = OutputSchemas()
+    outputs.learn(listing({"type": "object", "properties": {"n": {"type": "integer"}, "m": {"type": "integer"}}}))
+    was = outputs.check(SENT, call({"n": "1", "m": 2}))
+    now = outputs.check(SENT, call({"n": "1", "m": "2"}))
+    assert [f.path for f in new_violations(now, was)] == [f.path for f in now if f.path != was[0].path]
+    assert new_violations(now, ()) == now

@@ -64,6 +64,10 @@ class OutputSchemas:
         result = live.get("result")
         if not isinstance(result, dict) or result.get("isError") is True:
             return ()
+        if result.get("resultType", "complete") != "complete":
+            # A multi round-trip request's first leg (``input_required``) is not the tool's
+            # output: the schema is for the result the last leg completes with.
+            return ()
         structured = result.get("structuredContent")
         findings = list(_text_disagrees(result, structured))
         schema = self.schemas.get(name)
@@ -168,3 +172,15 @@ def _text_disagrees(result: dict[str, Any], structured: Any) -> tuple[Finding, .
 
 def _capped(text: str) -> str:
     return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 1] + "…"
+
+
+def new_violations(live: tuple[Finding, ...], recorded: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    """The live findings the recording did not already show: a result that broke its declared
+    schema (or whose text already disagreed with it) when it was recorded, the same way at the
+    same place, has not changed, and failing the gate on day one for it would cry wolf. A result
+    that conforms to a schema that moved under it is still new (the recording, checked against
+    the schema it was recorded with, conformed)."""
+    if not live or not recorded:
+        return live
+    seen = {(f.rule, f.path) for f in recorded}
+    return tuple(f for f in live if (f.rule, f.path) not in seen)

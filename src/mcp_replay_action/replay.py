@@ -168,7 +168,8 @@ class _Session:
         self.ahead_steps: Iterator[bool] | None = None  # what is left to read ahead
         # The output schemas the live server declared in this session (made on the first live
         # ``tools/list`` that declares one: a server without any never loads the validator).
-        self.outputs: OutputSchemas | None = None
+        self.outputs: OutputSchemas | None = None  # the live session's declared output schemas
+        self.recorded_outputs: OutputSchemas | None = None  # ... and the recording's
 
     def run(self) -> None:
         self.deadline = time.monotonic() + self.options.total_timeout
@@ -477,19 +478,26 @@ class _Session:
             return answer.checked
         answer.checked = ()
         method = answer.inter.method
+        recorded = answer.inter.response or {}
         if method == "tools/list":
-            if self.outputs is None and _declares_output_schema(answer.live):
+            if self.outputs is None and (_declares_output_schema(answer.live) or _declares_output_schema(recorded)):
                 from mcp_replay_action.output_schema import OutputSchemas
 
-                self.outputs = OutputSchemas()
-            if self.outputs is not None:
+                self.outputs, self.recorded_outputs = OutputSchemas(), OutputSchemas()
+            if self.outputs is not None and self.recorded_outputs is not None:
                 self.outputs.learn(answer.live)
+                self.recorded_outputs.learn(recorded)
         elif method == "tools/call" and self.gather is None:
             result = answer.live.get("result")
             if self.outputs is not None or (isinstance(result, dict) and "structuredContent" in result):
-                from mcp_replay_action.output_schema import OutputSchemas
+                from mcp_replay_action.output_schema import OutputSchemas, new_violations
 
-                answer.checked = (self.outputs or OutputSchemas()).check(answer.sent, answer.live)
+                live = (self.outputs or OutputSchemas()).check(answer.sent, answer.live)
+                if live:
+                    # What the recording already showed, against the schema it was recorded with.
+                    was = (self.recorded_outputs or OutputSchemas()).check(answer.inter.message, recorded)
+                    live = new_violations(live, was)
+                answer.checked = live
         return answer.checked
 
     def _minted(self, seq: int, own: Mapping[str, str]) -> tuple[Finding, ...]:
