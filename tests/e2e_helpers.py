@@ -272,10 +272,22 @@ async def ignore_progress(progress: float, total: float | None, message: str | N
 def steady(value: Any) -> Any:
     """A JSON report without what differs between any two runs (timings, freshly minted values)."""
     if isinstance(value, dict):
-        return {k: steady(v) for k, v in value.items() if k not in ("latency_ms", "duration_s", "live")}
+        return {
+            k: _steady_noise(v) if k == "noise" else steady(v)
+            for k, v in value.items()
+            if k not in ("latency_ms", "duration_s", "live")
+        }
     if isinstance(value, list):
         return [steady(v) for v in value]
     return value
+
+
+def _steady_noise(noise: Any) -> Any:
+    """A result's noise without its live values: a value minted afresh by each start (a job id
+    the confirmation pass settled as noise) is another one in every run."""
+    if not isinstance(noise, list):
+        return steady(noise)
+    return [steady({k: v for k, v in n.items() if k != "after"}) if isinstance(n, dict) else n for n in noise]
 
 
 def untimed(text: str) -> str:
