@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcp_replay_action import minted, normalize
+from mcp_replay_action import correlate, normalize
 from mcp_replay_action.compare import CompareOptions
 from mcp_replay_action.redact import Redactor
 from mcp_replay_action.report import safe
@@ -54,6 +54,7 @@ UNITS = [
     "0x",
     "@a #1 ",
     "é9",
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIE",  # a key's header again and again, never its END
 ]
 SMALL = 25_000
 RATIO = 24  # linear is 8; quadratic 64
@@ -85,7 +86,9 @@ PATHS: dict[str, Callable[[str], Any]] = {
     "mask_text_dated": lambda s: normalize.mask_text.__wrapped__(s, (739000,)),  # type: ignore[attr-defined]
     "normalize": lambda s: normalize.normalize({"result": {"contents": [{"uri": "x", "text": s}]}}, _OPTIONS),
     "redact": lambda s: _REDACTOR.apply({"text": s}),
-    "minted_tokens": lambda s: sum(1 for _ in minted.TOKEN_IN_TEXT.finditer(s)),
+    # threading reads the words of every request and answer text, and finds a word in prose
+    "correlate_words": lambda s: correlate.quoted_values({"params": {"text": s}}),
+    "correlate_locate": lambda s: correlate.locate(s + " id note_x7k2q9.", "note_x7k2q9", s + " id note_zz81ab."),
     "safe": lambda s: (safe.no_mentions(s), safe.no_references(s), safe.no_workflow_commands(s), safe.xml_text(s)),
 }
 

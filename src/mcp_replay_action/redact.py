@@ -179,7 +179,9 @@ _TOKEN_CHARS = r"A-Za-z0-9_\-+/"
 _BUILTIN_ALTERNATIVES = (
     r"(?P<bearer>\b[Bb][Ee][Aa][Rr][Ee][Rr][ \t]+)(?P<bearer_token>[A-Za-z0-9\-._~+/]{8,}=*)",
     r"(?P<basic>\b[Bb][Aa][Ss][Ii][Cc][ \t]+)(?P<basic_token>[A-Za-z0-9+/]{8,}={0,2})",
-    r"(?P<pem>-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?-----END[A-Z ]*PRIVATE KEY-----)",
+    # A key's body never holds another BEGIN: stopping there keeps the search linear when a text
+    # has many BEGIN lines and no END (each would otherwise scan on to the text's end).
+    r"(?P<pem>-----BEGIN[A-Z ]*PRIVATE KEY-----(?:(?!-----BEGIN)[\s\S])*?-----END[A-Z ]*PRIVATE KEY-----)",
     r"(?P<prefix>(?<![A-Za-z0-9_\-])(?:"
     r"sk-[A-Za-z0-9_\-]{20,}"
     r"|gh[pousr]_[A-Za-z0-9]{30,}"
