@@ -273,7 +273,7 @@ def steady(value: Any) -> Any:
     """A JSON report without what differs between any two runs (timings, freshly minted values)."""
     if isinstance(value, dict):
         return {
-            k: _steady_noise(v) if k == "noise" else steady(v)
+            k: steady_noise(v) if k == "noise" else steady(v)
             for k, v in value.items()
             if k not in ("latency_ms", "duration_s", "live")
         }
@@ -282,12 +282,13 @@ def steady(value: Any) -> Any:
     return value
 
 
-def _steady_noise(noise: Any) -> Any:
-    """A result's noise without its live values: a value minted afresh by each start (a job id
-    the confirmation pass settled as noise) is another one in every run."""
+def steady_noise(noise: Any, each: Callable[[Any], Any] = steady) -> Any:
+    """A result's noise without its live values (each item through ``each``): a value minted
+    afresh by each start (a job id the confirmation pass settled as noise) is another one in
+    every run."""
     if not isinstance(noise, list):
-        return steady(noise)
-    return [steady({k: v for k, v in n.items() if k != "after"}) if isinstance(n, dict) else n for n in noise]
+        return each(noise)
+    return [each({k: v for k, v in n.items() if k != "after"}) if isinstance(n, dict) else n for n in noise]
 
 
 def untimed(text: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from e2e_helpers import NODE_BIN, TAG_VAR, command, reap_strays, record_through_proxy, tagged_processes
+from e2e_helpers import NODE_BIN, TAG_VAR, command, reap_strays, record_through_proxy, steady_noise, tagged_processes
 from mcp_replay_action.commands import replay as replay_command
 from mcp_replay_action.early import EarlyServer, spawn_early
 from mcp_replay_action.plan import Plan
@@ -142,11 +142,12 @@ def report_of(plan: Plan, *, early: bool) -> dict[str, Any]:
 
 def _untimed(value: Any) -> Any:
     """``value`` without timings, and without the values a server mints afresh on every start
-    (what a substitution carried forward; its path and recorded value stay)."""
+    (what a substitution carried forward, and the live value of a minted value's noise; their
+    paths and recorded values stay)."""
     if isinstance(value, dict):
         minted = "recorded" in value and "live" in value
         return {
-            k: _untimed(v)
+            k: steady_noise(v, _untimed) if k == "noise" else _untimed(v)
             for k, v in value.items()
             if "duration" not in k and "latency" not in k and not (minted and k == "live")
         }
