@@ -220,7 +220,10 @@ class Settings:
             paths=paths,
             target=target,
             compare=CompareOptions(
-                ignore_paths=self.ignore_paths, ignore_keys=self.ignore_keys, allow_reorder=self.allow_reorder
+                ignore_paths=self.ignore_paths,
+                ignore_keys=self.ignore_keys,
+                allow_reorder=self.allow_reorder,
+                budget=self.timeout,  # a comparison has the request's time, as on the command line
             ),
             gate=GatePolicy(fail_on=self.fail_on, min_grade=self.min_grade),
             mode=mode,
