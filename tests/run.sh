@@ -14,6 +14,11 @@ if [ ! -x tests/servers/.venv-sdk1/bin/python ]; then
   "$PY" -m venv tests/servers/.venv-sdk1
 fi
 tests/servers/.venv-sdk1/bin/python -m pip install --quiet -r tests/servers/requirements-sdk1.txt
+# mcp-server-fetch, pinned, in a venv of its own (tests/test_e2e_fetch.py).
+if [ ! -x tests/servers/.venv-fetch/bin/python ]; then
+  "$PY" -m venv tests/servers/.venv-fetch
+fi
+tests/servers/.venv-fetch/bin/python -m pip install --quiet -r tests/servers/requirements-fetch.txt
 # Real MCP servers from npm, pinned by the committed lockfile.
 (cd tests/servers && npm ci --no-audit --no-fund --loglevel=error)
 if [ -f tests/lint-tools/package-lock.json ]; then
