@@ -240,3 +240,22 @@ def print_rows(rows: Sequence[Row]) -> None:
         ratio = "" if r.ratio is None else f"{r.ratio:.2f}x"
         met = "n/a" if r.met is None else ("yes" if r.met else "NO")
         print(f"| {r.case} | {r.figure} | {ratio} | {r.floor} | {r.goal} | {met} |")
+
+
+def compare_seconds(path: Path, changed_text: str) -> float:
+    """compare() alone, in this process, on the cassette's last recorded answer and the same answer
+    with its first text replaced by ``changed_text`` (one difference: one finding)."""
+    import json
+
+    from mcp_replay_action.cassette import load
+    from mcp_replay_action.compare import compare
+
+    recorded = load(path).interactions[-1].response
+    assert recorded is not None
+    live = json.loads(json.dumps(recorded))
+    live["result"]["content"][0]["text"] = changed_text
+    started = time.perf_counter()
+    findings = compare(recorded, live)
+    elapsed = time.perf_counter() - started
+    assert len(findings) == 1, findings
+    return elapsed

@@ -10,32 +10,25 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
-import time
 from pathlib import Path
 
-from _common import HERE, PY, Row, check_ok, fmt_s, median_s, paired, print_rows, record, replay_argv, run
+from _big_server import document
+from _common import (
+    HERE,
+    PY,
+    Row,
+    check_ok,
+    compare_seconds,
+    fmt_s,
+    median_s,
+    paired,
+    print_rows,
+    record,
+    replay_argv,
+    run,
+)
 
 SERVER = [PY, str(HERE / "_big_server.py")]
-
-
-def compare_seconds(path: Path, mib: float) -> float:
-    """compare() alone on the recorded answer and the changed live one (in this process)."""
-    import json
-
-    from _big_server import document
-
-    from mcp_replay_action.cassette import load
-    from mcp_replay_action.compare import compare
-
-    recorded = load(path).interactions[-1].response
-    assert recorded is not None
-    live = json.loads(json.dumps(recorded))
-    live["result"]["content"][0]["text"] = document(mib, True)
-    started = time.perf_counter()
-    findings = compare(recorded, live)
-    elapsed = time.perf_counter() - started
-    assert len(findings) == 1, findings
-    return elapsed
 
 
 def rows(mib: float = 5, rounds: int = 3, timeout: float = 600) -> list[Row]:
@@ -63,7 +56,7 @@ def rows(mib: float = 5, rounds: int = 3, timeout: float = 600) -> list[Row]:
             raise SystemExit(f"the changed replay should report one failure: {tools[0].stdout[-2000:]}")
         answer_mib = os.path.getsize(path) / 2**20
         rss = max(t.self_rss_mib or 0 for t in tools)
-        cmp_s = compare_seconds(path, mib)
+        cmp_s = compare_seconds(path, document(mib, True))
         figure = (
             f"{fmt_s(median_s(tools))} vs unchanged {fmt_s(median_s(floors))}; compare {fmt_s(cmp_s)};"
             f" peak RSS {rss:.0f} MiB ({rss / answer_mib:.1f}x the answer)"
