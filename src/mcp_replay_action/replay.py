@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from mcp_replay_action import tasks
 from mcp_replay_action.assemble import build_report
 from mcp_replay_action.cassette import Cassette, Interaction, load
 from mcp_replay_action.cassette.jsonl import StreamedInteractions
@@ -168,6 +169,7 @@ class _Session:
         self.ahead_steps: Iterator[bool] | None = None  # what is left to read ahead
         # The output schemas the live server declared in this session (made on the first live
         # ``tools/list`` that declares one: a server without any never loads the validator).
+        self.polls = tasks.Polls()  # the live tasks that have ended (tasks.py)
         self.outputs: OutputSchemas | None = None  # the live session's declared output schemas
         self.recorded_outputs: OutputSchemas | None = None  # ... and the recording's
 
@@ -317,6 +319,10 @@ class _Session:
             self._settle()
             self.results.append(replace(judge(inter, (self.dead,), None), status="skipped"))
             return
+        if self.polls.needless(inter):  # the live task ended sooner than the recorded one (tasks.py)
+            self._settle()
+            self.results.append(replace(judge(inter, (), None), status="skipped"))
+            return
         if not self.overlap:
             self._settle()
         remaining = self.deadline - time.monotonic()
@@ -332,6 +338,8 @@ class _Session:
             self.transport.send(message)
             self._settle()  # the previous answer, compared while the server works on this one
             live = self._await(inter, message.get("id"), wait)
+            # A task still working live where the recording saw it done is polled on (tasks.py).
+            live = self.polls.follow(inter, message, live, self.client.request, started + wait)
         except TransportTimeout:
             if first:
                 raise ServerStartError(
@@ -381,6 +389,13 @@ class _Session:
         self.consecutive_timeouts = 0
         if self.on_live is not None:
             self.on_live(inter, live)
+        if tasks.interim(inter, live) and self.gather is None:
+            # A poll the recording saw say ``working``: how many a task needs is not behaviour.
+            if self.ahead is not None:
+                self._done_with(self.ahead)
+                self.ahead = None
+            pass_into(self.results, inter, live, latency_ms=round(latency, 3), sent=message)
+            return
         answer = _Answer(inter, message, substitutions, live, latency, first, self.ahead)
         self.ahead = None
         recorded = inter.response
