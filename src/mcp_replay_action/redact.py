@@ -365,25 +365,152 @@ def _has_long_run(text: str) -> bool:
     return False
 
 
-# The gates of the built-in text rules (``Redactor._builtin_text``): whether each may change a
-# text, from what it holds (``has``: a literal as written, ``words``: any of some hint words, in
-# any case; ``long_run``: a run of 20 token characters). ``Redactor._quiet_beside`` asks the same
-# gates of a text from what its learned twin holds, so a rule added here gates both.
+# -- the text rules --------------------------------------------------------------------------
+#
+# Every rule run over a string declares what it looks for before it changes a text: its *atoms*,
+# each a substring that either occurs in a text or not (a literal as written, a lower-case word in
+# any case, or ``RUN_ATOM``: a run of 20 token characters), and its *gate*: whether it may change a
+# text, from which of its atoms occur there (and what costs nothing to see of the text: its length,
+# its first character). ``Redactor._text`` opens each gate on the text itself; beside a learned
+# twin (``Redactor._quiet_beside``) the same gates are answered from the atoms the twin holds and
+# what the few differing characters hold, and an atom a gate asks of without declaring it is an
+# error there (a KeyError), never a skipped rule. What the fast path looks for is read from these
+# declarations (``Redactor._looked_for``): there is no second list.
+
+Atom = tuple[str, bool]  # (the substring, whether it is a word looked for in the folded text)
+RUN_ATOM: Atom = (_RUN, False)
 
 
-def _token_gate(long_run: bool, has: Callable[[str], bool], words: Callable[[tuple[str, ...]], bool]) -> bool:
-    """Whether the token rules (``_builtin_for``) may find something."""
-    return long_run or has("PRIVATE KEY") or any(map(has, _SHORT_PREFIX_MARKS)) or words(_SCHEME_HINTS)
+class Found:
+    """What a gate asks of the text it gates: whether a literal occurs as written (``has``),
+    any of some lower-case words in any case (``words``), a run of 20 token characters (``run``).
+    This one answers from the text itself."""
+
+    __slots__ = ("has", "words", "_original", "_run")
+
+    def __init__(self, hints: _Hints, original: str, run: list[bool]) -> None:
+        self.has: Callable[[str], bool] = _literal_test(hints)
+        self.words: Callable[[tuple[str, ...]], bool] = hints.any
+        # The long run is looked for once, in the text as it came (shared by the answers for
+        # the texts the rules make of it), as the rules have always been gated.
+        self._original = original
+        self._run = run
+
+    def run(self) -> bool:
+        if not self._run:
+            self._run.append(len(self._original) >= 12 and _has_long_run(self._original))
+        return self._run[0]
 
 
-def _assignment_gate(long_run: bool, has: Callable[[str], bool], words: Callable[[tuple[str, ...]], bool]) -> bool:
+class _Held(Found):
+    """``Found`` answered from a table of atoms (``Redactor._quiet_beside``): a gate that asks of
+    an atom no rule declared fails (KeyError) rather than pass a text unread."""
+
+    __slots__ = ("held",)
+
+    def __init__(self, held: Mapping[Atom, bool]) -> None:  # noqa: D107  # no super(): nothing of a text
+        self.held = held
+        self.has = lambda literal: held[literal, False]
+        self.words = lambda words: any([held[word, True] for word in words])
+
+    def run(self) -> bool:
+        return self.held[RUN_ATOM]
+
+
+class TextRule:
+    """One rule over strings: ``atoms`` (what it looks for, see above), ``gate(text, found)``
+    (whether it may change ``text``, asking ``found`` only of its own atoms: a closed gate must
+    mean the rule leaves the text as it is) and ``run(redactor, hints, key)`` (the text it makes
+    of ``hints.text``, found under ``key``; it counts its hits on the redactor). ``shortest``: no
+    text shorter is changed by it."""
+
+    __slots__ = ("name", "atoms", "gate", "run", "shortest")
+
+    def __init__(
+        self,
+        name: str,
+        atoms: Iterable[Atom],
+        gate: Callable[[str, Found], bool],
+        run: Callable[[Redactor, _Hints, str | None], str],
+        shortest: int = 0,
+    ) -> None:
+        self.name = name
+        self.atoms = tuple(dict.fromkeys(atoms))
+        self.gate = gate
+        self.run = run
+        self.shortest = shortest
+
+    def opens(self, text: str, found: Found) -> bool:
+        """Whether the rule may change ``text`` (``found``: which of its atoms occur there)."""
+        return len(text) >= self.shortest and self.gate(text, found)
+
+    @classmethod
+    def literal(cls, name: str, literal: str, run: Callable[[Redactor, _Hints, str | None], str]) -> TextRule:
+        """A rule that may change only a text holding ``literal`` (as written)."""
+        return cls(name, ((literal, False),), lambda text, found: found.has(literal), run, len(literal))
+
+    def __repr__(self) -> str:
+        return f"TextRule({self.name!r})"
+
+
+def _words_of(hints: tuple[str, ...]) -> tuple[Atom, ...]:
+    return tuple((word, True) for word in hints)
+
+
+def _tokens_gate(text: str, found: Found) -> bool:
+    """Whether the token shapes (``_builtin_for``) may find something."""
+    has = found.has
+    return found.run() or has("PRIVATE KEY") or any(map(has, _SHORT_PREFIX_MARKS)) or found.words(_SCHEME_HINTS)
+
+
+def _tokens_run(redactor: Redactor, hints: _Hints, key: str | None) -> str:
+    opaque = redactor._opaque_key(key)
+    return _builtin_for(hints).sub(lambda m: redactor._builtin(m, opaque), hints.text)
+
+
+def _assignment_gate(text: str, found: Found) -> bool:
     """Whether the assignment rule (``_ASSIGNMENT``) may find something."""
-    return (has("=") or has(":")) and (long_run or words(_ASSIGNMENT_HINTS))
+    return (found.has("=") or found.has(":")) and (found.run() or found.words(_ASSIGNMENT_HINTS))
 
 
-def _url_gate(has: Callable[[str], bool]) -> bool:
+def _assignment_run(redactor: Redactor, hints: _Hints, key: str | None) -> str:
+    opaque = redactor._opaque_key(key)
+    return _ASSIGNMENT.sub(lambda m: redactor._assignment(m, opaque), hints.text)
+
+
+def _url_gate(text: str, found: Found) -> bool:
     """Whether the URL password rule (``_URL_PASSWORD``) may find something."""
-    return has("@") and has("://")
+    return found.has("@") and found.has("://")
+
+
+def _url_run(redactor: Redactor, hints: _Hints, key: str | None) -> str:
+    return _URL_PASSWORD.sub(redactor._url_password, hints.text)
+
+
+def _always(text: str, found: Found) -> bool:
+    """The gate of a rule with no cheap test (a user's pattern): it runs on every text."""
+    return True
+
+
+# The built-in rules over strings, in the order they run (``defaults``): the secret shapes, then
+# ``NAME=value`` assignments, then URL passwords. A rule added here is looked for beside a twin too.
+BUILTIN_TEXT_RULES = (
+    TextRule(
+        "secret-shapes",
+        (RUN_ATOM, ("PRIVATE KEY", False), *((m, False) for m in _SHORT_PREFIX_MARKS), *_words_of(_SCHEME_HINTS)),
+        _tokens_gate,
+        _tokens_run,
+        12,
+    ),
+    TextRule(
+        "assignments",
+        (("=", False), (":", False), RUN_ATOM, *_words_of(_ASSIGNMENT_HINTS)),
+        _assignment_gate,
+        _assignment_run,
+        MIN_VALUE_LENGTH,
+    ),
+    TextRule("url-password", (("@", False), ("://", False)), _url_gate, _url_run, MIN_VALUE_LENGTH),
+)
 
 
 def _words(key: str) -> list[str]:
@@ -495,7 +622,7 @@ class Redactor:
     separators: ``session_id`` also matches ``sessionId`` and ``Session-Id``). ``patterns`` adds
     regular expressions searched in every string: the whole match is replaced, or only the first
     capturing group when the pattern has one (``password=(\\S+)``). ``defaults=False`` turns the
-    built-in rules off.
+    built-in rules off. ``rules`` adds rules over strings (``TextRule``), run after the others.
     """
 
     def __init__(
@@ -504,8 +631,10 @@ class Redactor:
         patterns: Iterable[str] = (),
         defaults: bool = True,
         env_values: Mapping[str, str] | None = None,
+        rules: Iterable[TextRule] = (),
     ) -> None:
         self.defaults = defaults
+        self.extra_rules = tuple(rules)
         self.env_values = dict(env_values or {})
         # Longest first, so a value that contains another is replaced whole. Very short values
         # would replace innocent text everywhere.
@@ -516,6 +645,15 @@ class Redactor:
         self._user_keys = frozenset(_norm(k) for k in self.keys)
         self.patterns = tuple(dict.fromkeys(patterns))
         self._patterns = tuple(self._compile(p) for p in self.patterns)
+        # Every rule over strings, in the order ``_text`` runs them (see ``TextRule``).
+        self.text_rules: tuple[TextRule, ...] = (
+            *(BUILTIN_TEXT_RULES if defaults else ()),
+            TextRule("secret-keys", _words_of(_KEY_HINTS), self._key_gate, Redactor._json_keys, 12),
+            *(TextRule(f"pattern {n}", (), _always, _pattern_run(p)) for n, p in enumerate(self._patterns, 1)),
+            TextRule("env", ((v, False) for v in self._values), self._env_gate, Redactor._env, MIN_VALUE_LENGTH),
+            *self.extra_rules,
+        )
+        self._shortest = min(rule.shortest for rule in self.text_rules)
         self._key_cache: dict[str, bool] = {}
         self._opaque_cache: dict[str, bool] = {}
         self.hits: collections.Counter[str] = collections.Counter()
@@ -608,7 +746,7 @@ class Redactor:
 
     def with_env_values(self, env_values: Mapping[str, str]) -> Redactor:
         """The same rules plus the values of these environment variables."""
-        return Redactor(self.keys, self.patterns, self.defaults, {**self.env_values, **env_values})
+        return Redactor(self.keys, self.patterns, self.defaults, {**self.env_values, **env_values}, self.extra_rules)
 
     # -- long texts beside their recording ------------------------------------------------------
 
@@ -637,20 +775,12 @@ class Redactor:
         if twin is not None and twin[0] is text:
             del self._twins[id(text)]
 
-    def _looked_for(self) -> list[tuple[str, bool]]:
-        """Everything ``_text`` (with ``_builtin_text``) tests a text for before it changes it,
-        as (atom, whether it is a word looked for in the folded text): a long token run
-        (``_RUN``), literals as written, hint words; and the env values. Each is one substring
-        (or a run of 20) that either occurs or not: one that a text's twin lacks can only occur
-        in the text where the two differ, give or take its length."""
-        atoms: list[tuple[str, bool]] = []
-        if self.defaults:
-            atoms += [(_RUN, False), ("PRIVATE KEY", False), *((m, False) for m in _SHORT_PREFIX_MARKS)]
-            atoms += [(w, True) for w in (*_SCHEME_HINTS, *_ASSIGNMENT_HINTS)]
-            atoms += [("=", False), (":", False), ("@", False), ("://", False)]
-        atoms += [(w, True) for w in _KEY_HINTS]
-        atoms += [(v, False) for v in self._values]
-        return list(dict.fromkeys(atoms))
+    def _looked_for(self) -> list[Atom]:
+        """Everything ``_text`` tests a text for before it changes it: the atoms its rules
+        declare (``TextRule``), each one substring (or a run of 20) that either occurs or not: one
+        that a text's twin lacks can only occur in the text where the two differ, give or take
+        its length."""
+        return list(dict.fromkeys(atom for rule in self.text_rules for atom in rule.atoms))
 
     def _quiet_beside(self, text: str, twin: str) -> bool:
         """Whether ``_text(text)`` would return ``text`` unchanged without looking further, found
@@ -681,24 +811,10 @@ class Redactor:
             return whole.any((atom,)) if in_folded else atom in text
 
         found = {atom: occurs(*atom) for atom in atoms}
-
-        def written(literal: str) -> bool:
-            return found[literal, False]
-
-        def words(hints: tuple[str, ...]) -> bool:
-            return any(found[hint, True] for hint in hints)
-
-        if self.defaults:
-            # _builtin_text's gates, asked of this text as it would ask them (none opened, the
-            # text it asks the later ones of is this one).
-            long_run = written(_RUN)
-            if _token_gate(long_run, written, words) or _assignment_gate(long_run, written, words):
-                return False
-            if _url_gate(written):
-                return False
-        if self._key_gate(text, words):
-            return False
-        return not any(map(written, self._values))
+        # Every rule's gate, asked of this text as ``_text`` would ask it (none opened, the text
+        # it asks the later ones of is this one), from the atoms the rules declared.
+        answers = _Held(found)
+        return not any(rule.opens(text, answers) for rule in self.text_rules)
 
     # -- the walk ---------------------------------------------------------------------------
 
@@ -759,45 +875,36 @@ class Redactor:
         return value  # None, booleans, numbers
 
     def _text(self, text: str, key: str | None) -> str:
+        """``text`` with every rule run over it whose gate opens (``TextRule``), in order."""
+        if len(text) < self._shortest:
+            return text
         hints = _Hints(text)
-        if self.defaults:
-            hints = self._builtin_text(hints, key)
-            text = hints.text
-        if self._key_gate(text, hints.any):
-            text = self._json_text(text)
-        for pattern in self._patterns:
-            text = pattern.sub(self._user_match, text)
+        run: list[bool] = []
+        found = Found(hints, text, run)
+        for rule in self.text_rules:
+            if len(text) >= rule.shortest and rule.gate(text, found):
+                replaced = rule.run(self, hints, key)
+                if replaced != text:
+                    hints = _Hints(replaced)
+                    found = Found(hints, text, run)
+                    text = replaced
+        return text
+
+    def _key_gate(self, text: str, found: Found) -> bool:
+        """Whether the secret-key rules may find something in JSON text ``text`` (``_json_keys``)."""
+        return text[:1] in ("{", "[") and bool(self._user_keys or found.words(_KEY_HINTS))
+
+    def _env_gate(self, text: str, found: Found) -> bool:
+        """Whether an env value occurs in ``text``."""
+        return any(map(found.has, self._values))
+
+    def _env(self, hints: _Hints, key: str | None) -> str:
+        text = hints.text
         for value in self._values:
             if value in text:
                 self.hits["env"] += text.count(value)
                 text = text.replace(value, PLACEHOLDER)
         return text
-
-    def _key_gate(self, text: str, words: Callable[[tuple[str, ...]], bool]) -> bool:
-        """Whether the secret-key rules may find something in JSON text ``text`` (``_json_text``)."""
-        return text[:1] in ("{", "[") and len(text) >= 12 and bool(self._user_keys or words(_KEY_HINTS))
-
-    def _builtin_text(self, hints: _Hints, key: str | None) -> _Hints:
-        """The built-in rules on ``hints.text``; the hints of the text they leave."""
-        text = hints.text
-        if len(text) < MIN_VALUE_LENGTH:
-            return hints
-        long_run = len(text) >= 12 and _has_long_run(text)
-        if len(text) >= 12 and _token_gate(long_run, _literal_test(hints), hints.any):
-            opaque = self._opaque_key(key)
-            replaced = _builtin_for(hints).sub(lambda m: self._builtin(m, opaque), text)
-            if replaced != text:
-                text, hints = replaced, _Hints(replaced)
-        if _assignment_gate(long_run, text.__contains__, hints.any):
-            opaque = self._opaque_key(key)
-            replaced = _ASSIGNMENT.sub(lambda m: self._assignment(m, opaque), text)
-            if replaced != text:
-                text, hints = replaced, _Hints(replaced)
-        if _url_gate(text.__contains__):
-            replaced = _URL_PASSWORD.sub(self._url_password, text)
-            if replaced != text:
-                hints = _Hints(replaced)
-        return hints
 
     def _assignment(self, match: re.Match[str], opaque: bool) -> str:
         name, value = match.group("name").lstrip("-"), match.group("value")
@@ -851,9 +958,10 @@ class Redactor:
             return whole[:start] + PLACEHOLDER + whole[match.end(1) - match.start(0) :]
         return PLACEHOLDER
 
-    def _json_text(self, text: str) -> str:
+    def _json_keys(self, hints: _Hints, key: str | None) -> str:
         """Secret keys inside JSON carried as text (a tool's text content): the secret strings are
         replaced in place, so the text keeps its exact formatting."""
+        text = hints.text
         try:
             doc = json.loads(text)
         except ValueError:
@@ -879,6 +987,11 @@ class Redactor:
                 self._collect(v, secret, found)
         elif secret and isinstance(value, str) and value and value != PLACEHOLDER:
             found.append(value)
+
+
+def _pattern_run(pattern: re.Pattern[str]) -> Callable[[Redactor, _Hints, str | None], str]:
+    """What a user's pattern makes of a text."""
+    return lambda redactor, hints, key: pattern.sub(redactor._user_match, hints.text)
 
 
 def _builtin_for(hints: _Hints) -> re.Pattern[str]:
