@@ -1,6 +1,10 @@
 """A stdlib stdio MCP server whose one tool answers a large JSON document as text.
 
 ``BIG_MIB`` (default 5) sets the size; ``BIG_CHANGE=1`` changes one leaf in the middle record.
+``BIG_KEY`` is what names a record: ``name`` (the default: an ``id`` and a ``name``), ``id`` (an
+``id`` alone, which is no identity key) or ``none`` (no key at all). ``BIG_FILE`` names a file
+that holds the answer's text instead, read at start: the answer is written the moment it is asked
+for, and a replay has no wait in which to read the recording ahead.
 ``BIG_KIND=text`` answers minified JavaScript instead (``bundle``): long runs of word characters,
 one line, no JSON, what an app's bundle is made of, with ``BIG_CHANGE=1`` changing one word.
 """
@@ -12,16 +16,25 @@ import os
 import sys
 
 
-def document(mib: float, change: bool) -> str:
-    """About ``mib`` MiB of JSON: ``{"records": [...]}``, each record keyed by ``id``."""
+def document(mib: float, change: bool, key: str = "name") -> str:
+    """About ``mib`` MiB of JSON: ``{"records": [...]}``, each record named as ``key`` says
+    (``BIG_KEY``), about 120 bytes each."""
     count = int(mib * 1024 * 1024 / 120)
-    records = [
-        {"id": i, "name": f"item-{i}", "score": i % 97, "tags": ["a", "b"], "owner": {"team": f"t{i % 13}"}}
-        for i in range(count)
-    ]
+    records = [_record(i, key) for i in range(count)]
     if change:
         records[count // 2]["score"] = -1
     return json.dumps({"records": records}, separators=(",", ":"))
+
+
+def _record(i: int, key: str) -> dict:
+    rest = {"score": i % 97, "tags": ["a", "b"], "owner": {"team": f"t{i % 13}"}}
+    if key == "name":
+        return {"id": i, "name": f"item-{i}", **rest}
+    if key == "id":
+        return {"id": i, "label": f"item-{i}", **rest}
+    if key == "none":
+        return {"seq": i, "label": f"item-{i}", **rest}
+    raise SystemExit(f"BIG_KEY={key!r}: name, id or none")
 
 
 def bundle(mib: float, change: bool) -> str:
@@ -34,7 +47,15 @@ def bundle(mib: float, change: bool) -> str:
 def main() -> None:
     mib = float(os.environ.get("BIG_MIB", "5"))
     change = os.environ.get("BIG_CHANGE") == "1"
-    make = bundle if os.environ.get("BIG_KIND") == "text" else document
+    key = os.environ.get("BIG_KEY", "name")
+    if os.environ.get("BIG_FILE"):
+        with open(os.environ["BIG_FILE"], encoding="utf-8") as f:
+            made = f.read()
+        make = lambda: made  # noqa: E731
+    elif os.environ.get("BIG_KIND") == "text":
+        make = lambda: bundle(mib, change)  # noqa: E731
+    else:
+        make = lambda: document(mib, change, key)  # noqa: E731
     for line in sys.stdin:
         msg = json.loads(line)
         if "id" not in msg:
@@ -47,7 +68,7 @@ def main() -> None:
                 "serverInfo": {"name": "big", "version": "1"},
             }
         elif method == "tools/call":
-            result = {"content": [{"type": "text", "text": make(mib, change)}]}
+            result = {"content": [{"type": "text", "text": make()}]}
         else:
             result = {}
         sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")

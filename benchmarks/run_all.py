@@ -51,7 +51,9 @@ def main() -> None:
         "calls": lambda: bench_calls.rows(2_000 if q else 10_000, 3 if q else 5),
         "everything": lambda: bench_everything.rows(2 if q else 5),
         "big": lambda: (
-            bench_big_answer.rows(5, 1 if q else 3, args.big_timeout) + bench_big_answer.rows(50, 1, args.big_timeout)
+            bench_big_answer.rows(5, 1 if q else 3, args.big_timeout)
+            + bench_big_answer.key_rows(5, 1 if q else 3, args.big_timeout)
+            + bench_big_answer.rows(50, 1, args.big_timeout)
         ),
         "text": lambda: bench_big_text.rows(4, 1 if q else 3, args.big_timeout),
         "rss": lambda: bench_rss.rows(10_000 if q else 100_000, 1_000),
