@@ -248,7 +248,7 @@ def compare_seconds(path: Path, changed_text: str) -> float:
     import json
 
     from mcp_replay_action.cassette import load
-    from mcp_replay_action.compare import compare
+    from mcp_replay_action.compare.engine import compare
 
     recorded = load(path).interactions[-1].response
     assert recorded is not None

@@ -16,7 +16,7 @@ from typing import Any
 
 from mcp_replay_action.demo import demo_answer
 from mcp_replay_action.github.commands import read_outputs
-from mcp_replay_action.session import ClientSession
+from mcp_replay_action.transport.session import ClientSession
 from mcp_replay_action.transport.stdio import StdioTransport
 from runner_parse import Cmd, parse_commands
 

@@ -22,7 +22,7 @@ import anyio
 from mcp import Client
 from mcp.client.session import ElicitationFnT, ListRootsFnT
 
-from mcp_replay_action.transport.http import wait_for_port
+from mcp_replay_action.transport.http_client import wait_for_port
 from mcp_replay_action.transport.process import spawn_server
 
 REPO = Path(__file__).resolve().parents[1]

@@ -3,8 +3,8 @@ regressed one with pass / fail / missing / skipped rows, and one full of hostile
 
 from __future__ import annotations
 
-from mcp_replay_action.gate import Gate, GatePolicy
-from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report, Score
+from mcp_replay_action.grade.gate import Gate, GatePolicy
+from mcp_replay_action.model.results import CassetteResult, Finding, InteractionResult, Report, Score
 
 HOSTILE = (
     "| pipe | `tick` ``` <script>alert(1)</script> @octocat @org/team "

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from mcp_replay_action import beside
-from mcp_replay_action.beside import decode_beside
+from mcp_replay_action.values import beside
+from mcp_replay_action.values.beside import decode_beside
 
 # Characters every escape kind and every UTF-8 length is made of; the surrogate is lone.
 ALPHABET = ['"', "\\", "/", "\n", "\t", "\r", "\b", "\f", "\x01", "\x1f", "\x7f", "<", "&", "é", "日", "\u2028"]

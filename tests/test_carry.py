@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mcp_replay_action.carry import Carry
 from mcp_replay_action.cassette import Interaction
+from mcp_replay_action.compare.carry import Carry
 
 REC_ID = "3f2b8c1e-9a7d-4e2b-8f1c-0a9b8c7d6e5f"
 LIVE_ID = "77aa0011-2233-4455-8899-aabbccddeeff"
@@ -151,7 +151,7 @@ def test_a_value_present_in_both_answers_is_never_substituted() -> None:
 
 
 def test_handle_is_minted_everywhere() -> None:
-    from mcp_replay_action.normalize import OPAQUE, normalize
+    from mcp_replay_action.compare.normalize import OPAQUE, normalize
     from mcp_replay_action.redact import Redactor
 
     assert normalize({"handle": "short"}) == {"handle": OPAQUE}
@@ -195,7 +195,7 @@ def test_an_answer_is_learned_from_only_when_a_later_message_may_quote_it(tmp_pa
 
     from e2e_helpers import FAST_SERVER, python_server, record_through_proxy
     from mcp_replay_action.cassette import load
-    from mcp_replay_action.replay import ReplayOptions, replay_cassette
+    from mcp_replay_action.replay.engine import ReplayOptions, replay_cassette
     from mcp_replay_action.transport.stdio import StdioTransport
 
     cassette = tmp_path / "minted-uri.jsonl"
@@ -226,7 +226,7 @@ def test_a_learned_value_is_still_present_only_as_a_whole_token() -> None:
     import random
     import re
 
-    from mcp_replay_action.carry import _still_present
+    from mcp_replay_action.compare.carry import _still_present
 
     rng = random.Random(3)
     alphabet = 'ab1_-./ é\\"x'

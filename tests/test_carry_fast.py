@@ -14,11 +14,18 @@ import json
 import random
 from typing import Any
 
-from mcp_replay_action import correlate as corr
-from mcp_replay_action.carry import Carry, _align
 from mcp_replay_action.cassette import Interaction
-from mcp_replay_action.correlate import DECLARATIONS, MANY, ThreadRules, offered_values, plain_value, quoted_values
-from mcp_replay_action.normalize import json_text_of
+from mcp_replay_action.compare import correlate as corr
+from mcp_replay_action.compare.carry import Carry, _align
+from mcp_replay_action.compare.correlate import (
+    DECLARATIONS,
+    MANY,
+    ThreadRules,
+    offered_values,
+    plain_value,
+    quoted_values,
+)
+from mcp_replay_action.compare.normalize import json_text_of
 
 
 def _reference(interactions: list[Interaction], rules: ThreadRules) -> tuple[set[str], set[str]]:

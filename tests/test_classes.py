@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcp_replay_action.classes import RULE, RULES, markdown_table
-from mcp_replay_action.compare import CompareOptions, compare
-from mcp_replay_action.replay import growth, slowdown
-from mcp_replay_action.schema_equal import validation_form, validation_keys
-from mcp_replay_action.verdict import missing_finding
+from mcp_replay_action.compare.classes import RULE, RULES, markdown_table
+from mcp_replay_action.compare.engine import CompareOptions, compare
+from mcp_replay_action.compare.schema_equal import validation_form, validation_keys
+from mcp_replay_action.grade.verdict import missing_finding
+from mcp_replay_action.replay.engine import growth, slowdown
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "classes.md"
 NO_OPTIONS = CompareOptions()
@@ -145,7 +145,7 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
 
 # Rows met outside compare: each built by the one function that builds it.
 def _output_checked(structured: Any, text: str | None = None) -> tuple[Any, ...]:
-    from mcp_replay_action.output_schema import OutputSchemas
+    from mcp_replay_action.compare.output_schema import OutputSchemas
 
     outputs = OutputSchemas()
     tool = {"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"properties": {"n": {"type": "integer"}}}}

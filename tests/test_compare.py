@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcp_replay_action.compare import (
+from mcp_replay_action.compare.engine import (
     DIFF_MAX_BYTES,
     DIFF_MAX_LINES,
     MAX_FINDINGS,
@@ -20,9 +20,9 @@ from mcp_replay_action.compare import (
     compare_normal,
     status_for,
 )
-from mcp_replay_action.matchers import same_json, unchanged
-from mcp_replay_action.normalize import canonical, normalize, normalize_pair
-from mcp_replay_action.results import CLASS_ORDER, Finding
+from mcp_replay_action.compare.matchers import same_json, unchanged
+from mcp_replay_action.compare.normalize import canonical, normalize, normalize_pair
+from mcp_replay_action.model.results import CLASS_ORDER, Finding
 
 NO_OPTIONS = CompareOptions()
 
@@ -826,7 +826,7 @@ def _body_of(answer: dict[str, Any]) -> dict[str, Any]:
 def test_keys_starting_with_two_underscores_are_data_and_compared(one_leaf: bool) -> None:
     # DeepDiff skips "__" keys as private attributes by default: a GraphQL __typename that
     # changed beside another change, or vanished, was never reported.
-    import mcp_replay_action.compare as compare_module
+    import mcp_replay_action.compare.engine as compare_module
 
     def answer(user: dict[str, Any]) -> dict[str, Any]:
         return {"jsonrpc": "2.0", "id": 1, "result": {"structuredContent": {"user": user}}}

@@ -11,14 +11,14 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcp_replay_action import noise
-from mcp_replay_action.compare import (
+from mcp_replay_action.compare import noise
+from mcp_replay_action.compare.engine import (
     CompareOptions,
     compare,
     compare_normal,
 )
-from mcp_replay_action.normalize import Same, canonical, materialize, normalize, normalize_pair
-from mcp_replay_action.results import Finding
+from mcp_replay_action.compare.normalize import Same, canonical, materialize, normalize, normalize_pair
+from mcp_replay_action.model.results import Finding
 
 
 def assert_pair_is_exact(a: Any, b: Any, options: CompareOptions | None = None) -> tuple[Finding, ...]:
@@ -247,7 +247,7 @@ _SHORT_TEXT = st.text(
 @settings(max_examples=3000, deadline=None)
 @given(_SHORT_TEXT)
 def test_short_text_settled_by_one_search_is_what_masking_makes_of_it(text: str) -> None:
-    from mcp_replay_action.normalize import _masked_string, _plain_string, reference_days
+    from mcp_replay_action.compare.normalize import _masked_string, _plain_string, reference_days
 
     days = reference_days()
     assert _plain_string(text, days) == _masked_string.__wrapped__(text, days)
@@ -292,7 +292,7 @@ def _one_leaf_changed(value: Any, data: st.DataObject) -> Any:
 
 
 def _with_and_without_one_leaf(a: Any, b: Any, options: CompareOptions) -> tuple[Any, Any]:
-    import mcp_replay_action.compare as compare_module
+    import mcp_replay_action.compare.engine as compare_module
 
     fast = compare(a, b, options)
     compare_module.ONE_LEAF = False
@@ -317,7 +317,7 @@ def test_one_changed_leaf_is_reported_as_deepdiff_reports_it(
 def test_one_changed_leaf_in_random_documents_is_reported_as_deepdiff_reports_it() -> None:
     import random
 
-    from mcp_replay_action import compare as compare_module
+    from mcp_replay_action.compare import engine as compare_module
     from test_narrow import OPTIONS, _answer, _document, _edit, _text
 
     rng = random.Random(11)
@@ -348,8 +348,8 @@ def test_same_canonical_is_canonical_equality() -> None:
     import math
     import random
 
-    from mcp_replay_action.compare import _body
-    from mcp_replay_action.normalize import Keyed, canonical, normalize, same_canonical
+    from mcp_replay_action.compare.engine import _body
+    from mcp_replay_action.compare.normalize import Keyed, canonical, normalize, same_canonical
     from test_narrow import OPTIONS, _answer, _document, _edit, _text
 
     def agree(a: Any, b: Any) -> None:
@@ -404,7 +404,7 @@ def test_many_names_at_once_are_each_what_plain_string_makes_of_it(
 ) -> None:
     """Joined, scanned as bytes and halved: exactly ``_plain_string`` of each (a name that may be
     masked anywhere in a long stretch of plain ones, non-ASCII digits, NUL, 19 and 20 characters)."""
-    from mcp_replay_action.normalize import _plain_string, _plain_strings, reference_days
+    from mcp_replay_action.compare.normalize import _plain_string, _plain_strings, reference_days
 
     assert [
         _plain_string(v) for v in ("12:30:45", "Monday", "/tmp/x1", "a1b2c3d4e5f6a7b8", "aB3kQ9z_mP2vL7_wR4tY_k")
@@ -479,8 +479,8 @@ def test_named_lists_with_the_same_names_in_order_line_up_as_before() -> None:
     """``align_keyed``'s shortcut for the same names in the same order leaves out only items that
     are one object on both sides; what it keeps, drops and finds is what lining up every name
     finds (``==`` forgives True == 1 and NaN is unequal to itself: both still decide)."""
-    from mcp_replay_action.compare import _Differ
-    from mcp_replay_action.normalize import Keyed
+    from mcp_replay_action.compare.engine import _Differ
+    from mcp_replay_action.compare.normalize import Keyed
 
     nan = float("nan")
     shared = {"x": [1, 2]}
@@ -501,8 +501,8 @@ def test_named_lists_with_the_same_names_in_order_line_up_as_before() -> None:
 
 def _align_every_name(differ: Any, a: Any, b: Any, path: str) -> Any:
     """``_Differ.align_keyed`` as it was before its shortcut, for names in one order."""
-    from mcp_replay_action.normalize import Keyed
-    from mcp_replay_action.paths import ident_segment
+    from mcp_replay_action.compare.normalize import Keyed
+    from mcp_replay_action.values.paths import ident_segment
 
     na, nb = Keyed(a.key), Keyed(b.key)
     for k, value in a.items():
@@ -513,7 +513,7 @@ def _align_every_name(differ: Any, a: Any, b: Any, path: str) -> Any:
 
 
 def _run_every_name(a: Any, b: Any) -> Any:
-    from mcp_replay_action.compare import _Differ
+    from mcp_replay_action.compare.engine import _Differ
 
     differ = _Differ(CompareOptions())
     differ.align_keyed = lambda x, y, path: _align_every_name(differ, x, y, path)  # type: ignore[method-assign]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from mcp_replay_action import cassette, convert
-from mcp_replay_action.cassette import Cassette, Interaction, recorder_json
+from mcp_replay_action import cassette
+from mcp_replay_action.cassette import Cassette, Interaction, convert, recorder_json
 from mcp_replay_action.errors import CassetteError, ConfigError
 
 DATA = Path(__file__).parent / "data"

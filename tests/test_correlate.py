@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from mcp_replay_action.carry import Carry
 from mcp_replay_action.cassette import Interaction
-from mcp_replay_action.correlate import MANY, ThreadRules, correlate, locate
+from mcp_replay_action.compare.carry import Carry
+from mcp_replay_action.compare.correlate import MANY, ThreadRules, correlate, locate
 from mcp_replay_action.errors import ConfigError
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_replay_action.compare import compare
-from mcp_replay_action.noise import NoiseRule, in_order, learn, split
-from mcp_replay_action.normalize import DOCUMENT_MIN_CHARS, is_document
+from mcp_replay_action.compare.engine import compare
+from mcp_replay_action.compare.noise import NoiseRule, in_order, learn, split
+from mcp_replay_action.compare.normalize import DOCUMENT_MIN_CHARS, is_document
 
 
 def resource(text: str, uri: str = "ui://viewer/app.html", mime: str = "text/html;profile=mcp-app") -> dict[str, Any]:
@@ -112,7 +112,7 @@ def test_in_order_sorts_each_list_and_leaves_the_rest() -> None:
 
 
 def test_a_comparison_past_its_budget_is_one_finding_that_says_so() -> None:
-    from mcp_replay_action.compare import CompareOptions
+    from mcp_replay_action.compare.engine import CompareOptions
 
     recorded, live = (
         resource(bundle("v=1;", 1 << 16), "file:///a.txt", "text/plain"),

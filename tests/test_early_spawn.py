@@ -20,8 +20,8 @@ from e2e_helpers import NODE_BIN, TAG_VAR, command, reap_strays, record_through_
 from mcp_replay_action.commands import replay as replay_command
 from mcp_replay_action.early import EarlyServer, spawn_early
 from mcp_replay_action.plan import Plan
-from mcp_replay_action.replay import run
-from mcp_replay_action.report.json import to_dict
+from mcp_replay_action.replay.engine import run
+from mcp_replay_action.report.json_report import to_dict
 from test_process import alive, escape_server
 
 PY = sys.executable
@@ -61,7 +61,7 @@ def test_the_server_is_spawned_before_the_replay_engine_is_imported(demo_cassett
         "spawn = subprocess.Popen.__init__\n"
         "def noting(self, *args, **kwargs):\n"
         "    if not seen:\n"
-        "        seen.append([m for m in ('mcp_replay_action.replay', 'mcp_replay_action.cassette') if m in sys.modules])\n"
+        "        seen.append([m for m in ('mcp_replay_action.replay.engine', 'mcp_replay_action.cassette') if m in sys.modules])\n"
         "        print('loaded at spawn:', seen[0], file=sys.stderr)\n"
         "    spawn(self, *args, **kwargs)\n"
         "subprocess.Popen.__init__ = noting\n"

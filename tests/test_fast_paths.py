@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from mcp_replay_action.compare import CompareOptions, compare
-from mcp_replay_action.narrow import common_prefix
+from mcp_replay_action.compare.engine import CompareOptions, compare
+from mcp_replay_action.values.narrow import common_prefix
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -75,9 +75,9 @@ NEVER_FOR_HELP = (
     "jsonschema",
     "httpx",
     "yaml",
-    "mcp_replay_action.replay",
-    "mcp_replay_action.compare",
-    "mcp_replay_action.normalize",
+    "mcp_replay_action.replay.engine",
+    "mcp_replay_action.compare.engine",
+    "mcp_replay_action.compare.normalize",
     "mcp_replay_action.transport",
     "mcp_replay_action.redact",
     "mcp_replay_action.cassette",
@@ -92,7 +92,7 @@ NEVER_FOR_A_PASSING_STDIO_REPLAY = (
     "jsonschema",
     "httpx",
     "yaml",
-    "mcp_replay_action.transport.http",
+    "mcp_replay_action.transport.http_client",
     "mcp_replay_action.github",
     "mcp_replay_action.scenarios",
     "mcp_replay_action.report.markdown",
@@ -130,18 +130,18 @@ def test_an_all_pass_stdio_replay_loads_only_what_it_uses() -> None:
     cassettes = str(ROOT / "cassettes/calc/*.jsonl")
     done, modules = loaded_after_cli("replay", "--cassette", cassettes, "--server", server)
     assert "GRADE A" in done.stdout, done.stdout + done.stderr
-    assert "mcp_replay_action.replay" in modules  # it did replay
+    assert "mcp_replay_action.replay.engine" in modules  # it did replay
     assert sorted(m for m in NEVER_FOR_A_PASSING_STDIO_REPLAY if m in modules) == []
 
 
 # The compare engine: imported only once an answer differs from its recording, and never before
 # the server is spawned (nor is the console report).
 COMPARE_ENGINE = (
-    "mcp_replay_action.compare",
-    "mcp_replay_action.normalize",
-    "mcp_replay_action.carry",
-    "mcp_replay_action.noise",
-    "mcp_replay_action.update",
+    "mcp_replay_action.compare.engine",
+    "mcp_replay_action.compare.normalize",
+    "mcp_replay_action.compare.carry",
+    "mcp_replay_action.compare.noise",
+    "mcp_replay_action.replay.update",
 )
 NEVER_BEFORE_THE_SERVER_IS_SPAWNED = (*COMPARE_ENGINE, "mcp_replay_action.report.console")
 
@@ -169,7 +169,7 @@ def test_the_server_is_spawned_before_the_compare_engine_is_imported() -> None:
     assert "GRADE A" in done.stdout, done.stdout + done.stderr
     lines = dict(x.split(" ", 1) for x in done.stderr.splitlines() if x.startswith(("AT_SPAWN ", "AT_END ")))
     at_spawn, at_end = set(json.loads(lines["AT_SPAWN"])), set(json.loads(lines["AT_END"]))
-    assert "mcp_replay_action.compare" in at_end  # it did compare, after the spawn
+    assert "mcp_replay_action.compare.engine" in at_end  # it did compare, after the spawn
     assert sorted(m for m in NEVER_BEFORE_THE_SERVER_IS_SPAWNED if m in at_spawn) == []
 
 
@@ -209,7 +209,7 @@ def test_a_replay_whose_answers_are_their_recordings_never_loads_the_compare_eng
         "replay", "--cassette", str(tmp_path / "changed.jsonl"), "--server", server, exit_code=1
     )
     assert "value-change" in changed.stdout, changed.stdout + changed.stderr
-    assert "mcp_replay_action.compare" in modules
+    assert "mcp_replay_action.compare.engine" in modules
 
 
 def test_waiting_on_a_slow_server_never_loads_the_compare_engine_for_answers_with_no_long_text(
@@ -223,7 +223,7 @@ def test_waiting_on_a_slow_server_never_loads_the_compare_engine_for_answers_wit
     server = " ".join(slow)
     done, modules = loaded_after_cli("replay", "--cassette", str(tmp_path / "slow.jsonl"), "--server", server)
     assert "GRADE A" in done.stdout and "4 passed" in done.stdout, done.stdout + done.stderr
-    assert "mcp_replay_action.narrow" in modules  # it looked
+    assert "mcp_replay_action.values.narrow" in modules  # it looked
     assert sorted(m for m in COMPARE_ENGINE if m in modules) == []
 
 
@@ -267,7 +267,7 @@ def test_a_large_cassette_is_streamed_and_replays_like_a_loaded_one(tmp_path: Pa
 def test_a_streamed_cassette_replays_to_the_same_report(monkeypatch: Any) -> None:
     from mcp_replay_action.cassette import jsonl
     from mcp_replay_action.plan import Plan
-    from mcp_replay_action.replay import run
+    from mcp_replay_action.replay.engine import run
     from mcp_replay_action.transport import Target
 
     plan = Plan(
@@ -284,7 +284,7 @@ def test_a_streamed_cassette_replays_to_the_same_report(monkeypatch: Any) -> Non
 def test_what_is_built_frozen_is_kept_from_the_collector_until_thawed() -> None:
     import gc
 
-    from mcp_replay_action.gcpause import frozen, thawing
+    from mcp_replay_action.host.gcpause import frozen, thawing
 
     assert gc.get_freeze_count() == 0
     with thawing():
@@ -309,7 +309,7 @@ def test_a_replay_hands_what_it_froze_back_to_the_collector(tmp_path: Path) -> N
 
     from mcp_replay_action.errors import CassetteError
     from mcp_replay_action.plan import Plan
-    from mcp_replay_action.replay import run
+    from mcp_replay_action.replay.engine import run
     from mcp_replay_action.transport import Target
 
     calc = Target(command=(sys.executable, "-m", "mcp_replay_action.samples.calc_server"))
@@ -397,8 +397,8 @@ def test_a_long_recording_read_ahead_loads_the_compare_engine_while_the_server_w
     # ahead, and last imports compare and noise, so that a live answer that differs is compared
     # and confirmed without those imports on the way (an answer that is its recording needs
     # neither, nor carry).
-    from mcp_replay_action.narrow import READ_AHEAD_CHARS
     from mcp_replay_action.transport.process import usable_cpus
+    from mcp_replay_action.values.narrow import READ_AHEAD_CHARS
 
     if usable_cpus() < 2:
         pytest.skip("reading ahead needs a second CPU")
@@ -409,5 +409,5 @@ def test_a_long_recording_read_ahead_loads_the_compare_engine_while_the_server_w
     server = " ".join(slow)
     done, modules = loaded_after_cli("replay", "--cassette", str(tmp_path / "long.jsonl"), "--server", server)
     assert "GRADE A" in done.stdout and "2 passed" in done.stdout, done.stdout + done.stderr
-    assert "mcp_replay_action.compare" in modules and "mcp_replay_action.noise" in modules
-    assert "mcp_replay_action.carry" not in modules
+    assert "mcp_replay_action.compare.engine" in modules and "mcp_replay_action.compare.noise" in modules
+    assert "mcp_replay_action.compare.carry" not in modules

@@ -6,8 +6,8 @@ import gc
 
 import pytest
 
-from mcp_replay_action.compare import compare
-from mcp_replay_action.gcpause import paused
+from mcp_replay_action.compare.engine import compare
+from mcp_replay_action.host.gcpause import paused
 
 
 def test_the_collector_is_off_inside_and_on_after_also_on_error() -> None:

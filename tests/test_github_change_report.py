@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mcp_replay_action.github.change_report import MAX_BODY_CHARS, Rewritten, render_change_report
 from mcp_replay_action.github.template import MARGIN, Links
-from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
+from mcp_replay_action.model.results import CassetteResult, Finding, InteractionResult, Report
 from report_fixtures import HOSTILE, healthy_cassette, regressed_cassette, score
 from test_github_main import check_markdown
 

@@ -18,7 +18,7 @@ from mcp_replay_action.github.commands import (
     read_outputs,
     write_outputs,
 )
-from mcp_replay_action.results import CassetteResult, Finding, InteractionResult
+from mcp_replay_action.model.results import CassetteResult, Finding, InteractionResult
 from report_fixtures import HOSTILE, hostile_report, regressed_cassette, report
 from runner_parse import parse_commands, unescape_data, unescape_property
 

@@ -19,7 +19,7 @@ from mcp_replay_action.github import comment as sticky
 from mcp_replay_action.github.client import Forbidden, GitHubClient, Unprocessable
 from mcp_replay_action.github.event import event_from_payload
 from mcp_replay_action.github.template import render_comment
-from mcp_replay_action.report import json as report_json
+from mcp_replay_action.report import json_report as report_json
 from report_fixtures import hostile_report
 
 REPO = "octo/demo"

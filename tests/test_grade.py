@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_replay_action.compare import compare, status_for
+from mcp_replay_action.compare.engine import compare, status_for
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.grade import GRADES, grade_letter, meets, score
-from mcp_replay_action.results import Finding, InteractionResult
+from mcp_replay_action.grade.score import GRADES, grade_letter, meets, score
+from mcp_replay_action.model.results import Finding, InteractionResult
 
 STRUCTURE = Finding("structure-change", "additive", "$.result.echoed", "key 'echoed' added")
 VALUE = Finding("value-change", "breaking", "$.result.content[0].text", "value changed")

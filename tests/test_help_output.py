@@ -181,7 +181,7 @@ def _commands_loaded(*args: str) -> list[str]:
 def test_a_command_module_loads_only_when_its_command_is_asked_for() -> None:
     assert _commands_loaded("--help") == []
     assert _commands_loaded("replai") == []  # a typo is suggested a name without loading anything
-    assert _commands_loaded("inspect", "--help") == ["mcp_replay_action.commands.inspect"]
+    assert _commands_loaded("inspect", "--help") == ["mcp_replay_action.commands.inspection"]
     assert _commands_loaded("verify", "--help") == [
         "mcp_replay_action.commands.common",
         "mcp_replay_action.commands.replay",

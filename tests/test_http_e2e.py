@@ -44,8 +44,8 @@ from http_helpers import (
     running,
     sdk_session,
 )
-from mcp_replay_action.record_http import RecordingProxy
-from mcp_replay_action.transport.http import HttpTransport
+from mcp_replay_action.record.http_proxy import RecordingProxy
+from mcp_replay_action.transport.http_client import HttpTransport
 from test_e2e_real_servers import assert_clean, everything_session, fast_session
 
 pytestmark = pytest.mark.timeout(300)

@@ -14,7 +14,7 @@ import pytest
 
 from fakes.http_fake_server import FakeHttpServer
 from mcp_replay_action.errors import ConfigError, ServerExited, ServerStartError, TransportTimeout
-from mcp_replay_action.transport.http import (
+from mcp_replay_action.transport.http_client import (
     HttpStatusError,
     HttpTransport,
     display_url,

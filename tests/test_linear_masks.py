@@ -19,8 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcp_replay_action import correlate, normalize
-from mcp_replay_action.compare import CompareOptions
+from mcp_replay_action.compare import correlate, normalize
+from mcp_replay_action.compare.engine import CompareOptions
 from mcp_replay_action.redact import Redactor
 from mcp_replay_action.report import safe
 

@@ -21,9 +21,9 @@ import pytest
 from http_helpers import free_port
 from mcp_replay_action.cassette import load
 from mcp_replay_action.demo import record_demo_session
-from mcp_replay_action.httpd import MAX_BODY, MAX_CONNECTIONS
-from mcp_replay_action.record_http import RecordingProxy
+from mcp_replay_action.record.http_proxy import RecordingProxy
 from mcp_replay_action.serve import MockHttpServer
+from mcp_replay_action.transport.httpd import MAX_BODY, MAX_CONNECTIONS
 
 INIT = (
     b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'

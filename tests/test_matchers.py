@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from mcp_replay_action.matchers import canonical, request_key, same_request, without_meta, without_progress_token
+from mcp_replay_action.compare.matchers import (
+    canonical,
+    request_key,
+    same_request,
+    without_meta,
+    without_progress_token,
+)
 
 
 def call(params: object, method: str = "tools/call") -> dict[str, object]:

@@ -19,8 +19,8 @@ import pytest
 from github_action_run import FAKES, PY, record_session
 from mcp_replay_action.demo import demo_answer
 from mcp_replay_action.errors import MessageTooLarge, TransportTimeout
-from mcp_replay_action.session import ClientSession
-from mcp_replay_action.transport.http import HttpTransport
+from mcp_replay_action.transport.http_client import HttpTransport
+from mcp_replay_action.transport.session import ClientSession
 from mcp_replay_action.transport.stdio import StdioTransport
 
 FLOOD = f"{PY} {FAKES / 'stdout_flood_server.py'}"

@@ -482,7 +482,7 @@ def test_the_docs_install_lines_are_the_package_and_the_repository() -> None:
 
 
 def test_the_docs_replay_glob_takes_the_new_jsonl_not_the_old_json_of_a_scenario(tmp_path: Path) -> None:
-    from mcp_replay_action.discovery import find_cassettes
+    from mcp_replay_action.host.discovery import find_cassettes
 
     step = next(line for line in doc_text().splitlines() if line.startswith("mcp-replay replay "))
     glob = re.search(r"--cassette '([^']+)'", step)

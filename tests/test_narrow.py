@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from mcp_replay_action import narrow, normalize
-from mcp_replay_action.compare import CompareOptions, compare
-from mcp_replay_action.narrow import common_prefix, common_suffix, skeletons
+from mcp_replay_action.compare import normalize
+from mcp_replay_action.compare.engine import CompareOptions, compare
+from mcp_replay_action.values import narrow
+from mcp_replay_action.values.narrow import common_prefix, common_suffix, skeletons
 
 FULL = 1 << 62  # NARROW_MIN_CHARS that no text reaches: the full path
 WORDS = [
@@ -734,7 +735,7 @@ def test_a_text_read_ahead_is_narrowed_without_windows_over_what_it_read(monkeyp
 def test_a_named_list_held_as_its_changed_records_renders_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     """A ``PartKeyed`` (a named list held as the records outside its shared stretches) reads
     those back in wherever it is needed whole: materialised, and rendered."""
-    from mcp_replay_action.compare import _render
+    from mcp_replay_action.compare.engine import _render
 
     monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", 0)
     records = [{"name": f"item-{i}", "score": i % 7} for i in range(600)]

@@ -16,8 +16,8 @@ import pytest
 from mcp import Client
 
 from e2e_helpers import SERVERS, python_server, record_through_proxy, replay, run_cli
-from mcp_replay_action.compare import compare
-from mcp_replay_action.noise import NoiseRule, learn, split
+from mcp_replay_action.compare.engine import compare
+from mcp_replay_action.compare.noise import NoiseRule, learn, split
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -135,8 +135,8 @@ def test_calibrate_stores_rules_that_inspect_shows_and_replay_applies(noisy_cass
 
 
 def test_noise_survives_the_json_report_round_trip() -> None:
-    from mcp_replay_action.report import json as report_json
-    from mcp_replay_action.results import CassetteResult, InteractionResult, Report, Score
+    from mcp_replay_action.model.results import CassetteResult, InteractionResult, Report, Score
+    from mcp_replay_action.report import json_report as report_json
 
     noise = learn([answer("pid 1 up"), answer("pid 2 up")])
     [found] = split(compare(answer("pid 3 up"), answer("pid 1 up")), noise, answer("pid 3 up"))[1]
@@ -222,7 +222,7 @@ def test_the_confirming_run_stops_after_the_last_answer_it_needs(noisy_cassette:
     """The second live run only has to reach the last interaction that failed: the stable echo
     after the two noisy calls is sent once, by the first run."""
     from mcp_replay_action.cassette import load
-    from mcp_replay_action.replay import ReplayOptions, replay_cassette
+    from mcp_replay_action.replay.engine import ReplayOptions, replay_cassette
 
     first, second = _Logged(NOISY), _Logged(NOISY)
     result = replay_cassette(
@@ -266,7 +266,7 @@ def test_the_confirming_run_redacts_a_fresh_secret_beside_the_first_runs_answer(
     that differs in all three is noise."""
     from mcp_replay_action.cassette import Cassette, Interaction, load, save, with_lines
     from mcp_replay_action.redact import Redactor
-    from mcp_replay_action.replay import ReplayOptions, replay_cassette
+    from mcp_replay_action.replay.engine import ReplayOptions, replay_cassette
 
     server = tmp_path / "secret_server.py"
     server.write_text(_SECRET_SERVER)
@@ -328,7 +328,7 @@ def test_a_streamed_cassette_confirms_with_the_interactions_the_first_run_failed
 
     from mcp_replay_action.cassette import jsonl, load
     from mcp_replay_action.cassette.schema import interaction_from_json
-    from mcp_replay_action.replay import ReplayOptions, replay_cassette
+    from mcp_replay_action.replay.engine import ReplayOptions, replay_cassette
     from mcp_replay_action.transport.stdio import StdioTransport
 
     def replayed(cassette: Any) -> Any:

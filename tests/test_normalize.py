@@ -8,9 +8,8 @@ import json
 
 import pytest
 
-from mcp_replay_action.compare import CompareOptions
-from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.normalize import (
+from mcp_replay_action.compare.engine import CompareOptions
+from mcp_replay_action.compare.normalize import (
     HEX,
     OPAQUE,
     TIMESTAMP,
@@ -25,6 +24,7 @@ from mcp_replay_action.normalize import (
     parse_path,
     reference_days,
 )
+from mcp_replay_action.errors import ConfigError
 
 # -- timestamps -------------------------------------------------------------------------------
 
@@ -430,7 +430,7 @@ def test_the_named_date_pattern_finds_what_its_forms_alone_find() -> None:
     import random
     import re
 
-    from mcp_replay_action.normalize import _AFTER, _BEFORE, _NAMED_DATE_RE, _NAMED_FORMS
+    from mcp_replay_action.compare.normalize import _AFTER, _BEFORE, _NAMED_DATE_RE, _NAMED_FORMS
 
     unfiltered = re.compile(_BEFORE + "(?:" + "|".join(_NAMED_FORMS) + ")" + _AFTER)
     rng = random.Random(9)

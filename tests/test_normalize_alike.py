@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from mcp_replay_action import compare as compare_module
-from mcp_replay_action.compare import CompareOptions, compare
-from mcp_replay_action.normalize import canonical, normalize, normalized_alike
+from mcp_replay_action.compare import engine as compare_module
+from mcp_replay_action.compare.engine import CompareOptions, compare
+from mcp_replay_action.compare.normalize import canonical, normalize, normalized_alike
 
 OPTION_SETS = [
     CompareOptions(),
@@ -262,7 +262,7 @@ def test_the_fast_path_on_pairs_built_to_break_it(
     ],
 )
 def test_under_an_ignore_rule_the_slow_path_runs_and_records_the_rule_as_used(options: CompareOptions) -> None:
-    from mcp_replay_action.normalize import unused_rules
+    from mcp_replay_action.compare.normalize import unused_rules
 
     def answer(moment: str, request_id: str) -> dict[str, Any]:
         doc = {"time": moment, "alikeProbeZone": "UTC", "alikeProbeId": request_id}

@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 
 from e2e_helpers import SERVERS, command, record_through_proxy, replay
-from mcp_replay_action.output_schema import OutputSchemas, new_violations
+from mcp_replay_action.compare.output_schema import OutputSchemas, new_violations
 
 pytestmark = pytest.mark.timeout(300)
 

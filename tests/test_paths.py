@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.paths import box_segment, ident_segment, index_segment, key_segment, parse_path
+from mcp_replay_action.values.paths import box_segment, ident_segment, index_segment, key_segment, parse_path
 
 
 def test_rendered_steps_parse_back() -> None:

@@ -95,7 +95,7 @@ def test_install_and_the_server_run_as_the_workspace_owner_and_cannot_reach_the_
 
 
 def test_a_root_owned_workspace_gives_a_fixed_unprivileged_user(base: Path) -> None:
-    from mcp_replay_action import privilege
+    from mcp_replay_action.host import privilege
 
     assert base.stat().st_uid == 0
     assert privilege.owner_of_workspace(base) == privilege.Credentials(privilege.FALLBACK_ID, privilege.FALLBACK_ID)

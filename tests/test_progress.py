@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from mcp_replay_action.model.results import CassetteResult, InteractionResult, Score
 from mcp_replay_action.report.progress import LIVE_MIN, REDRAW_EVERY, ConsoleProgress, cassette_line
-from mcp_replay_action.results import CassetteResult, InteractionResult, Score
 
 PY = sys.executable
 CALC = f"{PY} -m mcp_replay_action.samples.calc_server"

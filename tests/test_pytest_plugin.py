@@ -54,7 +54,7 @@ def test_importing_the_plugin_loads_nothing_heavy() -> None:
     code = (
         "import sys, mcp_replay_action.pytest_plugin\n"
         "heavy = ('deepdiff', 'httpx', 'jsonschema', 'click', 'mcp_replay_action.serve', "
-        "'mcp_replay_action.replay', 'mcp_replay_action.cassette', 'mcp_replay_action.transport')\n"
+        "'mcp_replay_action.replay.engine', 'mcp_replay_action.cassette', 'mcp_replay_action.transport')\n"
         "print(sorted(m for m in sys.modules if m.startswith(heavy)))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

@@ -18,16 +18,16 @@ import pytest
 
 from mcp_replay_action.cassette import load
 from mcp_replay_action.cassette.header import session_facts
-from mcp_replay_action.record import record_stdio
+from mcp_replay_action.record.stdio_proxy import record_stdio
+from mcp_replay_action.record.tape import Tape
 from mcp_replay_action.redact import PLACEHOLDER, Redactor
-from mcp_replay_action.tape import Tape
 
 FAKES = Path(__file__).parent / "fakes"
 ROOT = Path(__file__).resolve().parent.parent
 EVERYTHING = Path(__file__).parent / "servers" / "node_modules" / ".bin" / "mcp-server-everything"
 TIME_SERVER = Path(sys.executable).parent / "mcp-server-time"
 PY = sys.executable
-PROXY = [PY, "-c", "import sys; from mcp_replay_action.record import _main; sys.exit(_main(sys.argv[1:]))"]
+PROXY = [PY, "-c", "import sys; from mcp_replay_action.record.stdio_proxy import _main; sys.exit(_main(sys.argv[1:]))"]
 OPENAI_KEY = "sk-proj-Ab3dEf5gHi7jKl9mNo1pQr3sTu5vWx7yZ"
 GH_TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 

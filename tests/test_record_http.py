@@ -18,9 +18,9 @@ from fakes.http_fake_server import FakeHttpServer
 from http_helpers import free_port
 from mcp_replay_action.cassette import load
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.record_http import RecordingProxy, record_http
+from mcp_replay_action.record.http_proxy import RecordingProxy, record_http
 from mcp_replay_action.redact import Redactor
-from mcp_replay_action.transport.http import HttpTransport
+from mcp_replay_action.transport.http_client import HttpTransport
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -183,8 +183,8 @@ def test_record_http_runs_until_stopped_and_writes_the_cassette(tmp_path: Path) 
 _SIGNAL_IN_THE_WINDOW = """
 import os, signal, sys
 from fakes.http_fake_server import FakeHttpServer
-from mcp_replay_action.record_http import record_http
-from mcp_replay_action.transport.http import HttpTransport
+from mcp_replay_action.record.http_proxy import record_http
+from mcp_replay_action.transport.http_client import HttpTransport
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}}

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from mcp_replay_action.demo import demo_answer
-from mcp_replay_action.session import ClientSession
+from mcp_replay_action.transport.session import ClientSession
 from mcp_replay_action.transport.stdio import StdioTransport
 
 FAKES = Path(__file__).parent / "fakes"

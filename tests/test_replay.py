@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from mcp_replay_action.assemble import build_report
 from mcp_replay_action.cassette import Cassette, Interaction, with_lines
 from mcp_replay_action.errors import ServerStartError
-from mcp_replay_action.gate import GatePolicy
-from mcp_replay_action.replay import ReplayOptions, replay_cassette
+from mcp_replay_action.grade.assemble import build_report
+from mcp_replay_action.grade.gate import GatePolicy
+from mcp_replay_action.replay.engine import ReplayOptions, replay_cassette
 from mcp_replay_action.transport.stdio import StdioTransport
 
 FAKES = Path(__file__).parent / "fakes"
@@ -106,7 +106,7 @@ def test_answers_nothing_can_be_learned_from_are_redacted_and_compared_after_the
     with latency judged (no overlap), each answer is settled before the next send instead."""
     import uuid
 
-    from mcp_replay_action.carry import Carry
+    from mcp_replay_action.compare.carry import Carry
     from mcp_replay_action.redact import Redactor
 
     old_job = "93b4f6f5-414f-4b2c-854d-4dbf783fb39d"
@@ -322,7 +322,7 @@ def test_header_redaction_rules_apply_to_live_responses(monkeypatch: pytest.Monk
 def _counted_read_ahead_steps(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """``[n]``: how many steps every read-ahead (``narrow.ReadAhead``) has taken since; set
     ``[0]`` to start counting again."""
-    from mcp_replay_action import narrow
+    from mcp_replay_action.values import narrow
 
     counted = [0]
     real_step = narrow.ReadAhead.step
@@ -372,8 +372,10 @@ def test_a_long_recorded_text_read_ahead_replays_to_the_same_results(monkeypatch
     list changed at its first, middle and last record, a name changed or repeated, records moved
     or removed, a masked value, non-ASCII and escapes, 1 against 1.0 and true, nothing changed,
     with and without an ignore rule and reordering allowed; and no read-ahead is left open."""
-    from mcp_replay_action import narrow, redact, replay
-    from mcp_replay_action.compare_options import CompareOptions
+    from mcp_replay_action import redact
+    from mcp_replay_action.compare.options import CompareOptions
+    from mcp_replay_action.replay import engine as replay
+    from mcp_replay_action.values import narrow
 
     monkeypatch.setattr(narrow, "READ_AHEAD_CHARS", 2000)
     monkeypatch.setattr(narrow, "RUN_CHARS", 700)
@@ -430,8 +432,8 @@ def test_an_answer_that_is_its_recording_exactly_passes_as_the_full_settle_would
     """An answer strictly equal to its recording passes without being redacted and compared; one
     that is only ``==`` to it (0 for false, keys in another order) goes the whole way, and every
     result is what settling each answer in full gives (as a replay judging latency does)."""
-    from mcp_replay_action import replay
-    from mcp_replay_action.matchers import same_json
+    from mcp_replay_action.compare.matchers import same_json
+    from mcp_replay_action.replay import engine as replay
 
     def add(seq: int, a: int, response: dict[str, Any]) -> Interaction:
         return req(seq, seq, "tools/call", {"name": "add", "arguments": {"a": a, "b": 7}}, response)
@@ -468,7 +470,9 @@ def test_an_answer_that_is_its_recording_exactly_closes_what_was_read_ahead_of_i
 ) -> None:
     """A slow server's answer whose long recording was read ahead meanwhile (``narrow.ReadAhead``)
     passes when it is that recording exactly, and leaves no read-ahead open."""
-    from mcp_replay_action import narrow, redact, replay
+    from mcp_replay_action import redact
+    from mcp_replay_action.replay import engine as replay
+    from mcp_replay_action.values import narrow
 
     monkeypatch.setattr(narrow, "READ_AHEAD_CHARS", 2000)
     monkeypatch.setattr(narrow, "RUN_CHARS", 700)
@@ -515,8 +519,8 @@ def test_a_long_live_answer_is_decoded_beside_its_recording(monkeypatch: pytest.
     arrives (``beside.Reader``), and a confirming run beside the first run's live text: the
     recording's own text object where the answer is its recording, the first run's where the
     server repeats itself; the results are those of the usual decode."""
-    from mcp_replay_action import beside, narrow
     from mcp_replay_action.transport import stdio
+    from mcp_replay_action.values import beside, narrow
 
     monkeypatch.setattr(narrow, "READ_AHEAD_CHARS", 2000)
     calls: list[tuple[str, Any]] = []

@@ -5,8 +5,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from xml.dom import minidom
 
+from mcp_replay_action.model.results import CassetteResult, InteractionResult
 from mcp_replay_action.report import junit
-from mcp_replay_action.results import CassetteResult, InteractionResult
 from report_fixtures import HOSTILE, healthy_cassette, hostile_report, regressed_cassette, report, score
 
 

@@ -10,9 +10,9 @@ import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from mcp_replay_action.gate import Gate, GatePolicy
+from mcp_replay_action.grade.gate import Gate, GatePolicy
+from mcp_replay_action.model.results import CassetteResult, Finding, InteractionResult, Report
 from mcp_replay_action.report import markdown
-from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
 from report_fixtures import HOSTILE, healthy_cassette, hostile_report, regressed_cassette, report, score
 
 OUR_HTML = re.compile(r"^(<details><summary>[^<]*</summary>|</details>)\s*$")

@@ -28,7 +28,7 @@ def test_unknown_format_is_a_config_error() -> None:
 
 
 def test_the_json_module_does_not_shadow_the_standard_library() -> None:
-    from mcp_replay_action.report import json as report_json
+    from mcp_replay_action.report import json_report as report_json
 
     assert report_json.json is json  # inside the module, `json` is still the standard library
-    assert reports.json is report_json
+    assert reports.json_report is report_json

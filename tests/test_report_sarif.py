@@ -86,10 +86,10 @@ def test_a_clean_replay_writes_an_empty_valid_log(cassette: Path, tmp_path: Path
 
 
 def test_server_text_cannot_mention_or_link() -> None:
-    from mcp_replay_action.gate import Gate
-    from mcp_replay_action.grade import score
+    from mcp_replay_action.grade.gate import Gate
+    from mcp_replay_action.grade.score import score
+    from mcp_replay_action.model.results import CassetteResult, Finding, InteractionResult, Report, ResultList
     from mcp_replay_action.report.sarif import render
-    from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report, ResultList
 
     finding = Finding("value-change", "breaking", "$.result", "@octocat see #12\n::error::x", rule="value-changed")
     inter = InteractionResult(seq=3, line=4, method="tools/call", name="t", status="fail", findings=(finding,))

@@ -13,11 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from mcp_replay_action.cassette import Cassette, Interaction, with_lines
-from mcp_replay_action.replay import replay_cassette
-from mcp_replay_action.report import console
-from mcp_replay_action.report import json as report_json
-from mcp_replay_action.report.sinks import write_files
-from mcp_replay_action.results import (
+from mcp_replay_action.model.results import (
     CassetteResult,
     Finding,
     InteractionResult,
@@ -25,6 +21,10 @@ from mcp_replay_action.results import (
     Substitution,
     status_counts,
 )
+from mcp_replay_action.replay.engine import replay_cassette
+from mcp_replay_action.report import console
+from mcp_replay_action.report import json_report as report_json
+from mcp_replay_action.report.sinks import write_files
 from mcp_replay_action.transport.stdio import StdioTransport
 from report_fixtures import healthy_cassette, regressed_cassette, report, score
 
@@ -137,9 +137,9 @@ def _mixed(n: int) -> list[InteractionResult]:
 
 
 def test_counting_packed_results_gives_what_counting_every_result_gives() -> None:
-    from mcp_replay_action.assemble import build_report
-    from mcp_replay_action.gate import GatePolicy, evaluate_gate
-    from mcp_replay_action.grade import score as grade_score
+    from mcp_replay_action.grade.assemble import build_report
+    from mcp_replay_action.grade.gate import GatePolicy, evaluate_gate
+    from mcp_replay_action.grade.score import score as grade_score
 
     for results in ([], VARIETY[:2], VARIETY, _mixed(500), [r for r in _mixed(300) if r.status != "pass"]):
         held = ResultList(results)
@@ -161,7 +161,7 @@ def test_counting_packed_results_gives_what_counting_every_result_gives() -> Non
 
 
 def test_a_clean_verdict_packed_straight_in_equals_the_judged_result() -> None:
-    from mcp_replay_action.verdict import judge, pass_into
+    from mcp_replay_action.grade.verdict import judge, pass_into
 
     request = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "add", "arguments": {}}}
     cases = [

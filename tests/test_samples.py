@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mcp_replay_action.cassette import load
-from mcp_replay_action.replay import ReplayOptions, replay_cassette
+from mcp_replay_action.replay.engine import ReplayOptions, replay_cassette
 from mcp_replay_action.scenarios import load_scenarios
 from mcp_replay_action.transport.stdio import StdioTransport
 

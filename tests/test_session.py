@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from mcp_replay_action.errors import ServerExited, TransportTimeout
-from mcp_replay_action.session import ClientSession, result_answer
 from mcp_replay_action.transport import Target, open_transport
+from mcp_replay_action.transport.session import ClientSession, result_answer
 
 FAKES = Path(__file__).parent / "fakes"
 INIT = {"protocolVersion": "2025-06-18", "capabilities": {"roots": {}}, "clientInfo": {"name": "t", "version": "1"}}
@@ -73,7 +73,7 @@ def test_work_waiting_for_a_slow_answer_is_done_a_step_at_a_time_and_never_delay
     """``idle`` runs only once a server is slow (nothing within ``IDLE_AFTER``), a step per look
     at the transport, until it says it is done; the answer is the one awaited either way, and the
     wait stays bounded while it runs."""
-    from mcp_replay_action.session import IDLE_AFTER
+    from mcp_replay_action.transport.session import IDLE_AFTER
 
     def work(steps: int) -> tuple[list[float], Any]:
         done: list[float] = []

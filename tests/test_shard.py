@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from e2e_helpers import PYTHON, REPO, command, run_cli, steady, untimed
-from mcp_replay_action.shard import assign
+from mcp_replay_action.replay.shard import assign
 
 CASSETTES = str(REPO / "cassettes/calc/*.jsonl")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from e2e_helpers import SERVERS, command, record_through_proxy, replay
-from mcp_replay_action.replay import SIZE_FLOOR_BYTES, answer_bytes, growth
+from mcp_replay_action.replay.engine import SIZE_FLOOR_BYTES, answer_bytes, growth
 from test_output_schema import session
 
 pytestmark = pytest.mark.timeout(300)

@@ -15,10 +15,18 @@ from typing import Any
 import pytest
 
 from mcp_replay_action.errors import ConfigError, ServerExited, ServerStartError, TransportTimeout
-from mcp_replay_action.jsonrpc import decode, decode_all, encode, is_error, is_notification, is_request, is_response
 from mcp_replay_action.transport import stdio
 from mcp_replay_action.transport.process import spawn_server, split_command, terminate_group
 from mcp_replay_action.transport.stdio import StdioTransport
+from mcp_replay_action.wire.jsonrpc import (
+    decode,
+    decode_all,
+    encode,
+    is_error,
+    is_notification,
+    is_request,
+    is_response,
+)
 
 FAKES = Path(__file__).parent / "fakes"
 PY = sys.executable
@@ -446,7 +454,7 @@ def test_lines_in_any_pieces_are_read_as_json_loads_reads_each_whole_line(tmp_pa
     # the whole stream on newlines and json.loads of each line give.
     import random
 
-    from mcp_replay_action.jsonrpc import is_message
+    from mcp_replay_action.wire.jsonrpc import is_message
 
     rnd = random.Random(3)
     big = "x" * 70_000

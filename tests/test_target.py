@@ -9,7 +9,7 @@ import pytest
 
 from mcp_replay_action.errors import ConfigError, ServerStartError
 from mcp_replay_action.transport import Target, open_transport
-from mcp_replay_action.transport.http import HttpTransport
+from mcp_replay_action.transport.http_client import HttpTransport
 from mcp_replay_action.transport.stdio import StdioTransport
 
 PY = sys.executable

@@ -138,7 +138,7 @@ def test_a_registry_server_whose_names_are_the_clients_threads_nothing(tmp_path:
     every request goes out as recorded."""
     from e2e_helpers import NODE_BIN, command
     from mcp_replay_action.cassette import load
-    from mcp_replay_action.correlate import correlate
+    from mcp_replay_action.compare.correlate import correlate
 
     memory = NODE_BIN / "mcp-server-memory"
     if not memory.exists():

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from mcp_replay_action.cassette import Cassette, Interaction, load, save
-from mcp_replay_action.convert import convert_file
+from mcp_replay_action.cassette.convert import convert_file
 from mcp_replay_action.demo import record_demo_session
 from mcp_replay_action.redact import Redactor
-from mcp_replay_action.update import update_cassette
+from mcp_replay_action.replay.update import update_cassette
 
 REGRESSED = f"{sys.executable} -m mcp_replay_action.samples.calc_server_regressed"
 FAKES = Path(__file__).parent / "fakes"

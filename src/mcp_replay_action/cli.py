@@ -92,7 +92,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "convert": ("convert", "convert", "Convert between mcp-replay and mcp-recorder cassettes."),
     "demo": ("demo", "demo", "Record, then replay against a healthy and a broken build."),
     "diff": ("diff", "diff", "Compare two cassettes' responses, without a server."),
-    "inspect": ("inspect", "inspect", "Summarise a cassette: server, era, interactions."),
+    "inspect": ("inspection", "inspect", "Summarise a cassette: server, era, interactions."),
     "merge": ("merge", "merge", "Combine the reports of sharded replays into one."),
     "record": ("record", "record", "Record a session through a transparent proxy."),
     "record-scenarios": (

@@ -17,9 +17,9 @@ from typing import Any
 from mcp_replay_action.cassette import load
 from mcp_replay_action.errors import TransportTimeout
 from mcp_replay_action.plan import Plan, make_target
-from mcp_replay_action.replay import run
-from mcp_replay_action.session import ClientSession, result_answer
+from mcp_replay_action.replay.engine import run
 from mcp_replay_action.transport import Target, open_transport
+from mcp_replay_action.transport.session import ClientSession, result_answer
 
 HEALTHY = f"{sys.executable} -m mcp_replay_action.samples.calc_server"
 REGRESSED = f"{sys.executable} -m mcp_replay_action.samples.calc_server_regressed"

@@ -185,7 +185,7 @@ def target_from_argv(argv: Sequence[str]) -> Target | None:
         return None
     try:
         if "outputs" in read:
-            from mcp_replay_action.files import check_writable
+            from mcp_replay_action.host.files import check_writable
 
             for path in read["outputs"]:
                 check_writable(path, "")

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     # Only for the annotations: importing this module stays cheap, since the CLI imports it (for
     # --jobs) before it spawns the server, and these are built after.
-    from mcp_replay_action.compare_options import CompareOptions
-    from mcp_replay_action.gate import GatePolicy
+    from mcp_replay_action.compare.options import CompareOptions
+    from mcp_replay_action.grade.gate import GatePolicy
     from mcp_replay_action.transport import Target
 
 # check: replay and gate. update: also rewrite each cassette's changed responses with the live
@@ -80,13 +80,13 @@ class Plan:
 
 
 def _default_compare() -> CompareOptions:
-    from mcp_replay_action.compare_options import CompareOptions
+    from mcp_replay_action.compare.options import CompareOptions
 
     return CompareOptions()
 
 
 def _default_gate() -> GatePolicy:
-    from mcp_replay_action.gate import GatePolicy
+    from mcp_replay_action.grade.gate import GatePolicy
 
     return GatePolicy()
 

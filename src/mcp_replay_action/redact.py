@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.minted import MINTED_KEYS
+from mcp_replay_action.values.minted import MINTED_KEYS
 
 PLACEHOLDER = "[REDACTED]"
 MIN_VALUE_LENGTH = 4
@@ -790,7 +790,7 @@ class Redactor:
         learned = self._twins.get(id(twin))
         if learned is None or learned[0] is not twin or self._patterns or len(text) < _LONG_TEXT:
             return False
-        from mcp_replay_action.narrow import common_prefix, common_suffix
+        from mcp_replay_action.values.narrow import common_prefix, common_suffix
 
         held = learned[1]
         atoms = self._looked_for()

@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Literal
 
 from mcp_replay_action.cassette import Cassette, Interaction
+from mcp_replay_action.compare.matchers import canonical, request_key, without_meta, without_progress_token
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.httpd import (
+from mcp_replay_action.transport.httpd import (
     HEAD_TIMEOUT,
     IDLE_TIMEOUT,
     BodyError,
@@ -43,7 +44,6 @@ from mcp_replay_action.httpd import (
     stop_requested,
     wait_for_stop,
 )
-from mcp_replay_action.matchers import canonical, request_key, without_meta, without_progress_token
 
 Match = Literal["method_params", "sequential", "strict"]
 MATCHERS: tuple[str, ...] = ("method_params", "sequential", "strict")

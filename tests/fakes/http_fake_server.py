@@ -32,7 +32,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from mcp_replay_action.httpd import StoppableServer
+from mcp_replay_action.transport.httpd import StoppableServer
 
 PROTOCOL = "2025-06-18"
 # These misbehave on every request but ``initialize``, so a session starts and then meets the fault.

@@ -19,7 +19,7 @@ from mcp_replay_action.cassette.jsonl import (
     with_lines,
 )
 from mcp_replay_action.cassette.model import KINDS, Cassette, Interaction, Kind, subject_of
-from mcp_replay_action.files import atomic_write_text
+from mcp_replay_action.host.files import atomic_write_text
 
 __all__ = [
     "KINDS",

@@ -18,8 +18,8 @@ from typing import Any
 
 from mcp_replay_action import __version__
 from mcp_replay_action.cassette.model import Interaction
-from mcp_replay_action.protocol import META_SERVER_INFO, detect_era
 from mcp_replay_action.transport import url_origin
+from mcp_replay_action.wire.protocol import META_SERVER_INFO, detect_era
 
 
 def utc_now() -> str:
@@ -62,7 +62,7 @@ def header_url(url: str, redact: Any = None, *, origin_only: bool = False) -> st
     its path too, through ``redact`` (a key may live in the path). Never credentials or a query."""
     if origin_only:
         return url_origin(url)
-    from mcp_replay_action.transport.http import display_url
+    from mcp_replay_action.transport.http_client import display_url
 
     shown = display_url(url)
     return str(redact(shown)) if redact is not None else shown

@@ -31,7 +31,7 @@ from typing import Any
 from mcp_replay_action.cassette.model import Cassette, Interaction
 from mcp_replay_action.cassette.schema import interaction_from_json
 from mcp_replay_action.errors import CassetteError
-from mcp_replay_action.protocol import era_of
+from mcp_replay_action.wire.protocol import era_of
 
 RECORDER_VERSION = "1.0"
 RECORDER_DEFAULT_STATUS = 200  # what mcp-recorder's model defaults to and requires: an integer

@@ -56,9 +56,9 @@ def calibrate(
     """Learn what varies between fresh runs of the same server and store it in the cassette header
     as noise rules (paths and text patterns, with the values seen): shown by inspect, applied by
     every replay (reported, never gating), removed with --clear."""
-    from mcp_replay_action import calibrate as calibration
     from mcp_replay_action.cassette import load
     from mcp_replay_action.plan import startup_timeout_for
+    from mcp_replay_action.replay import calibrate as calibration
     from mcp_replay_action.transport import open_transport
 
     if clear:

@@ -20,7 +20,7 @@ def parse_headers(pairs: Sequence[str]) -> dict[str, str]:
     """``Name: value`` options into a dict (values are secrets: never echoed, even in errors)."""
     if not pairs:
         return {}  # a stdio replay never imports the HTTP client
-    from mcp_replay_action.transport.http import parse_header
+    from mcp_replay_action.transport.http_client import parse_header
 
     return dict(parse_header(pair) for pair in pairs)
 
@@ -73,7 +73,7 @@ def check_outputs(**paths: str | None) -> None:
     be lost to a bad path at the end). Keys are option names without dashes."""
     for option, path in paths.items():
         if path:
-            from mcp_replay_action.files import check_writable  # with pathlib: only when needed
+            from mcp_replay_action.host.files import check_writable  # with pathlib: only when needed
 
             check_writable(path, f"--{option.replace('_', '-')}")
 
@@ -202,7 +202,7 @@ no_thread_option = click.option(
 
 def thread_rules(thread: Sequence[str], no_thread: Sequence[str]) -> Any:
     """The declared threading rules of ``--thread``/``--no-thread`` (``correlate.ThreadRules``)."""
-    from mcp_replay_action.correlate import ThreadRules
+    from mcp_replay_action.compare.correlate import ThreadRules
 
     return ThreadRules(tuple(thread), tuple(no_thread))
 

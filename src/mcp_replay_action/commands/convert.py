@@ -14,7 +14,7 @@ from mcp_replay_action.cli import handle_errors, short_help
 @handle_errors
 def convert(source: str, destination: str, to: str | None) -> None:
     """Convert between mcp-replay JSONL and mcp-recorder JSON cassettes."""
-    from mcp_replay_action.convert import convert_file
+    from mcp_replay_action.cassette.convert import convert_file
 
     convert_file(source, destination, to=to)
     click.echo(f"wrote {destination}")

@@ -28,8 +28,8 @@ def merge(
     """Combine the JSON reports of 'replay --shard i/n' runs into one report, graded and gated
     as one run over every cassette would be (exit 0 pass, 1 gate failed, 2 bad report)."""
     from mcp_replay_action.github.event import read_json_object
-    from mcp_replay_action.report.json import from_dict
-    from mcp_replay_action.shard import merge as merge_reports
+    from mcp_replay_action.replay.shard import merge as merge_reports
+    from mcp_replay_action.report.json_report import from_dict
 
     check_outputs(report=report_file, markdown=markdown_file, junit=junit_file, badge=badge_file, sarif=sarif_file)
     loaded = [from_dict(read_json_object(path, "report", 256 * 1024 * 1024), where=path) for path in reports]

@@ -81,16 +81,16 @@ def record(
     if redact_env:
         redactor = redactor.with_env_values(env_values(redact_env, parse_env(env_pairs)))
     if url:
-        from mcp_replay_action.record_http import record_http
+        from mcp_replay_action.record.http_proxy import record_http
 
         host, port = parse_listen(listen or "127.0.0.1:5555")
         record_http(url, host, port, cassette, redactor=redactor, max_message=max_message, thread_rules=rules)
         return
     if not server:
         raise ConfigError("record needs --server CMD (stdio) or --url URL (HTTP)")
-    from mcp_replay_action.httpd import log
-    from mcp_replay_action.record import record_stdio
+    from mcp_replay_action.record.stdio_proxy import record_stdio
     from mcp_replay_action.redact import env_secrets
+    from mcp_replay_action.transport.httpd import log
 
     env = parse_env(env_pairs)
     # What the server is given in its environment is secret in its words too (the error below).

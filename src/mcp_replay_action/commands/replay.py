@@ -200,7 +200,7 @@ def replay(
     early = spawn_early(target, jobs)
     try:
         plan = replay_plan(params, target=target)
-        from mcp_replay_action.replay import run
+        from mcp_replay_action.replay.engine import run
     except BaseException:
         if early is not None:
             early.discard()
@@ -273,16 +273,16 @@ def replay_plan(params: Mapping[str, Any], root: str | None = None, target: Any 
     """The ``Plan`` the ``replay`` command's parsed options (``params``) describe, for
     ``target`` (default: ``replay_target(params)``); cassette patterns are resolved against
     ``root`` (default: the working directory)."""
-    from mcp_replay_action.compare_options import CompareOptions
-    from mcp_replay_action.discovery import find_cassettes
-    from mcp_replay_action.gate import GatePolicy, fail_on_from_flags
+    from mcp_replay_action.compare.options import CompareOptions
+    from mcp_replay_action.grade.gate import GatePolicy, fail_on_from_flags
+    from mcp_replay_action.host.discovery import find_cassettes
     from mcp_replay_action.plan import Plan
 
     root = root or os.getcwd()
     target = target or replay_target(params)
     paths = tuple(find_cassettes(params["cassettes"], root))
     if params.get("shard"):
-        from mcp_replay_action.shard import parse_shard, share
+        from mcp_replay_action.replay.shard import parse_shard, share
 
         paths = share(paths, *parse_shard(params["shard"]))
     return Plan(
@@ -333,7 +333,7 @@ def warn_unused_rules(options: Any, paths: Sequence[str]) -> None:
     if not (options.ignore_paths or options.ignore_keys):
         return  # no rule to warn about, and no need to import the normaliser to say so
     from mcp_replay_action.cassette import load
-    from mcp_replay_action.normalize import normalize, unused_rules
+    from mcp_replay_action.compare.normalize import normalize, unused_rules
 
     # Identical answers skip normalisation: a rule that fits the recording is not unused. The
     # cassettes are read a line at a time, and only until every rule has matched something.

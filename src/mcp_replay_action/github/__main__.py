@@ -14,7 +14,7 @@ In order, before anything from the pull request runs:
 ``-I`` keeps the working directory (the workspace), user site-packages and ``PYTHON*`` variables
 off the import path."""
 
-from mcp_replay_action.privilege import no_dumps
+from mcp_replay_action.host.privilege import no_dumps
 
 no_dumps()  # first: execve resets it, so the re-executed image does this again
 

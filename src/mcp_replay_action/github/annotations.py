@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mcp_replay_action.github.commands import Annotation
+from mcp_replay_action.model.results import CLASS_ORDER, KIND_ORDER, Finding, InteractionResult, Report
 from mcp_replay_action.report import _format
-from mcp_replay_action.results import CLASS_ORDER, KIND_ORDER, Finding, InteractionResult, Report
 
 PER_LEVEL = 9
 MESSAGE_LIMIT = 1500

@@ -54,7 +54,7 @@ class SavedComment:
     pr_number: int
     head_sha: str
     comment_id: str
-    report: dict[str, Any]  # the JSON report (``report.json.to_dict``), rendered by the trusted job
+    report: dict[str, Any]  # the JSON report (``report.json_report.to_dict``), rendered by the trusted job
     run_id: str = ""
     schema: str = COMMENT_FILE_SCHEMA
 

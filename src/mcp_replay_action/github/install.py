@@ -20,9 +20,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from mcp_replay_action import privilege
 from mcp_replay_action.errors import EXIT_INFRA, ReplayError
 from mcp_replay_action.github.commands import Commands
+from mcp_replay_action.host import privilege
 
 INSTALL_TIMEOUT = 30 * 60.0
 _POLL = 0.1  # how often the shell's exit and the deadline are checked while it prints nothing

@@ -27,8 +27,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
-from mcp_replay_action import files, privilege
-from mcp_replay_action.assemble import build_report
 from mcp_replay_action.errors import EXIT_GATE, EXIT_INFRA, EXIT_OK, ConfigError, ReplayError, ServerError
 from mcp_replay_action.github import comment as sticky
 from mcp_replay_action.github import gitdata, refresh
@@ -43,12 +41,14 @@ from mcp_replay_action.github.install import run_install
 from mcp_replay_action.github.settings import RunContext, Settings, scrub
 from mcp_replay_action.github.summary import write_failure_summary, write_summary
 from mcp_replay_action.github.template import Links, render_comment, render_could_not_run, what_to_do
+from mcp_replay_action.grade.assemble import build_report
+from mcp_replay_action.host import files, privilege
+from mcp_replay_action.model.results import Report
 from mcp_replay_action.redact import Redactor, env_secrets
-from mcp_replay_action.replay import run
-from mcp_replay_action.report import json as report_json
+from mcp_replay_action.replay.engine import run
+from mcp_replay_action.report import json_report as report_json
 from mcp_replay_action.report import public_target
 from mcp_replay_action.report.sinks import write_files
-from mcp_replay_action.results import Report
 from mcp_replay_action.scenarios import load_scenarios
 
 # Only when the package's metadata is missing (a bare source tree); pyproject.toml says the same.
@@ -60,7 +60,7 @@ def calibrate_cassettes(settings: Settings, event: Event, out: Commands) -> int:
     store the rules in its header (a later step commits them, or a refresh proposes them): so
     only where a refresh may write."""
     refresh.check_event(event, "calibrate")
-    from mcp_replay_action.calibrate import calibrate
+    from mcp_replay_action.replay.calibrate import calibrate
     from mcp_replay_action.transport import open_transport
 
     plan = settings.plan()
@@ -152,10 +152,10 @@ def merge_and_report(settings: Settings, context: RunContext, event: Event, out:
     """``mode: merge``: the shards' JSON reports (``shard: i/n`` jobs) combined into one report,
     then reported and gated (by this step's ``fail-on``/``min-grade``) exactly as one replay of
     every cassette would be."""
-    from mcp_replay_action.discovery import find_cassettes
-    from mcp_replay_action.gate import GatePolicy
     from mcp_replay_action.github.event import read_json_object
-    from mcp_replay_action.shard import merge
+    from mcp_replay_action.grade.gate import GatePolicy
+    from mcp_replay_action.host.discovery import find_cassettes
+    from mcp_replay_action.replay.shard import merge
 
     paths = find_cassettes(settings.reports, settings.workspace, confine=True, what="input reports")
     out.info(f"Merging {len(paths)} shard report(s)")

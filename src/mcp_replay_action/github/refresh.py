@@ -27,8 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mcp_replay_action.cassette import load, save
-from mcp_replay_action.compare import CompareOptions
-from mcp_replay_action.diff import diff_cassettes
+from mcp_replay_action.compare.engine import CompareOptions
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.github import gitdata
 from mcp_replay_action.github.change_report import Rewritten
@@ -37,8 +36,9 @@ from mcp_replay_action.github.comment import my_login
 from mcp_replay_action.github.event import WRITE_EVENTS, Event, write_refusal
 from mcp_replay_action.github.pulls import Opened, upsert_pull
 from mcp_replay_action.github.template import STATE_RE
+from mcp_replay_action.model.results import CassetteResult
+from mcp_replay_action.replay.diff import diff_cassettes
 from mcp_replay_action.report.safe import md_cell
-from mcp_replay_action.results import CassetteResult
 from mcp_replay_action.scenarios import Scenarios, record_scenario
 
 

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from mcp_replay_action.compare_options import CompareOptions
-from mcp_replay_action.discovery import DEFAULT_PATTERNS, find_cassettes
+from mcp_replay_action.compare.options import CompareOptions
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.gate import DEFAULT_FAIL_ON, FAIL_ON, FailOn, GatePolicy
 from mcp_replay_action.github.gitdata import check_branch_name, parse_person
+from mcp_replay_action.grade.gate import DEFAULT_FAIL_ON, FAIL_ON, FailOn, GatePolicy
+from mcp_replay_action.host.discovery import DEFAULT_PATTERNS, find_cassettes
 from mcp_replay_action.plan import Mode, Plan, parse_jobs, parse_size, startup_timeout_for
 from mcp_replay_action.transport import MAX_MESSAGE, Target
 
@@ -213,7 +213,7 @@ class Settings:
         )
         paths = tuple(find_cassettes(self.cassettes, self.workspace, confine=True, what="input cassettes"))
         if self.shard is not None:
-            from mcp_replay_action.shard import share
+            from mcp_replay_action.replay.shard import share
 
             paths = share(paths, *self.shard)
         return Plan(
@@ -260,7 +260,7 @@ def _bad(name: str, value: str, allowed: str) -> ConfigError:
 def clean_thread_rules(name: str, value: str) -> tuple[str, ...]:
     """Threading rules (``thread``/``no-thread``), one a line or comma-separated: keys or answer
     paths (docs/threading.md), each checked now."""
-    from mcp_replay_action.correlate import ThreadRules
+    from mcp_replay_action.compare.correlate import ThreadRules
 
     rules = clean_list(value)
     try:
@@ -362,7 +362,7 @@ def clean_shard(value: str) -> tuple[int, int] | None:
     """``shard``: ``i/n`` (a matrix job's share of the cassettes); empty: every cassette."""
     if not value:
         return None
-    from mcp_replay_action.shard import parse_shard
+    from mcp_replay_action.replay.shard import parse_shard
 
     try:
         return parse_shard(value)

@@ -2,9 +2,8 @@
 a score.
 
 - ``console.render(report, color=False, verbose=False)``: what ``mcp-replay replay`` prints.
-- ``json.to_dict(report)`` / ``json.dumps(report)``: the versioned ``mcp-replay/report@1``
-  contract (``docs/report-format.md``). Import it as ``from mcp_replay_action.report import json
-  as report_json`` where the standard library ``json`` is also needed.
+- ``json_report.to_dict(report)`` / ``json_report.dumps(report)``: the versioned
+  ``mcp-replay/report@1`` contract (``docs/report-format.md``).
 - ``markdown.render(report, max_bytes=...)``: ``--markdown FILE``, bounded in size.
 - ``junit.render(report)``: JUnit XML.
 - ``badge.to_dict(report)`` / ``badge.dumps(report)``: shields.io endpoint JSON.
@@ -25,7 +24,7 @@ from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.report._format import public_target
 
 if TYPE_CHECKING:
-    from mcp_replay_action.results import Report
+    from mcp_replay_action.model.results import Report
 
 __all__ = ["FORMATS", "public_target", "render"]
 
@@ -41,7 +40,7 @@ def render(report: Report, fmt: str) -> str:
 
         return console.render(report)
     if fmt == "json":
-        from mcp_replay_action.report import json as json_report
+        from mcp_replay_action.report import json_report
 
         return json_report.dumps(report)
     if fmt == "markdown":

@@ -9,8 +9,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from mcp_replay_action.gate import Gate
-from mcp_replay_action.results import (
+from mcp_replay_action.grade.gate import Gate
+from mcp_replay_action.model.results import (
     KIND_ORDER,
     CassetteResult,
     Finding,
@@ -200,7 +200,7 @@ def gate_rules(gate: Gate, grade: str) -> tuple[tuple[bool, str, str], ...]:
     breaking", "1 breaking change(s) and 0 missing response(s)")``, ``(True, "min-grade: B",
     "grade B meets it")``. A headline names the rules that failed, so a grade B that meets
     ``min-grade: B`` but fails on a breaking change says which rule failed."""
-    from mcp_replay_action.grade import meets
+    from mcp_replay_action.grade.score import meets
 
     policy = gate.policy
     grade_held = True

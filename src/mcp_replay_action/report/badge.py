@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mcp_replay_action.model.results import Report
 from mcp_replay_action.report import _format
-from mcp_replay_action.results import Report
 
 # shields.io named colours, best grade to worst.
 GRADE_COLOURS = {"A": "brightgreen", "B": "green", "C": "yellow", "D": "orange", "F": "red"}

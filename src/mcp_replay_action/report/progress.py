@@ -14,9 +14,9 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
+from mcp_replay_action.model.results import CassetteResult
 from mcp_replay_action.report import _format
 from mcp_replay_action.report.safe import no_workflow_commands, visible
-from mcp_replay_action.results import CassetteResult
 
 LIVE_MIN = 100  # interactions: a shorter cassette is over before a live line would help
 REDRAW_EVERY = 0.1  # seconds between two draws of the live line

@@ -23,10 +23,10 @@ from typing import Any
 from urllib.parse import quote
 
 from mcp_replay_action import __version__
-from mcp_replay_action.classes import RULE
+from mcp_replay_action.compare.classes import RULE
+from mcp_replay_action.model.results import CassetteResult, Finding, InteractionResult, Report
 from mcp_replay_action.report._format import finding_line
 from mcp_replay_action.report.safe import no_mentions, no_references, visible
-from mcp_replay_action.results import CassetteResult, Finding, InteractionResult, Report
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/mcp-replay/mcp-replay-action"

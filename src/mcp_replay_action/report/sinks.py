@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 
 from mcp_replay_action.cassette import atomic_write_text
+from mcp_replay_action.model.results import Report
 from mcp_replay_action.report import render
-from mcp_replay_action.results import Report
 
 PathLike = str | os.PathLike[str]
 
@@ -25,7 +25,7 @@ def write_files(
     """Write ``report`` as JSON, Markdown, JUnit XML, a shields.io badge and SARIF, each where
     asked (SARIF names each cassette relative to ``root``, default the working directory)."""
     if json_file:
-        from mcp_replay_action.report import json as json_report
+        from mcp_replay_action.report import json_report
 
         atomic_write_text(json_file, json_report.stream(report))  # never held whole
     for fmt, path in (("markdown", markdown_file), ("junit", junit_file), ("badge", badge_file)):

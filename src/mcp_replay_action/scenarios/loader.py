@@ -47,7 +47,6 @@ from typing import Any
 import yaml
 
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.protocol import HANDSHAKE_VERSION, STATELESS_VERSION
 from mcp_replay_action.scenarios.model import (
     DEFAULT_TIMEOUT,
     SCHEMA_VERSION,
@@ -59,6 +58,7 @@ from mcp_replay_action.scenarios.model import (
 )
 from mcp_replay_action.scenarios.refs import NAME, Ref, Template, lead_name, parse_ref
 from mcp_replay_action.transport import Target, recorder_endpoint
+from mcp_replay_action.wire.protocol import HANDSHAKE_VERSION, STATELESS_VERSION
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _VERSION_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.protocol import HANDSHAKE_VERSION, era_of
 from mcp_replay_action.transport import Target
+from mcp_replay_action.wire.protocol import HANDSHAKE_VERSION, era_of
 
 SCHEMA_VERSION = "1.0"
 DEFAULT_TIMEOUT = 30.0

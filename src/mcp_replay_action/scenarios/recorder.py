@@ -21,18 +21,18 @@ from mcp_replay_action.errors import (
     ServerStartError,
     TransportTimeout,
 )
-from mcp_replay_action.protocol import (
+from mcp_replay_action.scenarios.loader import did_you_mean
+from mcp_replay_action.scenarios.model import Action, Scenario, Scenarios
+from mcp_replay_action.scenarios.refs import Failed, RefError, fill, has_refs
+from mcp_replay_action.transport import Target, Transport, open_transport
+from mcp_replay_action.transport.session import ClientSession, error_answer, result_answer
+from mcp_replay_action.wire.protocol import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
     META_PROTOCOL_VERSION,
     STATELESS_VERSION,
     is_input_required,
 )
-from mcp_replay_action.scenarios.loader import did_you_mean
-from mcp_replay_action.scenarios.model import Action, Scenario, Scenarios
-from mcp_replay_action.scenarios.refs import Failed, RefError, fill, has_refs
-from mcp_replay_action.session import ClientSession, error_answer, result_answer
-from mcp_replay_action.transport import Target, Transport, open_transport
 
 CLIENT_INFO = {"name": "mcp-replay", "version": __version__}
 MAX_INPUT_ROUNDS = 8  # multi round-trip retries of one action before we call it a loop

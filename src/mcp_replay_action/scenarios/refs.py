@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.paths import Token, box_segment, ident_segment, index_segment, key_segment, parse_path
+from mcp_replay_action.values.paths import Token, box_segment, ident_segment, index_segment, key_segment, parse_path
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _LEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?=$|[.\[{])")

@@ -131,7 +131,7 @@ def open_transport(target: Target) -> Transport:
     from mcp_replay_action.errors import ConfigError
 
     if target.url:
-        from mcp_replay_action.transport.http import HttpTransport
+        from mcp_replay_action.transport.http_client import HttpTransport
 
         return HttpTransport(
             target.url,

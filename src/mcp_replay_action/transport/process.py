@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import IO, Any
 
-from mcp_replay_action import privilege
 from mcp_replay_action.errors import ConfigError, ServerStartError
+from mcp_replay_action.host import privilege
 from mcp_replay_action.transport.headline import start_failure
 
 # Spec'd shutdown: after stdin closes the server gets this long to exit by itself, then SIGTERM

@@ -21,7 +21,6 @@ from mcp_replay_action.errors import (
     ServerStartError,
     TransportTimeout,
 )
-from mcp_replay_action.jsonrpc import encode, is_message
 from mcp_replay_action.transport import MAX_MESSAGE, message_too_large
 from mcp_replay_action.transport.headline import headline
 from mcp_replay_action.transport.process import (
@@ -34,9 +33,10 @@ from mcp_replay_action.transport.process import (
     usable_cpus,
     wait_leader,
 )
+from mcp_replay_action.wire.jsonrpc import encode, is_message
 
 if TYPE_CHECKING:
-    from mcp_replay_action.beside import Reader
+    from mcp_replay_action.values.beside import Reader
 
 # ---------------------------------------------------------------------------------------------
 # The transport
@@ -309,7 +309,7 @@ class StdioTransport:
         self._asked = True
         known = self.expect() if _utf8_object(self._partial) else None
         if known is not None:
-            from mcp_replay_action.beside import Reader
+            from mcp_replay_action.values.beside import Reader
 
             self._head = bytes(self._partial[:1024])  # ``_count_stray`` keeps 200 characters
             self._reader = Reader(known, self._partial)
@@ -348,7 +348,7 @@ class StdioTransport:
         """Queue what the line ``reader`` read holds, decoded beside its text (``Reader.finish``,
         or ``decode_beside`` over the whole line, which also finds a text whose start changed):
         False when it cannot be decoded so with certainty (``reader.line()`` gives it back)."""
-        from mcp_replay_action.beside import decode_beside
+        from mcp_replay_action.values.beside import decode_beside
 
         value = reader.finish()
         if value is None:

@@ -1,0 +1,135 @@
+"""The class table: every rule that says how badly a difference hurts a client, one row each.
+
+``compare.py`` decides *which* rule a difference meets (it knows paths and values); the class a
+finding gets comes from this table and nowhere else, so a finding always names its rule
+(``Finding.rule``) and ``docs/classes.md`` is generated from these rows (``markdown_table``; a
+test holds the page to the table). A class says what a client feels:
+
+- ``breaking``: a client written against the recording can fail (something it reads is gone or
+  different, something it must send is new, a success is now an error). Gates by default.
+- ``additive``: a client keeps working; the server says more, or says the same thing in other
+  words (an error text reworded, a capability gained). Reported, accepted with a refresh.
+- ``cosmetic``: nothing a client or a model can tell apart (an equivalent schema spelling, an
+  order that carries no meaning, a version string). Never fails an interaction.
+
+The rows were checked against real releases of third-party servers: an empty
+``capabilities.experimental: {}`` removed, a capability gained, ``exclusiveMaximum: 1000000``
+rewritten as ``maximum: 999999`` on an integer and an error text that gained a hint were each
+once classed breaking; they are the ``empty-object-removed``, ``capability-added``,
+``schema-equivalent`` and ``error-text-changed`` rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_replay_action.model.results import CLASS_ORDER, Finding, FindingClass, FindingKind
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row of the table: its id (``Finding.rule``), when it applies, its class and why."""
+
+    id: str
+    when: str
+    cls: FindingClass
+    why: str
+
+
+RULES: tuple[Rule, ...] = (
+    # -- breaking: what a client written against the recording can trip on ---------------------
+    Rule("missing-response", "no live answer arrived (a crash, a hang, a timeout)", "breaking",
+         "the client waits for an answer that never comes"),
+    Rule("result-became-error", "a result became a JSON-RPC error", "breaking",
+         "a call that succeeded now fails"),
+    Rule("error-became-result", "a JSON-RPC error became a result", "breaking",
+         "a client that handles the error gets a result it never saw"),
+    Rule("tool-became-error", "a tool result became an error (`isError` true)", "breaking",
+         "a call that succeeded now fails"),
+    Rule("tool-no-longer-error", "a tool error became a success (`isError` false)", "breaking",
+         "a client that handles the error gets a result it never saw"),
+    Rule("error-code-changed", "an error's `code` changed", "breaking",
+         "clients branch on the code"),
+    Rule("era-refused", "the server refused the recorded protocol era", "breaking",
+         "a client of that era cannot talk to it"),
+    Rule("required-added", "a required argument was added, or an argument became required", "breaking",
+         "every existing call lacks it"),
+    Rule("tool-removed", "a tool, prompt, resource or other named item was removed", "breaking",
+         "a client calling it gets an error"),
+    Rule("capability-removed", "a capability was removed from `capabilities`", "breaking",
+         "a client relying on it loses the feature"),
+    Rule("key-removed", "a key was removed (an output field, a schema keyword)", "breaking",
+         "a client reading it gets nothing"),
+    Rule("item-removed", "a list item was removed", "breaking",
+         "a client reading it gets nothing"),
+    Rule("type-changed", "a value's JSON type changed (`2 -> \"2\"`)", "breaking",
+         "a client parsing the old type fails"),
+    Rule("value-changed", "a value changed", "breaking",
+         "a client reading it gets a different answer"),
+    Rule("list-reordered", "the same list items in another order", "breaking",
+         "a client may read items by position"),
+    Rule("hint-widened", "a tool annotation now allows more (`readOnlyHint` true->false, "
+         "`destructiveHint` or `openWorldHint` false->true; absent hints read as the spec's defaults)",
+         "breaking", "a client or a user trusted the tool to do less"),
+    Rule("output-schema", "a live tool result's `structuredContent` does not validate against the `outputSchema` "
+         "the live server declared for the tool (or is missing, or the schema is invalid)", "breaking",
+         "a client that validates (the official SDKs do) refuses the result"),
+    Rule("output-text-disagrees", "a tool result's only text block is a JSON object other than its "
+         "`structuredContent`", "breaking", "a client reading the text sees other data than one reading the structure"),
+    Rule("latency", "the answer came, the same, but over `--max-slowdown` times slower", "breaking",
+         "a client with a timeout fails"),
+    Rule("size", "the answer is over `--max-growth` times its recorded size in bytes (and over 1 KiB)", "breaking",
+         "it costs a model that many times the context, and may no longer fit"),
+    # -- additive: a client keeps working -------------------------------------------------------
+    Rule("response-appeared", "an answer arrived where the recording has none", "additive",
+         "nothing a client waited for is missing"),
+    Rule("key-added", "a key was added (an optional output field, an optional argument)", "additive",
+         "a client ignores what it does not read"),
+    Rule("item-added", "a list item was added", "additive", "a client ignores what it does not read"),
+    Rule("tool-added", "a tool, prompt, resource or other named item was added", "additive",
+         "existing calls are untouched"),
+    Rule("capability-added", "a capability was added to `capabilities`", "additive",
+         "the server offers more; nothing it offered is gone"),
+    Rule("empty-object-removed", "an empty object was removed outside tool output "
+         "(`capabilities.experimental: {}`), but not a capability itself", "additive",
+         "it declared nothing"),
+    Rule("required-dropped", "an argument is no longer required", "additive",
+         "every existing call still fits"),
+    Rule("description-changed", "a tool's or an argument's `description` changed", "additive",
+         "it changes what a model does, not what a client parses"),
+    Rule("error-text-changed", "an error's text changed while it stays an error of the same code "
+         "(a JSON-RPC error's `message` or `data`, an `isError` result's content)", "additive",
+         "clients branch on the code and the error, not on its wording"),
+    Rule("hint-narrowed", "a tool annotation now allows less, or `idempotentHint` changed", "additive",
+         "the tool promises more than before"),
+    # -- cosmetic: nothing a client or a model can tell apart -----------------------------------
+    Rule("schema-equivalent", "a JSON Schema was spelled another way that accepts the same values for its "
+         "declared type (integer `exclusiveMaximum: n` = `maximum: n-1`, `exclusiveMinimum` likewise, "
+         "`type: [x]` = `type: x`, a one-item `enum` = `const`, keywords of another type, defaults spelled out)",
+         "cosmetic", "a client validates the same inputs the same way"),
+    Rule("metadata-text", "a `title`, `description` (outside tools) or `instructions` text changed",
+         "cosmetic", "text for people, not for a client"),
+    Rule("server-version", "`serverInfo.version` changed", "cosmetic", "a new build says so"),
+    Rule("named-reordered", "named items (tools by `name`, ...) in another order", "cosmetic",
+         "they are looked up by name"),
+    Rule("required-reordered", "the `required` list in another order", "cosmetic", "it is a set"),
+    Rule("hint-spelled", "a tool annotation spelled out with its default, or left to it", "cosmetic",
+         "the same behaviour"),
+)  # fmt: skip
+
+RULE: dict[str, Rule] = {rule.id: rule for rule in RULES}
+
+
+def finding(rule: str, kind: FindingKind, path: str, message: str, **values: Any) -> Finding:
+    """A ``Finding`` of ``kind`` at ``path`` that meets ``rule``, classed by this table
+    (``values``: ``before``, ``after``, ``diff``, ``also``)."""
+    return Finding(kind, RULE[rule].cls, path, message, rule=rule, **values)
+
+
+def markdown_table() -> str:
+    """The table as ``docs/classes.md`` shows it, worst class first (GitHub-flavoured Markdown)."""
+    lines = ["| rule | when | class | why |", "|---|---|---|---|"]
+    for rule in sorted(RULES, key=lambda r: CLASS_ORDER.index(r.cls)):
+        lines.append(f"| `{rule.id}` | {rule.when} | {rule.cls} | {rule.why} |")
+    return "\n".join(lines) + "\n"

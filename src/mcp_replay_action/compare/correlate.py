@@ -1,0 +1,374 @@
+"""Correlation: which recorded values a later request took from an earlier answer.
+
+A cassette shows its own data flow. When an answer holds a value and a later request quotes it
+verbatim (as a whole argument, inside a nested object or a JSON text, inside a URI, or a word the
+answer printed in prose: "Created note note_x7k2"), the client took the value from the server.
+A new run of the server may mint another one, and the request must then carry the live value
+(``carry.py`` threads it). Load-testing tools call this correlation (JMeter, LoadRunner); the
+value's key and shape do not matter, only that the recording proves where it came from.
+
+``correlate(interactions, rules)`` reads the recording once and returns the ``Correlations``:
+the values to thread and the answers they come from. A value is one when all of these hold:
+
+* it is a string of at least ``FLOOR`` characters, or an integer of at least ``INT_FLOOR`` (six
+  digits: an integer is matched by its decimal spelling), and not one of the few JSON-schema and
+  MCP words in ``COMMON`` (booleans, floats, null, short strings and small numbers are too common
+  to prove a flow);
+* an answer holds it (a whole string or integer, a string in JSON text, or a word of text: a run
+  of letters, digits, ``_`` and ``-``), and that answer is not a declaration (``DECLARATIONS``:
+  ``tools/list`` names a tool, it does not mint it);
+* no request or notification sent before that answer came held it (the client knew it already:
+  a title it chose, echoed back);
+* a later request or notification quotes it;
+* at most ``MANY`` answers held it before it was first quoted (a value every answer repeats is
+  the server's vocabulary, not something it minted for this session).
+
+Declared rules (``ThreadRules``, ``--thread`` / ``--no-thread``, stored in the cassette header)
+cover the rest: a value at a ``--thread`` place (a key at any depth, or a path) is threaded
+whatever its length or how many answers hold it, as are the values under the keys the protocol
+defines as minted (``minted.MINTED_KEYS``: ``requestState``, ``cursor``, ``taskId``...); nothing
+at a ``--no-thread`` place is. Every pattern here is linear in the text's length.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.values.minted import is_minted_key
+from mcp_replay_action.values.paths import parse_path
+
+FLOOR = 6  # characters: a shorter string is a word or a number, too common to prove a flow
+INT_FLOOR = 100_000  # an integer below this (a count, a page, a port) is too common
+MANY = 3  # answers that may hold a value before it is first quoted
+LONGEST = 4096  # a longer string is a document, not a value a request quotes back
+# Answers that declare what the server offers rather than mint anything for the session.
+DECLARATIONS = frozenset({"initialize", "server/discover", "tools/list", "prompts/list", "resources/templates/list"})
+# Words of the protocol and of JSON Schema that many answers and requests share by design.
+COMMON = frozenset(
+    {
+        "string",
+        "number",
+        "integer",
+        "boolean",
+        "object",
+        "array",
+        "null",
+        "true",
+        "false",
+        "success",
+        "failed",
+        "resource",
+        "resource_link",
+        "image",
+        "audio",
+        "text/plain",
+        "application/json",
+        "required",
+        "default",
+    }
+)
+# A word of text: the place a value printed in prose is found (bounded: linear, no backtracking).
+WORD = re.compile(rf"[A-Za-z0-9_\-]{{{FLOOR},{LONGEST}}}")
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_JSON_STARTS = "{["
+
+Path = tuple[Any, ...]  # keys and list indexes from the message root; "{json}" enters JSON text
+
+
+@dataclass(frozen=True)
+class ThreadRules:
+    """Declared threading rules: ``thread`` and ``no_thread`` each hold keys (a plain word: that key
+    at any depth) or paths in finding notation (``result.structuredContent.ref``, ``[]`` for any
+    item), naming places in an answer."""
+
+    thread: tuple[str, ...] = ()
+    no_thread: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for rule in (*self.thread, *self.no_thread):
+            _compiled(rule)  # a rule that cannot be read fails here, before any server starts
+
+    def __bool__(self) -> bool:
+        return bool(self.thread or self.no_thread)
+
+    def threads(self, path: Path) -> bool:
+        """Whether a ``--thread`` rule names ``path``."""
+        return any(_matches(rule, path) for rule in self.thread)
+
+    def refuses(self, path: Path) -> bool:
+        """Whether a ``--no-thread`` rule names ``path``."""
+        return any(_matches(rule, path) for rule in self.no_thread)
+
+    def merged(self, other: ThreadRules) -> ThreadRules:
+        """These rules and ``other``'s, each once, in order."""
+        return ThreadRules(
+            tuple(dict.fromkeys((*self.thread, *other.thread))),
+            tuple(dict.fromkeys((*self.no_thread, *other.no_thread))),
+        )
+
+    def to_json(self) -> dict[str, list[str]]:
+        """The header's ``threading`` entry."""
+        out: dict[str, list[str]] = {}
+        if self.thread:
+            out["thread"] = list(self.thread)
+        if self.no_thread:
+            out["no_thread"] = list(self.no_thread)
+        return out
+
+    @classmethod
+    def from_meta(cls, meta: Mapping[str, Any] | None) -> ThreadRules:
+        """The rules a cassette header stores (``threading``); none when it stores none."""
+        entry = meta.get("threading") if isinstance(meta, Mapping) else None
+        if not isinstance(entry, Mapping):
+            return cls()
+
+        def strings(name: str) -> tuple[str, ...]:
+            values = entry.get(name)
+            return tuple(v for v in values if isinstance(v, str)) if isinstance(values, list) else ()
+
+        return cls(strings("thread"), strings("no_thread"))
+
+
+def _compiled(rule: str) -> tuple[bool, tuple[Any, ...]]:
+    """(is a bare key, path tokens): a plain word is a key at any depth."""
+    text = rule.strip()
+    if not text:
+        raise ConfigError("invalid threading rule '': it names no key or path")
+    if re.fullmatch(r"[A-Za-z_][\w-]*", text):
+        return True, (text,)
+    try:
+        return False, parse_path(text)
+    except ConfigError as exc:
+        raise ConfigError(str(exc).replace("ignore path", "threading rule")) from None
+
+
+def _matches(rule: str, path: Path) -> bool:
+    is_key, tokens = _compiled(rule)
+    if is_key:
+        return any(step == tokens[0] for step in path if isinstance(step, str))
+    steps = [step for step in path if step != "{json}"]  # JSON text is entered transparently
+    pattern = [t for t in tokens if t[0] != "box"]
+    if len(pattern) != len(steps):
+        return False
+    for token, step in zip(pattern, steps, strict=True):
+        kind = token[0]
+        if kind == "key" and step != token[1]:
+            return False
+        if kind == "anykey" and not isinstance(step, str):
+            return False
+        if kind in ("any", "ident") and not isinstance(step, int):
+            return False
+        if kind == "index" and step != token[1]:
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class Correlations:
+    """What the recording proves was threaded: ``values`` (strings; an integer by its decimal
+    spelling) that a later request quotes from an earlier answer, ``declared`` those of them that
+    only a declared rule or a minted key made one (learned only at such a place), and ``source``:
+    the answer each came from, by seq."""
+
+    values: frozenset[str] = frozenset()
+    declared: frozenset[str] = frozenset()
+    source: Mapping[str, int] | None = None
+    # Every answer that held one of ``values`` before it was first quoted: the only answers a
+    # replay learns live values from.
+    holders: frozenset[int] = frozenset()
+
+
+NONE = Correlations()
+
+
+def correlate(interactions: Iterable[Any], rules: ThreadRules | None = None) -> Correlations:
+    """The correlations of a recording (see the module docstring), read in one pass over its
+    interactions plus one over what the client sent."""
+    rules = rules or ThreadRules()
+    # Read twice: a cassette streamed from disk is iterated again, never held whole.
+    items = list(interactions) if iter(interactions) is interactions else interactions
+    first_quote: dict[str, int] = {}  # value -> seq of the first client message holding it
+    for inter in items:
+        if inter.kind in ("request", "notification"):
+            for value in quoted_values(inter.message):
+                first_quote.setdefault(value, inter.seq)
+    if not first_quote:
+        return NONE
+    # An answer after the last first quote cannot be a source: it is never walked (a big last
+    # answer costs nothing here).
+    last = max(first_quote.values())
+    source: dict[str, int] = {}
+    by_rule: set[str] = set()
+    held: dict[str, int] = {}  # answers holding a value before it was first quoted
+    holders: dict[str, list[int]] = {}
+    for inter in items:
+        response = inter.response
+        if inter.seq >= last:
+            break
+        if inter.kind != "request" or not isinstance(response, dict) or inter.method in DECLARATIONS:
+            continue
+        result = response.get("result")
+        if not isinstance(result, (dict, list)):
+            continue
+        seen: set[str] = set()
+        for value, ruled in offered_values(result, rules):
+            quoted_at = first_quote.get(value)
+            if quoted_at is None or quoted_at <= inter.seq:
+                continue  # never quoted, or the client held it before this answer came
+            if value not in seen:
+                seen.add(value)
+                held[value] = held.get(value, 0) + 1
+                holders.setdefault(value, []).append(inter.seq)
+            source.setdefault(value, inter.seq)
+            if ruled:
+                by_rule.add(value)
+    values = frozenset(v for v in source if v in by_rule or (plain_value(v) and held[v] <= MANY))
+    # A short value is a correlation only by a rule: it is learned only at a rule's place.
+    declared = frozenset(v for v in values if not plain_value(v))
+    return Correlations(
+        values, declared, {v: source[v] for v in values}, frozenset(seq for v in values for seq in holders[v])
+    )
+
+
+def quoted_values(message: Mapping[str, Any]) -> set[str]:
+    """Every value a client message quotes: each whole string and integer of its ``params`` (JSON
+    text entered), and each word of its strings."""
+    out: set[str] = set()
+    params = message.get("params")
+    if not isinstance(params, (dict, list)):
+        return out
+    for _, leaf in leaves(params, ("params",)):
+        if isinstance(leaf, int):
+            out.add(str(leaf))
+        elif len(leaf) <= LONGEST:
+            out.add(leaf)
+            if len(leaf) > FLOOR:
+                out.update(WORD.findall(leaf))
+        else:
+            out.update(WORD.findall(leaf))
+    return out
+
+
+def offered_values(result: Any, rules: ThreadRules) -> Iterator[tuple[str, bool]]:
+    """(value, declared) for every value an answer's ``result`` may have minted: each whole string
+    and integer (by its decimal spelling), each word of its texts, and whether a declared rule (a
+    ``--thread`` place or a minted key) names its place; nothing at a ``--no-thread`` place."""
+    for path, leaf in leaves(result, ("result",)):
+        if rules and rules.refuses(path):
+            continue
+        key = next((step for step in reversed(path) if isinstance(step, str) and step != "{json}"), None)
+        ruled = is_minted_key(key) or (bool(rules) and rules.threads(path))
+        if isinstance(leaf, int):
+            yield str(leaf), ruled
+            continue
+        if ruled or plain_value(leaf):
+            yield leaf, ruled
+        if len(leaf) > FLOOR and leaf[:1] not in _JSON_STARTS:
+            for word in WORD.findall(leaf):
+                if word != leaf and word.lower() not in COMMON:
+                    yield word, False
+
+
+def plain_value(value: str) -> bool:
+    """Whether a value may be a correlation without a declared rule: long enough (an integer of
+    six digits or more, ``INT_FLOOR``), not a document, not a common word."""
+    return FLOOR <= len(value) <= LONGEST and value.lower() not in COMMON
+
+
+def leaves(value: Any, path: Path) -> Iterator[tuple[Path, Any]]:
+    """(path, leaf) for every string and integer (not boolean) in ``value``, entering JSON text."""
+    from mcp_replay_action.compare.normalize import json_text_of
+
+    stack: list[tuple[Path, Any]] = [(path, value)]
+    while stack:
+        at, node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((at + (k,), v) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((at + (i,), v) for i, v in enumerate(node))
+        elif isinstance(node, str):
+            yield at, node
+            inner = json_text_of(node)
+            if inner is not None:
+                stack.append((at + ("{json}",), inner))
+        elif isinstance(node, int) and not isinstance(node, bool):
+            yield at, node
+
+
+def locate(recorded: str, word: str, live: str) -> str | None:
+    """The live twin of ``word``, a word of the recorded text, found at the same place in the live
+    text: after the same literal context (the characters before it, back to the previous word that
+    holds a digit, which may vary itself, at most ``CONTEXT``), at the same occurrence of that
+    context, and followed by the same character. None when the live text has no such place.
+    Only ``str.find`` and slices: linear in the texts' length."""
+    at = word_at(recorded, word)
+    if at < 0:
+        return None
+    start = max(0, at - CONTEXT)
+    # Do not lean on a neighbouring id, a count or a time: cut the context after the last word
+    # in it that holds a digit.
+    left = recorded[start:at]
+    cut = 0
+    for match in _DIGIT_WORD.finditer(left):
+        cut = match.end()
+    left = left[cut:]
+    if left:
+        n = _occurrences(recorded, left, at)
+        begin = _nth(live, left, n)
+        if begin < 0:
+            return None
+        begin += len(left)
+    else:
+        if at != 0:
+            return None  # only a word at the very start has no context before it
+        begin = 0
+    end = begin
+    while end < len(live) and live[end] in _WORD_CHARS and end - begin <= LONGEST:
+        end += 1
+    found = live[begin:end]
+    after_rec = recorded[at + len(word) : at + len(word) + 1]
+    after_live = live[end : end + 1]
+    if not found or after_rec != after_live:
+        return None
+    return found
+
+
+CONTEXT = 24  # characters of literal context a word in prose is found by
+_DIGIT_WORD = re.compile(r"[A-Za-z0-9_\-]*[0-9][A-Za-z0-9_\-]*")
+
+
+def word_at(text: str, word: str, chars: frozenset[str] = _WORD_CHARS) -> int:
+    """Where ``word`` first stands whole in ``text`` (no character of ``chars`` touches it on
+    either side), or -1. ``str.find`` only: linear, whatever the text."""
+    at = text.find(word)
+    while at != -1:
+        end = at + len(word)
+        if (at == 0 or text[at - 1] not in chars) and (end == len(text) or text[end] not in chars):
+            return at
+        at = text.find(word, at + 1)
+    return -1
+
+
+def _occurrences(text: str, needle: str, before: int) -> int:
+    """How many non-overlapping times ``needle`` occurs in ``text`` ending at or before ``before``."""
+    count, at = 0, text.find(needle)
+    while at != -1 and at + len(needle) <= before:
+        count += 1
+        at = text.find(needle, at + len(needle))
+    return count
+
+
+def _nth(text: str, needle: str, n: int) -> int:
+    """Where the ``n``-th (1-based) non-overlapping occurrence of ``needle`` in ``text`` starts."""
+    at = -1
+    pos = 0
+    for _ in range(n):
+        at = text.find(needle, pos)
+        if at < 0:
+            return -1
+        pos = at + len(needle)
+    return at

@@ -1,0 +1,1172 @@
+"""Compare a recorded JSON-RPC response with a live one and say what changed, how, and how badly.
+
+``compare(recorded, live, options)`` normalises both sides (``normalize.py``: masks, JSON in
+text, base64 text, named lists), takes a fast exit when they are equal, and otherwise lines up
+lists, runs DeepDiff and turns every difference into a ``Finding`` with a *kind* and a *class*.
+
+Kinds (worst first): ``missing-response`` (no live response), ``error-status-change`` (a result
+became a JSON-RPC error or the reverse, or a tool result's ``isError`` flipped),
+``structure-change`` (a key, list item or named item added or removed, or a type changed),
+``ordering-change`` (the same items in a different order; a match under ``allow_reorder``),
+``value-change`` (a leaf differs, including an error code).
+
+Classes (``breaking``, ``additive``, ``cosmetic``) come from one table, ``classes.py`` (shown in
+docs/classes.md): this module decides which row of it a difference meets (``classes.finding``),
+and every finding names its row (``Finding.rule``). Two places here prepare for it: tool schemas
+spelled another way that accept the same values (``schema_equal.py``) are settled as one
+cosmetic finding before the differ sees them, and one change the official Python SDK carries
+twice (a dict as ``structuredContent`` and as JSON text in ``content[i].text``) is one finding
+that names the other place (``Finding.also``). Only ``status_for`` decides pass/fail from the
+classes: cosmetic findings never fail.
+
+Finding paths use the notation ``paths.py`` documents (the one ``--ignore-path`` accepts):
+``$.result.tools[name=add].inputSchema.required``.
+The envelope's ``jsonrpc`` and ``id`` are never compared; ``id`` keys anywhere else are.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import re
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from itertools import compress
+from operator import is_not
+from typing import Any
+
+from mcp_replay_action.compare.classes import finding as _classed
+from mcp_replay_action.compare.matchers import ENVELOPE, unchanged
+from mcp_replay_action.compare.normalize import (
+    BOX_TYPES,
+    Base64Text,
+    JsonText,
+    Keyed,
+    PartKeyed,
+    Same,
+    canonical,
+    is_document,
+    loosely_equal,
+    materialize,
+    normalize,
+    normalize_pair,
+    normalized_alike,
+    same_canonical,
+)
+from mcp_replay_action.compare.options import CompareOptions
+from mcp_replay_action.compare.schema_equal import SUBSCHEMA_KEYS, validation_form, validation_keys
+from mcp_replay_action.host.gcpause import paused
+from mcp_replay_action.model.results import CLASS_ORDER, KIND_ORDER, Finding, Status
+from mcp_replay_action.values.narrow import common_prefix, forget
+from mcp_replay_action.values.paths import box_segment, ident_segment, index_segment, key_segment
+
+RENDER_CAP = 200  # before/after renderings
+BRIEF_CAP = 60  # values quoted inside a message
+ERROR_TEXT_CAP = 300  # the live error text quoted in the message of a success that became an error
+DIFF_MAX_LINES = 40
+DIFF_MAX_BYTES = 4096
+DIFF_LINE_CAP = 240
+MAX_FINDINGS = 50  # per interaction; the rest are summed up in one last finding
+_DIFFLIB_MAX_LINES = 2000  # beyond this, the unified diff starts at the first changed line
+
+# Keys whose contents are what a tool, resource or prompt returned: a "title" in there is data.
+_PAYLOAD_KEYS = frozenset({"content", "structuredContent", "contents", "messages", "error"})
+_COSMETIC_KEYS = frozenset({"description", "title"})
+_NOUNS = {"tools": "tool", "prompts": "prompt", "resources": "resource", "resourceTemplates": "resource template"}
+
+
+def status_for(findings: Sequence[Finding]) -> Status:
+    """The verdict for one interaction: ``missing`` for a missing response, ``fail`` for any
+    non-cosmetic finding, else ``pass``."""
+    if any(f.kind == "missing-response" for f in findings):
+        return "missing"
+    if any(f.cls != "cosmetic" for f in findings):
+        return "fail"
+    return "pass"
+
+
+def compare(
+    recorded: dict[str, Any] | None, live: dict[str, Any] | None, options: CompareOptions | None = None
+) -> tuple[Finding, ...]:
+    """The differences between a recorded and a live JSON-RPC response, worst first.
+
+    ``live`` None means no response arrived (one ``missing-response`` finding). Empty when the two
+    match after normalisation.
+    """
+    options = options or CompareOptions()
+    if live is None:
+        if recorded is None:
+            return ()
+        return (_classed("missing-response", "missing-response", "$", "no response", before=_render(recorded)),)
+    if recorded is None:
+        return (
+            _classed(
+                "response-appeared",
+                "structure-change",
+                "$",
+                "a response arrived where the recording has none",
+                after=_render(live),
+            ),
+        )
+    flip = _rpc_error_flip(recorded, live)
+    if flip is not None:
+        return (flip,)
+    if unchanged(recorded, live):
+        return ()  # the fastest exit
+    raw_before, raw_after = _body(recorded), _body(live)
+    flip = _tool_error_flip(raw_before, raw_after)
+    if flip is not None:
+        return (flip,)  # on the raw answers: the live error text as the server wrote it, unmasked
+    deadline = None if options.budget is None else time.monotonic() + options.budget
+    try:
+        if normalized_alike(raw_before, raw_after, options):
+            return ()  # what differs is masked alike on both sides (a fresh timestamp, a UUID)
+        _in_time(deadline)
+        # Both sides at once: what they share is left out as one ``Same`` object on each side.
+        with paused():
+            try:
+                pair = normalize_pair(raw_before, raw_after, options)
+                _in_time(deadline)
+                return compare_normal(*pair, options, deadline)
+            finally:
+                forget()  # the run of shared items kept parsed, and the text it holds
+    except _OverBudget:
+        return (
+            Finding(
+                "value-change",
+                "breaking",
+                "$",
+                f"not compared: the comparison did not finish in the request's time ({options.budget:g} s);"
+                " the answers differ",
+                before=_render(recorded),
+                after=_render(live),
+            ),
+        )
+
+
+class _OverBudget(Exception):
+    """A comparison went past ``CompareOptions.budget``."""
+
+
+def _in_time(deadline: float | None) -> None:
+    """Stop the comparison (``_OverBudget``) when its time is up."""
+    if deadline is not None and time.monotonic() > deadline:
+        raise _OverBudget
+
+
+def compare_normal(
+    before: Any, after: Any, options: CompareOptions, deadline: float | None = None
+) -> tuple[Finding, ...]:
+    """The differences between two normalised bodies (``normalize`` each, or ``normalize_pair``
+    both); ``before`` and ``after`` may be changed in place."""
+    _drop_false_is_error(before)
+    _drop_false_is_error(after)
+    if same_canonical(before, after):
+        return ()
+    flip = _tool_error_flip(before, after)
+    if flip is not None:
+        return (flip,)
+    settled = _settle_schemas(before, after)
+    if settled and same_canonical(before, after):
+        return tuple(settled)
+    _in_time(deadline)
+    return _Differ(options, settled=settled, error_result=_is_error_result(before)).run(before, after)
+
+
+# -- error flips ------------------------------------------------------------------------------
+
+
+def _is_rpc_error(message: Any) -> bool:
+    return isinstance(message, dict) and "error" in message and "result" not in message
+
+
+def _rpc_error_flip(recorded: Any, live: Any) -> Finding | None:
+    was, now = _is_rpc_error(recorded), _is_rpc_error(live)
+    if was == now:
+        return None
+    if now:
+        error = live.get("error")
+        message = "a result became an error"
+        detail = _error_brief(error, ERROR_TEXT_CAP)
+        return _classed(
+            "result-became-error",
+            "error-status-change",
+            "$",
+            f"{message}: {detail}" if detail else message,
+            before=_render(_unbox(normalize(recorded.get("result")))),
+            after=_render(error),
+        )
+    return _classed(
+        "error-became-result",
+        "error-status-change",
+        "$",
+        f"an error became a result (was: {_error_brief(recorded.get('error'))})",
+        before=_render(recorded.get("error")),
+        after=_render(_unbox(normalize(live.get("result")))),
+    )
+
+
+def _error_brief(error: Any, limit: int = BRIEF_CAP * 2) -> str:
+    if isinstance(error, dict):
+        code = error.get("code")
+        text = error.get("message")
+        parts = [str(code)] if code is not None else []
+        if isinstance(text, str):
+            parts.append(text)
+        return _cap(" ".join(parts), limit)
+    return _brief(error, limit)
+
+
+def _result(body: Any) -> Any:
+    return body.get("result") if isinstance(body, dict) else None
+
+
+def _drop_false_is_error(body: Any) -> None:
+    # An absent isError means false; servers differ in whether they spell it out.
+    result = _result(body)
+    if isinstance(result, dict) and result.get("isError") is False:
+        del result["isError"]
+
+
+def _tool_error_flip(before: Any, after: Any) -> Finding | None:
+    was = _result(before)
+    now = _result(after)
+    if not isinstance(was, dict) or not isinstance(now, dict):
+        return None
+    was_error, now_error = was.get("isError") is True, now.get("isError") is True
+    if was_error == now_error:
+        return None
+    if now_error:
+        text = _content_text(now)
+        message = "the tool result became an error (isError)" + (f": {text}" if text else "")
+    else:
+        message = "the tool result is no longer an error"
+    return _classed(
+        "tool-became-error" if now_error else "tool-no-longer-error",
+        "error-status-change",
+        "$.result.isError",
+        message,
+        before=_render(_unbox(was.get("content", was))),
+        after=_render(_unbox(now.get("content", now))),
+    )
+
+
+def _content_text(result: dict[str, Any]) -> str:
+    """The text blocks of a tool result's ``content``, joined on one line and capped: what an
+    error result says, for the message that reports it."""
+    content = _unbox(result.get("content"))
+    if not isinstance(content, list):
+        return ""
+    texts = [b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
+    return _cap(" ".join(" ".join(texts).split()), ERROR_TEXT_CAP)
+
+
+def _is_error_result(body: Any) -> bool:
+    result = _result(body)
+    return isinstance(result, dict) and result.get("isError") is True
+
+
+def _body(message: Any) -> Any:
+    if isinstance(message, dict):
+        return {k: v for k, v in message.items() if k not in ENVELOPE}
+    return message
+
+
+# -- tool schemas spelled another way -----------------------------------------------------------
+#
+# Before the differ runs, each tool's inputSchema and outputSchema is walked on both sides at once
+# (subschema by subschema: properties, items, anyOf, ...). Where a schema's own validation
+# keywords differ in spelling but not in what they accept (``schema_equal.validation_form``), the
+# live side takes the recorded keywords and one cosmetic finding says what was rewritten; what
+# really changed is left to the differ, as before.
+
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+_SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+
+
+def _settle_schemas(before: Any, after: Any) -> list[Finding]:
+    """Settle equivalent rewrites in the tool schemas of two normalised answers (``after`` is
+    changed in place); the cosmetic findings that say so."""
+    tools_a, tools_b = _tools(before), _tools(after)
+    if tools_a is None or tools_b is None or tools_a.key != tools_b.key:
+        return []
+    found: list[Finding] = []
+    for name, tool_a in tools_a.items():
+        tool_b = tools_b.get(name)
+        if type(tool_a) is not dict or type(tool_b) is not dict:
+            continue  # one shared ``Same`` (the very same tool), or not a tool definition
+        for key in ("inputSchema", "outputSchema"):
+            a, b = tool_a.get(key), tool_b.get(key)
+            if type(a) is dict and type(b) is dict:
+                path = "$.result" + key_segment("tools") + ident_segment(tools_a.key, name) + key_segment(key)
+                _settle_schema(a, b, path, found, 0)
+    return found
+
+
+def _tools(body: Any) -> Keyed | None:
+    result = _result(body)
+    tools = result.get("tools") if isinstance(result, dict) else None
+    return tools if isinstance(tools, Keyed) else None
+
+
+def _settle_schema(a: dict[str, Any], b: dict[str, Any], path: str, found: list[Finding], depth: int) -> None:
+    if depth > 32 or same_canonical(a, b):
+        return
+    for key in SUBSCHEMA_KEYS & a.keys() & b.keys():
+        sub_a, sub_b = a[key], b[key]
+        if key in _SCHEMA_MAPS and type(sub_a) is dict and type(sub_b) is dict:
+            for name in sub_a.keys() & sub_b.keys():
+                if type(sub_a[name]) is dict and type(sub_b[name]) is dict:
+                    where = path + key_segment(key) + key_segment(name)
+                    _settle_schema(sub_a[name], sub_b[name], where, found, depth + 1)
+        elif key in _SCHEMA_LISTS and type(sub_a) is list and type(sub_b) is list and len(sub_a) == len(sub_b):
+            for i, (x, y) in enumerate(zip(sub_a, sub_b, strict=True)):
+                if type(x) is dict and type(y) is dict:
+                    _settle_schema(x, y, path + key_segment(key) + index_segment(i), found, depth + 1)
+        elif type(sub_a) is dict and type(sub_b) is dict:
+            _settle_schema(sub_a, sub_b, path + key_segment(key), found, depth + 1)
+    own_a, own_b = validation_keys(a, b), validation_keys(b, a)
+    was = {k: a[k] for k in own_a}
+    now = {k: b[k] for k in own_b}
+    if same_canonical(was, now) or validation_form(materialize(was)) != validation_form(materialize(now)):
+        return
+    for k in own_b:
+        del b[k]
+    b.update(was)  # the recorded spelling: nothing is left here for the differ to find
+    gone = {k: v for k, v in was.items() if k not in now or not same_canonical(v, now[k])}
+    came = {k: v for k, v in now.items() if k not in was or not same_canonical(v, was[k])}
+    message = f"the same schema spelled another way: {_brief(gone)} -> {_brief(came)}"
+    found.append(
+        _classed("schema-equivalent", "structure-change", path, message, before=_render(gone), after=_render(came))
+    )
+
+
+# -- aligned lists ----------------------------------------------------------------------------
+
+
+class _Aligned(dict):  # type: ignore[type-arg]
+    """A list lined up against its counterpart: slot -> item, ``index`` maps slot -> position."""
+
+    __slots__ = ("index",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.index: dict[int, int] = {}
+
+
+_MAPPING_TYPES = frozenset({dict, Keyed, JsonText, Base64Text, _Aligned})
+
+
+# -- rendering --------------------------------------------------------------------------------
+
+
+def _cap(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1] + "…"
+
+
+def _unbox(value: Any, depth: int = 0) -> Any:
+    """Plain JSON for display: boxes opened, named and aligned lists turned back into lists."""
+    if depth > 64:
+        return "…"
+    if type(value) is Same:
+        return _unbox(value.value(), depth)
+    if type(value) is PartKeyed:  # a named list rendered whole, its shared stretches too
+        return _unbox(value.whole(), depth)
+    if isinstance(value, BOX_TYPES):
+        return _unbox(next(iter(value.values()), None), depth + 1)
+    if isinstance(value, (Keyed, _Aligned)):
+        return [_unbox(v, depth + 1) for v in value.values()]
+    if isinstance(value, dict):
+        return {k: _unbox(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unbox(v, depth + 1) for v in value]
+    return value
+
+
+def _json_text(value: Any, limit: int) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (ValueError, RecursionError):
+        text = repr(value)
+    return _cap(text, limit)
+
+
+def _render(value: Any, limit: int = RENDER_CAP) -> Any:
+    """A short rendering: small scalars as they are, anything else as capped JSON text."""
+    value = _unbox(value)
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        return _cap(value, limit)
+    return _json_text(value, limit)
+
+
+def _brief(value: Any, limit: int = BRIEF_CAP) -> str:
+    return _json_text(_unbox(value), limit)
+
+
+def _name(value: Any) -> str:
+    """A key, tool or argument name quoted for a message: 'add'."""
+    return "'" + _cap(str(value), BRIEF_CAP) + "'"
+
+
+def _strict_differences(a: Any, b: Any, path: str) -> list[Finding]:
+    """Leaf differences that ``==`` hides: a boolean where a number was, or the reverse."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: list[Finding] = []
+        for k in a:
+            if k in b:
+                out.extend(_strict_differences(a[k], b[k], path + _segment(a, k)))
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        out = []
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
+            out.extend(_strict_differences(x, y, f"{path}[{i}]"))
+        return out
+    if _json_type(a) != _json_type(b):
+        return [_type_change(path, a, b)]
+    if canonical(a) != canonical(b):
+        message = f"value changed: {_brief(a)} -> {_brief(b)}"
+        return [_classed("value-changed", "value-change", path, message, before=_render(a), after=_render(b))]
+    return []
+
+
+def _type_change(path: str, a: Any, b: Any) -> Finding:
+    """A value whose JSON type changed, both sides in their JSON spelling (``2 -> "2"``)."""
+    message = f"type changed from {_json_type(a)} to {_json_type(b)}: {_brief(a)} -> {_brief(b)}"
+    return _classed("type-changed", "structure-change", path, message, before=_render(a), after=_render(b))
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, JsonText):
+        return "JSON text"
+    if isinstance(value, Base64Text):
+        return "base64 text"
+    if isinstance(value, dict) and not isinstance(value, (Keyed, _Aligned)):
+        return "object"
+    if isinstance(value, (list, Keyed, _Aligned)):
+        return "array"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if value is None:
+        return "null"
+    return "string" if isinstance(value, str) else type(value).__name__
+
+
+def _segment(container: Any, param: Any) -> str:
+    if isinstance(container, Keyed):
+        return ident_segment(container.key, param)
+    if isinstance(container, _Aligned):
+        return index_segment(container.index.get(param, param))
+    if isinstance(container, BOX_TYPES):
+        return box_segment(container.tag)
+    if isinstance(container, list):
+        return index_segment(param)
+    return key_segment(param)
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One step of a path: the container stepped through and the key, index or identity taken."""
+
+    container: Any
+    param: Any
+
+    @property
+    def key(self) -> str | None:
+        """The dict key taken, if this step went through a plain object."""
+        if isinstance(self.container, (Keyed, _Aligned, list, *BOX_TYPES)):
+            return None
+        return str(self.param)
+
+
+def _locate(root: Any, params: Iterable[Any]) -> tuple[str, list[_Step]]:
+    """The rendered path of DeepDiff's ``params`` in ``root``, and the steps taken."""
+    steps: list[_Step] = []
+    parts = ["$"]
+    node = root
+    for param in params:
+        steps.append(_Step(node, param))
+        parts.append(_segment(node, param))
+        try:
+            node = node[param]
+        except (KeyError, IndexError, TypeError):
+            node = None
+    return "".join(parts), steps
+
+
+def _text_diff(before: str, after: str) -> str:
+    """A unified diff of two texts, capped in lines, bytes and line width."""
+    a, b = before.splitlines(), after.splitlines()
+    note = ""
+    if len(a) + len(b) > _DIFFLIB_MAX_LINES:
+        # difflib can be quadratic: start at the first changed line and bound the window.
+        first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+        start = max(0, first - 2)
+        half = _DIFFLIB_MAX_LINES // 2
+        a, b = a[start : start + half], b[start : start + half]
+        note = f"(from line {start + 1})"
+    out: list[str] = [note] if note else []
+    size = len(note)
+    for line in difflib.unified_diff(a, b, "recorded", "live", lineterm="", n=2):
+        line = _cap(line, DIFF_LINE_CAP)
+        if len(out) >= DIFF_MAX_LINES or size + len(line) + 1 > DIFF_MAX_BYTES:
+            out.append("… (diff truncated)")
+            break
+        out.append(line)
+        size += len(line) + 1
+    return "\n".join(out)
+
+
+_WORDS = re.compile(r"\s+|\w+|[^\w\s]")
+
+
+def _word_diff(before: str, after: str) -> str:
+    """A word-level diff of one line of prose: ``[-removed-]{+added+}`` around the words that
+    changed, the rest as it is (git's ``--word-diff=plain``)."""
+    a, b = _WORDS.findall(before), _WORDS.findall(after)
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out.append("".join(a[i1:i2]))
+            continue
+        if i2 > i1:
+            out.append("[-" + "".join(a[i1:i2]) + "-]")
+        if j2 > j1:
+            out.append("{+" + "".join(b[j1:j2]) + "+}")
+    return _cap("".join(out), DIFF_MAX_BYTES)
+
+
+def _window(text: str, at: int, limit: int = RENDER_CAP) -> str:
+    """Up to ``limit`` characters of ``text`` around position ``at``, with ellipses where cut."""
+    if len(text) <= limit:
+        return text
+    start = max(0, min(at - limit // 4, len(text) - limit))
+    piece = text[start : start + limit]
+    return ("…" if start else "") + piece + ("…" if start + limit < len(text) else "")
+
+
+# -- one changed leaf, without DeepDiff ---------------------------------------------------------
+#
+# Most failing answers differ in one leaf. DeepDiff finds it, but importing DeepDiff costs
+# ~130 ms (and pydantic when installed). ``one_leaf`` finds the same one difference, reported as
+# DeepDiff reports it, where that is certain: both aligned bodies of the same shape (the same
+# container types, the same keys, lists of one length), exactly one pair of scalars differing.
+# A list whose items are all scalars on both sides is left to DeepDiff, which lines those up by
+# content (difflib) rather than by index; so is anything else. Keys starting with "__" (a
+# GraphQL ``__typename``) are data like any other: DeepDiff is told not to skip them either.
+
+ONE_LEAF = True  # tests turn this off to compare against DeepDiff
+_LEAF_TYPES = frozenset({str, int, float, bool, type(None)})
+_BASIC_TYPES = (str, bytes, int, float, complex, bool, type(None))  # what DeepDiff aligns by content
+
+
+def one_leaf(a: Any, b: Any) -> tuple[str, tuple[Any, ...], Any, Any] | None:
+    """The one leaf where two aligned bodies differ, as DeepDiff would report it (report type,
+    path as a list, before, after); None when they differ in anything else."""
+    found: list[tuple[str, tuple[Any, ...], Any, Any]] = []
+    try:
+        if not _leaves(a, b, [], found) or len(found) != 1:
+            return None
+    except RecursionError:
+        return None
+    return found[0]
+
+
+def _leaves(x: Any, y: Any, path: list[Any], found: list[tuple[str, tuple[Any, ...], Any, Any]]) -> bool:
+    """Walk ``x`` and ``y`` together, noting each differing pair of scalars in ``found``; False
+    as soon as they differ in another way (or in a second leaf)."""
+    if x is y:
+        return True
+    tx, ty = type(x), type(y)
+    if tx in _LEAF_TYPES and ty in _LEAF_TYPES:
+        if tx is ty and x == y:
+            return True
+        found.append(("values_changed" if tx is ty else "type_changes", tuple(path), x, y))
+        return len(found) == 1
+    if tx is not ty:
+        return False
+    if tx in _MAPPING_TYPES:
+        if x.keys() != y.keys():
+            return False
+        for k in x:
+            path.append(k)
+            if not _leaves(x[k], y[k], path, found):
+                return False
+            path.pop()
+        return True
+    if tx is list:
+        if len(x) != len(y) or (_all_basic(x) and _all_basic(y)):
+            return False
+        for i, (xi, yi) in enumerate(zip(x, y, strict=True)):
+            path.append(i)
+            if not _leaves(xi, yi, path, found):
+                return False
+            path.pop()
+        return True
+    return False
+
+
+def _all_basic(items: list[Any]) -> bool:
+    return all(isinstance(item, _BASIC_TYPES) for item in items)
+
+
+# -- the differ -------------------------------------------------------------------------------
+
+
+class _Differ:
+    def __init__(
+        self,
+        options: CompareOptions,
+        *,
+        drop_equal: bool = True,
+        settled: Sequence[Finding] = (),
+        error_result: bool = False,
+    ) -> None:
+        self.options = options
+        self.allow_reorder = options.allow_reorder
+        self.drop_equal = drop_equal
+        self.settled = tuple(settled)  # equivalent schema rewrites, settled before the differ ran
+        self.error_result = error_result  # both answers are tool results with isError true
+        self.findings: list[Finding] = list(settled)
+        # Equal members and subtrees are left out before DeepDiff, which would otherwise walk
+        # (and copy) every one of them. ``==`` forgives True == 1 and the order of named items,
+        # so each pair dropped on ``==`` alone is kept here and checked strictly, all at once.
+        self.dropped: list[tuple[Any, Any]] = []
+        self.before: Any = None
+
+    def run(self, before: Any, after: Any) -> tuple[Finding, ...]:
+        self.before = before  # whole: the differing leaf's siblings are left out of ``a`` and ``b``
+        a, b = self.align(before, after, "$", None)
+        leaf = one_leaf(a, b) if ONE_LEAF else None
+        if leaf is not None:
+            self.findings.append(self.finding(*leaf, a, b))
+        else:
+            # DeepDiff costs ~100 ms to import: only a replay that found more than one changed
+            # leaf pays it.
+            from deepdiff import DeepDiff
+
+            # By default DeepDiff skips keys starting with "__" as private attributes; in JSON
+            # they are data (a GraphQL ``__typename``), so a change there must be found.
+            tree = DeepDiff(
+                a, b, view="tree", threshold_to_diff_deeper=0, verbose_level=2, ignore_private_variables=False
+            )
+            for report_type, levels in tree.items():
+                for level in levels:
+                    params = level.path(output_format="list", use_t2=report_type.endswith("_added"))
+                    self.findings.append(self.finding(report_type, params, level.t1, level.t2, a, b))
+        if len(self.findings) == len(self.settled):
+            # DeepDiff forgives what Python's == forgives inside lists (False == 0, True == 1.0);
+            # the canonical forms differ, so the difference is real: find it leaf by leaf.
+            self.findings.extend(_strict_differences(a, b, "$"))
+        if self.dropped and not same_canonical([x for x, _ in self.dropped], [y for _, y in self.dropped]):
+            # Something ``==`` forgave (True == 1, the order of named items) was left out: look
+            # again with nothing left out.
+            again = _Differ(self.options, drop_equal=False, settled=self.settled, error_result=self.error_result)
+            return again.run(materialize(before), materialize(after))
+        return _finish(_drop_echoes(self.findings))
+
+    def same(self, a: Any, b: Any) -> bool:
+        """Whether two members are equal, so DeepDiff need not see them (checked strictly later)."""
+        if a is b and type(a) is Same:
+            return True  # one subtree shared by both sides: normalize_pair checked it strictly
+        if not self.drop_equal or type(a) is not type(b) or not loosely_equal(a, b):
+            return False
+        self.dropped.append((a, b))
+        return True
+
+    # Lists are lined up before DeepDiff sees them: DeepDiff pairs lists of objects by
+    # position, so one removed item would read as every later item changed.
+    def align(self, a: Any, b: Any, path: str, key: str | None) -> tuple[Any, Any]:
+        if type(a) is Same or type(b) is Same:
+            # A shared subtree meets itself (and is dropped before this) unless lined up with
+            # something else: then it is compared in full.
+            a, b = materialize(a), materialize(b)
+        if isinstance(a, Keyed) and isinstance(b, Keyed) and a.key == b.key:
+            return self.align_keyed(a, b, path)
+        if isinstance(a, Keyed) and isinstance(b, (list, Keyed)):
+            a = list(a.values())
+        if isinstance(b, Keyed) and isinstance(a, list):
+            b = list(b.values())
+        if type(a) is list and type(b) is list:
+            return self.align_list(a, b, path, key)
+        if isinstance(a, dict) and type(a) is type(b):
+            na, nb = type(a)(), type(b)()
+            for k, value in a.items():
+                if k in b:
+                    # "required" stays: whether an added property is a required one is read there.
+                    if k != "required" and self.same(value, b[k]):
+                        continue
+                    na[k], nb[k] = self.align(value, b[k], path + _segment(a, k), _Step(a, k).key)
+                else:
+                    na[k] = value
+            for k, value in b.items():
+                if k not in a:
+                    nb[k] = value
+            return na, nb
+        return a, b
+
+    def align_keyed(self, a: Keyed, b: Keyed, path: str) -> tuple[Keyed, Keyed]:
+        names = list(a)
+        if len(a) == len(b) and names == list(b):
+            # The same names in the same order (a long named list with a few changed records):
+            # no ordering finding, and only the items that are not the very object on both sides
+            # (one ``Same``, or a subtree ``==`` to itself) can differ.
+            na, nb = Keyed(a.key), Keyed(b.key)
+            for k in compress(names, map(is_not, a.values(), b.values())):
+                if not self.same(a[k], b[k]):
+                    na[k], nb[k] = self.align(a[k], b[k], path + ident_segment(a.key, k), None)
+            return na, nb
+        common = [k for k in a if k in b]
+        if not self.allow_reorder and len(common) > 1 and common != [k for k in b if k in a]:
+            self.findings.append(
+                _classed(
+                    "named-reordered",
+                    "ordering-change",
+                    path,
+                    f"{_plural(path)} in a different order (matched by {a.key}; order is not significant)",
+                    before=_render([k for k in a if k in b]),
+                    after=_render([k for k in b if k in a]),
+                )
+            )
+        na, nb = Keyed(a.key), Keyed(b.key)
+        for k, value in a.items():
+            if k in b:
+                if self.same(value, b[k]):
+                    continue
+                na[k], nb[k] = self.align(value, b[k], path + ident_segment(a.key, k), None)
+            else:
+                na[k] = value
+        for k, value in b.items():
+            if k not in a:
+                nb[k] = value
+        return na, nb
+
+    def align_list(self, a: list[Any], b: list[Any], path: str, key: str | None) -> tuple[Any, Any]:
+        if len(a) == 1 and len(b) == 1:
+            # One item against one pair up whatever they hold (equal ones leave nothing behind).
+            return self.align_pair(a, b, path)
+        ca = [canonical(x) for x in a]
+        cb = [canonical(x) for x in b]
+        if ca == cb:
+            return a, b
+        if sorted(ca) == sorted(cb):
+            if not self.allow_reorder:
+                self.findings.append(
+                    _classed(
+                        "required-reordered" if key == "required" else "list-reordered",
+                        "ordering-change",
+                        path,
+                        f"the same {len(a)} items in a different order",
+                        before=_render(a),
+                        after=_render(b),
+                    )
+                )
+            return a, a  # reported once here; nothing more for DeepDiff to find
+        pairs, removed, added = self.match_unordered(ca, cb) if self.allow_reorder else self.match_ordered(ca, cb)
+        if not removed and not added and all(i == j for i, j in pairs):
+            return self.align_pair(a, b, path)
+        slots_a, slots_b = _Aligned(), _Aligned()
+        slot = 0
+        for i, j in pairs:
+            slots_a[slot], slots_b[slot] = self.align(a[i], b[j], f"{path}[{i}]", None)
+            slots_a.index[slot], slots_b.index[slot] = i, j
+            slot += 1
+        for i in removed:
+            slots_a[slot], slots_a.index[slot] = a[i], i
+            slot += 1
+        for j in added:
+            slots_b[slot], slots_b.index[slot] = b[j], j
+            slot += 1
+        return slots_a, slots_b
+
+    def align_pair(self, a: list[Any], b: list[Any], path: str) -> tuple[list[Any], list[Any]]:
+        """Two lists of one length lined up item by item."""
+        na, nb = list(a), list(b)
+        for i in range(len(a)):
+            na[i], nb[i] = self.align(a[i], b[i], f"{path}[{i}]", None)
+        return na, nb
+
+    @staticmethod
+    def match_ordered(ca: list[str], cb: list[str]) -> tuple[list[tuple[int, int]], list[int], list[int]]:
+        pairs: list[tuple[int, int]] = []
+        removed: list[int] = []
+        added: list[int] = []
+        matcher = difflib.SequenceMatcher(None, ca, cb, autojunk=False)
+        for op, i1, i2, j1, j2 in matcher.get_opcodes():
+            if op == "equal" or op == "replace":
+                common = min(i2 - i1, j2 - j1)
+                pairs.extend((i1 + k, j1 + k) for k in range(common))
+                removed.extend(range(i1 + common, i2))
+                added.extend(range(j1 + common, j2))
+            elif op == "delete":
+                removed.extend(range(i1, i2))
+            else:
+                added.extend(range(j1, j2))
+        return pairs, removed, added
+
+    @staticmethod
+    def match_unordered(ca: list[str], cb: list[str]) -> tuple[list[tuple[int, int]], list[int], list[int]]:
+        pool: dict[str, list[int]] = {}
+        for j, c in enumerate(cb):
+            pool.setdefault(c, []).append(j)
+        pairs: list[tuple[int, int]] = []
+        left_a: list[int] = []
+        for i, c in enumerate(ca):
+            if pool.get(c):
+                pairs.append((i, pool[c].pop(0)))
+            else:
+                left_a.append(i)
+        taken = {j for _, j in pairs}
+        left_b = [j for j in range(len(cb)) if j not in taken]
+        # What is left is paired in order, so a changed item reads as changed, not as removed + added.
+        common = min(len(left_a), len(left_b))
+        pairs.extend(zip(left_a[:common], left_b[:common], strict=True))
+        return pairs, left_a[common:], left_b[common:]
+
+    # -- one DeepDiff level -> one Finding ---------------------------------------------------
+
+    def finding(self, report_type: str, params: Sequence[Any], t1: Any, t2: Any, a: Any, b: Any) -> Finding:
+        """One difference DeepDiff reports (its report type, its path as a list, both values)."""
+        path, steps = _locate(b if report_type.endswith("_added") else a, params)
+        last = steps[-1] if steps else _Step(None, None)
+        if report_type in ("dictionary_item_added", "iterable_item_added"):
+            return self.added(path, steps, last, t2)
+        if report_type in ("dictionary_item_removed", "iterable_item_removed"):
+            return self.removed(path, steps, last, t1)
+        if report_type == "type_changes":
+            if _is_number(t1) and _is_number(t2):
+                return self.changed(path, steps, t1, t2)
+            return _type_change(path, t1, t2)
+        return self.changed(path, steps, t1, t2)
+
+    def added(self, path: str, steps: list[_Step], last: _Step, value: Any) -> Finding:
+        keys = [s.key for s in steps]
+        hint = _hint_finding(path, steps, _ABSENT, value)
+        if hint is not None:
+            return hint
+        if isinstance(last.container, Keyed):
+            noun = _noun(steps)
+            return _classed(
+                _rule_for(steps, "tool-added"),
+                "structure-change",
+                path,
+                f"{noun} {_name(last.param)} added",
+                after=_render(value),
+            )
+        if isinstance(last.container, (list, _Aligned)):
+            if keys[-2:-1] == ["required"] and "inputSchema" in keys:
+                return _classed(
+                    "required-added",
+                    "structure-change",
+                    path,
+                    f"argument {_name(value)} became required",
+                    after=_render(value),
+                )
+            return _classed("item-added", "structure-change", path, "list item added", after=_render(value))
+        name = str(last.param)
+        if keys[-2:-1] == ["properties"] and "inputSchema" in keys and _required_in(steps, name):
+            return _classed(
+                "required-added",
+                "structure-change",
+                path,
+                f"required argument {_name(name)} added",
+                after=_render(value),
+            )
+        rule = "capability-added" if _in_capabilities(keys) else _rule_for(steps, "key-added")
+        return _classed(rule, "structure-change", path, f"key {_name(name)} added", after=_render(value))
+
+    def removed(self, path: str, steps: list[_Step], last: _Step, value: Any) -> Finding:
+        keys = [s.key for s in steps]
+        hint = _hint_finding(path, steps, value, _ABSENT)
+        if hint is not None:
+            return hint
+        if isinstance(last.container, Keyed):
+            return _classed(
+                _rule_for(steps, "tool-removed"),
+                "structure-change",
+                path,
+                f"{_noun(steps)} {_name(last.param)} removed",
+                before=_render(value),
+            )
+        if isinstance(last.container, (list, _Aligned)):
+            if keys[-2:-1] == ["required"] and "inputSchema" in keys:
+                return _classed(
+                    "required-dropped",
+                    "structure-change",
+                    path,
+                    f"argument {_name(value)} is no longer required",
+                    before=_render(value),
+                )
+            return _classed("item-removed", "structure-change", path, "list item removed", before=_render(value))
+        return _classed(
+            _removed_rule(steps, value),
+            "structure-change",
+            path,
+            f"key {_name(last.param)} removed",
+            before=_render(value),
+        )
+
+    def holder(self, steps: list[_Step]) -> Any:
+        """The object in the recorded answer that holds the leaf ``steps`` reach, whole."""
+        node = self.before
+        for step in steps[:-1]:
+            try:
+                node = node[step.param]
+            except (KeyError, IndexError, TypeError):
+                return None
+        return node
+
+    def changed(self, path: str, steps: list[_Step], t1: Any, t2: Any) -> Finding:
+        hint = _hint_finding(path, steps, t1, t2)
+        if hint is not None:
+            return hint
+        rule = self.changed_rule(steps, t1, t2)
+        if isinstance(t1, str) and isinstance(t2, str) and steps and steps[-1].key == "text":
+            if is_document(self.holder(steps)):
+                return _document_changed(path, rule, t1, t2)
+        message = f"value changed: {_brief(t1)} -> {_brief(t2)}"
+        if (
+            isinstance(t1, str)
+            and isinstance(t2, str)
+            and (len(t1) > BRIEF_CAP or len(t2) > BRIEF_CAP or "\n" in t1 or "\n" in t2)
+        ):
+            at = common_prefix(t1, t2)
+            if "\n" in t1 or "\n" in t2:
+                diff = _text_diff(t1, t2)
+                lines = t1.count("\n") + 1, t2.count("\n") + 1
+                message = f"text changed ({lines[0]} -> {lines[1]} lines, first difference at character {at})"
+            else:
+                # One long line: a window around the first difference on both sides (never the
+                # same cut prefix twice) as the changed line of a unified diff, and for prose a
+                # word-level diff of those windows under it (``?``, as pytest marks a line).
+                w1, w2 = _window(t1, at), _window(t2, at)
+                diff = f"-{w1}\n+{w2}"
+                if " " in t1 + t2:
+                    diff += "\n? " + _word_diff(w1, w2)
+                shown = BRIEF_CAP - 8
+                message = f"value changed at character {at}: {_brief(_window(t1, at, shown))} -> {_brief(_window(t2, at, shown))}"
+            return _classed(
+                rule, "value-change", path, message, before=_window(t1, at), after=_window(t2, at), diff=diff
+            )
+        return _classed(rule, "value-change", path, message, before=_render(t1), after=_render(t2))
+
+    def changed_rule(self, steps: list[_Step], t1: Any, t2: Any) -> str:
+        """The class table's row for a changed leaf: an error's text (a JSON-RPC error's
+        ``message`` or a string in its ``data``; the text of a result that is an error on both
+        sides) and its ``code`` are told apart from any other value."""
+        keys = [s.key for s in steps]
+        if keys[:1] == ["error"]:
+            if keys == ["error", "code"]:
+                return "error-code-changed"
+            if isinstance(t1, str) and isinstance(t2, str):
+                return "error-text-changed"
+        if self.error_result and keys[:2] == ["result", "content"] and isinstance(t1, str) and isinstance(t2, str):
+            return "error-text-changed"
+        return _rule_for(steps, "value-changed")
+
+
+def _document_changed(path: str, rule: str, t1: str, t2: str) -> Finding:
+    """A changed document (an MCP App's HTML, ``normalize.is_document``): its size and digest on
+    each side, and a word diff of the region that changed (the text between the common prefix
+    and the common suffix, a little context either side), never a diff of megabytes."""
+    at = common_prefix(t1, t2)
+    tail = _common_suffix(t1, t2, min(len(t1), len(t2)) - at)
+    digests = [hashlib.sha256(t.encode("utf-8", "surrogatepass")).hexdigest()[:16] for t in (t1, t2)]
+    message = (
+        f"document changed: {len(t1):,} -> {len(t2):,} characters, sha256 {digests[0]} -> {digests[1]}, "
+        f"first difference at character {at}"
+    )
+    start = max(0, at - _DOCUMENT_CONTEXT)
+    regions = [t[start : min(len(t) - tail + _DOCUMENT_CONTEXT, at + RENDER_CAP)] for t in (t1, t2)]
+    return _classed(
+        rule, "value-change", path, message, before=_window(t1, at), after=_window(t2, at), diff=_word_diff(*regions)
+    )
+
+
+_DOCUMENT_CONTEXT = 40
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    """How many characters ``a`` and ``b`` share at their ends, at most ``limit`` (a binary search
+    over slices the C compare settles, not a loop over characters)."""
+    lo, hi = 0, max(0, limit)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+# Tool annotation hints and their defaults when absent (MCP spec): a flip towards the right-hand
+# value widens what a tool may do (writes, destroys, reaches the outside world) and is breaking;
+# the other way narrows it and is additive.
+_WIDENING_HINTS = {"readOnlyHint": (True, False), "destructiveHint": (False, True), "openWorldHint": (False, True)}
+_HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": True, "idempotentHint": False}
+
+
+def _hint_finding(path: str, steps: list[_Step], before: Any, after: Any) -> Finding | None:
+    """A tool annotation hint that changed (or appeared, or went away), classified by what it
+    allows, or None when ``steps`` do not lead to a tool's annotation hint."""
+    keys = [s.key for s in steps]
+    if len(keys) < 3 or keys[-2] != "annotations" or "tools" not in keys or keys[-1] not in _HINT_DEFAULTS:
+        return None
+    hint = str(keys[-1])
+    old = _HINT_DEFAULTS[hint] if before is _ABSENT else before
+    new = _HINT_DEFAULTS[hint] if after is _ABSENT else after
+    widening = _WIDENING_HINTS.get(hint)
+    if old == new:
+        rule = "hint-spelled"  # spelled out or left to its default: the same behaviour
+    elif widening is not None and (old, new) == widening:
+        rule = "hint-widened"
+    else:
+        rule = "hint-narrowed"
+    shown = (None if before is _ABSENT else before, None if after is _ABSENT else after)
+    message = f"tool annotation {hint}: {_brief(shown[0])} -> {_brief(shown[1])}"
+    if rule == "hint-widened":
+        message += " (the tool may now do more)"
+    return _classed(rule, "value-change", path, message, before=_render(shown[0]), after=_render(shown[1]))
+
+
+_ABSENT = object()
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _plural(path: str) -> str:
+    for key, noun in _NOUNS.items():
+        if path.endswith("." + key):
+            return f"the same {noun}s"
+    return "the same named items"
+
+
+def _noun(steps: list[_Step]) -> str:
+    parent_key = steps[-2].key if len(steps) >= 2 else None
+    return _NOUNS.get(parent_key or "", "item")
+
+
+def _required_in(steps: list[_Step], name: str) -> bool:
+    """Whether the schema holding ``properties`` (two steps up) lists ``name`` as required."""
+    if len(steps) < 2:
+        return False
+    schema = steps[-2].container
+    required = schema.get("required") if isinstance(schema, dict) else None
+    values = required.values() if isinstance(required, dict) else required
+    return isinstance(values, Iterable) and not isinstance(values, str) and name in list(values)
+
+
+def _rule_for(steps: list[_Step], default: str) -> str:
+    """The row for metadata text (version, descriptions, titles, instructions), else ``default``;
+    a tool's or a parameter's description has its own row: it changes what a model does."""
+    keys = [s.key for s in steps]
+    if not keys or _in_payload(steps):
+        return default
+    last = keys[-1]
+    if last == "description" and "tools" in keys:
+        return "description-changed"
+    if last in _COSMETIC_KEYS:
+        return "metadata-text"
+    # serverInfo sits in the result (initialize) or, from 2026-07-28, under a namespaced _meta key.
+    parent = keys[-2] if len(keys) >= 2 else None
+    if last == "version" and parent and parent.endswith("serverInfo"):
+        return "server-version"
+    if keys == ["result", "instructions"]:
+        return "metadata-text"
+    return default
+
+
+def _in_payload(steps: list[_Step]) -> bool:
+    """Whether ``steps`` lead into what a tool, resource or prompt returned (or into text that
+    held JSON or base64): data there is data, whatever its key."""
+    return any(isinstance(s.container, BOX_TYPES) or s.key in _PAYLOAD_KEYS for s in steps)
+
+
+def _in_capabilities(keys: list[str | None]) -> bool:
+    """Whether a key path leads into a result's ``capabilities`` (what a server offers)."""
+    return len(keys) >= 3 and keys[0] == "result" and keys[1] == "capabilities"
+
+
+def _removed_rule(steps: list[_Step], value: Any) -> str:
+    """The row for a removed key: a capability is breaking, an empty object that declared
+    nothing (``capabilities.experimental: {}``) is not, whatever else is the default."""
+    keys = [s.key for s in steps]
+    empty = type(value) is dict and not value
+    if _in_capabilities(keys):
+        return "empty-object-removed" if empty and keys[2:] == ["experimental"] else "capability-removed"
+    if empty and not _in_payload(steps):
+        return "empty-object-removed"
+    return _rule_for(steps, "key-removed")
+
+
+def _drop_echoes(findings: list[Finding]) -> list[Finding]:
+    """A new required argument shows up twice (in ``properties`` and in ``required``): keep one."""
+    new_args = {f.path for f in findings if f.message.startswith("required argument ")}
+    if not new_args:
+        return findings
+
+    def echo(f: Finding) -> bool:
+        if not f.message.endswith(" became required") or ".required[" not in f.path:
+            return False
+        schema = f.path[: f.path.rindex(".required[")]
+        return f"{schema}.properties{key_segment(f.after)}" in new_args
+
+    return [f for f in findings if not echo(f)]
+
+
+_STRUCTURED = "$.result.structuredContent"
+_TEXT_TWIN = re.compile(r"\$\.result\.content\[\d+\]\.text\{json\}")  # anchored: linear
+_PLAIN_TEXT_TWIN = re.compile(r"\$\.result\.content\[\d+\]\.text")
+
+
+def _merge_twins(findings: list[Finding]) -> list[Finding]:
+    """One change carried twice is one finding: the official Python SDK sends a tool's dict as
+    ``structuredContent`` and again as JSON text in ``content[i].text`` (and a returned string as
+    ``content[i].text`` and ``structuredContent.result``). A finding in that text that has a twin
+    in ``structuredContent`` (the same place under it, kind, rule and values) is dropped, and the
+    twin names it in ``also``."""
+    twins: dict[tuple[str, str, str, str, str], int] = {}
+    for i, f in enumerate(findings):
+        if f.path.startswith(_STRUCTURED):
+            twins.setdefault(_twin_key(f, f.path[len(_STRUCTURED) :]), i)
+    if not twins:
+        return findings
+    out: list[Finding | None] = list(findings)
+    for i, f in enumerate(findings):
+        match = _TEXT_TWIN.match(f.path)
+        if match:
+            rest: str | None = f.path[match.end() :]
+        else:  # a returned string: the SDK sends it as the text and as structuredContent.result
+            rest = ".result" if _PLAIN_TEXT_TWIN.fullmatch(f.path) else None
+        j = twins.get(_twin_key(f, rest)) if rest is not None else None
+        twin = out[j] if j is not None else None
+        if twin is not None:
+            out[j] = replace(twin, also=(*twin.also, f.path))  # type: ignore[index]
+            out[i] = None
+    return [f for f in out if f is not None]
+
+
+def _twin_key(f: Finding, rest: str) -> tuple[str, str, str, str, str]:
+    return rest, f.kind, f.rule, _json_text(f.before, RENDER_CAP), _json_text(f.after, RENDER_CAP)
+
+
+def _finish(findings: list[Finding]) -> tuple[Finding, ...]:
+    """Twins merged; worst first, then by path; at most MAX_FINDINGS, the rest summed up in one
+    finding."""
+    findings = _merge_twins(findings)
+    findings.sort(key=lambda f: (KIND_ORDER.index(f.kind), CLASS_ORDER.index(f.cls), f.path))
+    if len(findings) <= MAX_FINDINGS:
+        return tuple(findings)
+    kept, rest = findings[: MAX_FINDINGS - 1], findings[MAX_FINDINGS - 1 :]
+    worst = min(rest, key=lambda f: (CLASS_ORDER.index(f.cls), KIND_ORDER.index(f.kind)))
+    summary = Finding(worst.kind, worst.cls, "$", f"{len(rest)} more differences not shown", rule=worst.rule)
+    return (*kept, summary)

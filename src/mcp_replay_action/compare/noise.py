@@ -1,0 +1,300 @@
+"""Noise learned, not guessed: what differs between two live runs of the same build is not a
+regression.
+
+When an interaction fails, the confirmation pass (``replay``) sends the same request sequence to a
+fresh start of the same server and hands both live answers here. ``learn`` compares them and
+returns one ``NoiseRule`` per place that differs: its finding path and, for text, a pattern that
+holds the text's stable words literally and only the varying tokens as wildcards (a PID, a
+duration, a count), with the values seen as evidence. ``split`` then moves every finding a rule
+explains (the recorded value at that path fits the pattern) out of the gating findings and into
+``noise``: visible in every report, never failing. A real change elsewhere in the same text does
+not fit the pattern and still fails.
+
+A text built from a set ("Available commands: head, sort, wc", in a new order in every process)
+differs between two live runs by the order of its items alone: the rule then holds the separator
+of those items (``order``), and a value fits it when, with every run of items so separated put in
+sorted order, it fits the pattern. A third order of the same items fits; an item added or removed,
+or a word changed, does not. Texts longer than ``LEARN_MAX_CHARS`` are not learned (a token
+diff of megabytes is quadratic): what differs in them between live runs still gates.
+
+``calibrate`` learns the same rules from N runs ahead of time and stores them in the cassette
+header (``noise``), where ``inspect`` shows them and every replay applies them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_replay_action.compare.engine import CompareOptions, compare
+from mcp_replay_action.compare.normalize import BOX_TYPES, Keyed, normalize, parse_path
+from mcp_replay_action.model.results import Finding
+
+EVIDENCE_CAP = 8  # values kept per rule
+# Only leaf values and their order can be noise: a key, an item or an error class that comes and
+# goes between two runs is a server whose state was not reset (``--setup``), and still gates.
+NOISE_KINDS = frozenset({"value-change", "ordering-change"})
+_TOKEN = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+|\s+|.", re.DOTALL)
+_NUMBER = r"\d+(?:\.\d+)?"
+_MISSING = object()
+LEARN_MAX_CHARS = 1 << 14
+# The separators a set's items are joined by in prose, most specific first; a list is a run of two
+# or more items joined by one, an item a run of characters that are neither space nor separator
+# (``\n``: a line; `` ``: a word). Each list pattern starts only where a run of item characters
+# starts and never gives back what it read: linear in the text's length.
+ORDER_SEPARATORS = (", ", ",", "; ", " | ", "\n", " ")
+
+
+def _list_pattern(sep: str) -> re.Pattern[str]:
+    if sep == "\n":
+        item = r"[^\n]"
+    elif sep == " ":
+        item = r"\S"
+    else:
+        item = "[^\\s" + re.escape("".join(dict.fromkeys(sep.strip()))) + "]"
+    return re.compile(rf"(?<!{item}){item}++(?:{re.escape(sep)}{item}++)++")
+
+
+_LISTS = {sep: _list_pattern(sep) for sep in ORDER_SEPARATORS}
+
+
+def in_order(text: str, sep: str) -> str:
+    """``text`` with the items of every list joined by ``sep`` in sorted order."""
+    return _LISTS[sep].sub(lambda m: sep.join(sorted(m.group().split(sep))), text)
+
+
+@dataclass(frozen=True)
+class NoiseRule:
+    """A place where live answers of one build differ: ``path`` (finding notation), and for text a
+    ``pattern`` (a regular expression the whole value matches) with the varying values seen."""
+
+    path: str
+    pattern: str | None = None
+    evidence: tuple[str, ...] = ()
+    seq: int | None = None  # the interaction it was learned on (None: any)
+    order: str | None = None  # the separator of items whose order varies (``in_order``)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path}
+        if self.seq is not None:
+            out["seq"] = self.seq
+        if self.pattern is not None:
+            out["pattern"] = self.pattern
+        if self.order is not None:
+            out["order"] = self.order
+        out["evidence"] = list(self.evidence)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> NoiseRule | None:
+        """A rule from a cassette header entry, or None when the entry is not one."""
+        if not isinstance(data, dict) or not isinstance(data.get("path"), str):
+            return None
+        pattern = data.get("pattern")
+        seq = data.get("seq")
+        order = data.get("order")
+        evidence = data.get("evidence") or ()
+        return cls(
+            path=data["path"],
+            pattern=pattern if isinstance(pattern, str) else None,
+            evidence=tuple(str(e) for e in evidence)[:EVIDENCE_CAP] if isinstance(evidence, list) else (),
+            seq=seq if isinstance(seq, int) and not isinstance(seq, bool) else None,
+            order=order if order in _LISTS else None,
+        )
+
+
+def rules_by_seq(meta: Any) -> dict[int, list[NoiseRule]]:
+    """The calibrated rules a cassette header holds (``noise``), by the interaction they apply to."""
+    entries = meta.get("noise") if isinstance(meta, dict) else None
+    out: dict[int, list[NoiseRule]] = {}
+    for entry in entries if isinstance(entries, list) else ():
+        rule = NoiseRule.from_json(entry)
+        if rule is not None and rule.seq is not None:
+            out.setdefault(rule.seq, []).append(rule)
+    return out
+
+
+def learn(lives: Sequence[Any], options: CompareOptions | None = None, seq: int | None = None) -> list[NoiseRule]:
+    """The rules that explain every difference between live answers of one request (2 or more)."""
+    options = options or CompareOptions()
+    if len(lives) < 2:
+        return []
+    paths: dict[str, None] = {}
+    for other in lives[1:]:
+        for finding in compare(lives[0], other, options):
+            paths.setdefault(finding.path, None)
+    if not paths:
+        return []
+    normalized = [normalize(live, options) for live in lives]
+    rules = []
+    for path in paths:
+        values = [resolve(n, path) for n in normalized]
+        if all(isinstance(v, str) for v in values):
+            texts = [str(v) for v in values]
+            if max(map(len, texts)) > LEARN_MAX_CHARS:
+                continue  # not learned: still gates
+            rules.append(_text_rule(path, texts, seq))
+        else:
+            seen = tuple(dict.fromkeys(_show(v) for v in values))[:EVIDENCE_CAP]
+            rules.append(NoiseRule(path, None, seen, seq))
+    return rules
+
+
+def split(
+    findings: Sequence[Finding],
+    rules: Iterable[NoiseRule],
+    recorded: Any,
+    options: CompareOptions | None = None,
+    live: Any = None,
+) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
+    """``findings`` parted into (still gating, explained by a rule as noise). A text rule explains
+    a finding when the recorded value, and the ``live`` one when given, both fit its pattern."""
+    rules = list(rules)
+    if not rules or not findings:
+        return tuple(findings), ()
+    sides = [normalize(recorded, options)]
+    if live is not None:
+        sides.append(normalize(live, options))
+    kept: list[Finding] = []
+    noise: list[Finding] = []
+    for finding in findings:
+        if finding.kind in NOISE_KINDS and any(all(_explains(r, finding, s) for s in sides) for r in rules):
+            noise.append(finding)
+        else:
+            kept.append(finding)
+    return tuple(kept), tuple(noise)
+
+
+def _explains(rule: NoiseRule, finding: Finding, answer: Any) -> bool:
+    if rule.path == finding.path:
+        if rule.pattern is None:
+            return True
+        value = resolve(answer, finding.path)
+        if not isinstance(value, str) or len(value) > LEARN_MAX_CHARS:
+            return False
+        if rule.order is not None:
+            value = in_order(value, rule.order)
+        return re.fullmatch(rule.pattern, value, re.DOTALL) is not None
+    # A whole subtree that varies explains every difference inside it.
+    return rule.pattern is None and _under(finding.path, rule.path)
+
+
+def _under(path: str, parent: str) -> bool:
+    return path.startswith(parent) and path[len(parent) : len(parent) + 1] in (".", "[", "{")
+
+
+def _text_rule(path: str, texts: list[str], seq: int | None) -> NoiseRule:
+    """The rule for live texts that differ: their common tokens literally, the rest as wildcards;
+    where putting the items of some separator's lists in order leaves fewer wildcards (the texts
+    differ in the order of a set's items), that pattern over the ordered texts."""
+    pattern, evidence = _text_pattern(texts)
+    best = _wildcards(pattern)
+    order = None
+    for sep in ORDER_SEPARATORS:
+        if best == 0:
+            break
+        ordered = [in_order(t, sep) for t in texts]
+        if ordered == texts:
+            continue
+        candidate, seen = _text_pattern(ordered)
+        if _wildcards(candidate) < best:
+            pattern, best, order = candidate, _wildcards(candidate), sep
+            evidence = seen or tuple(dict.fromkeys(_show(t) for t in texts))[:EVIDENCE_CAP]
+    return NoiseRule(path, pattern, evidence, seq, order)
+
+
+def _wildcards(pattern: str) -> int:
+    return pattern.count(".*?") + pattern.count(_NUMBER)
+
+
+def _text_pattern(values: list[str]) -> tuple[str, tuple[str, ...]]:
+    """A pattern every one of ``values`` matches: their common tokens literally, the rest as
+    wildcards (a number class where numbers vary), and the varying parts seen."""
+    base = _TOKEN.findall(values[0])
+    varying = [False] * len(base)
+    numeric = [True] * len(base)
+    insert_after: set[int] = set()
+    evidence: dict[str, None] = {}
+    for other in values[1:]:
+        tokens = _TOKEN.findall(other)
+        matcher = difflib.SequenceMatcher(a=base, b=tokens, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag == "equal":
+                continue
+            for i in range(i1, i2):
+                varying[i] = True
+                numeric[i] = numeric[i] and re.fullmatch(_NUMBER, base[i]) is not None and i2 - i1 == 1
+            if i1 == i2:
+                insert_after.add(i1)
+            changed = "".join(tokens[j1:j2])
+            numeric_other = j2 - j1 == 1 and re.fullmatch(_NUMBER, changed) is not None
+            for i in range(i1, i2):
+                numeric[i] = numeric[i] and numeric_other
+            evidence.setdefault("".join(base[i1:i2]), None)
+            evidence.setdefault(changed, None)
+    parts: list[str] = []
+    i = 0
+    while i <= len(base):
+        if i in insert_after:
+            parts.append(".*?")
+        if i == len(base):
+            break
+        if not varying[i]:
+            parts.append(re.escape(base[i]))
+            i += 1
+            continue
+        j = i
+        while j < len(base) and varying[j]:
+            j += 1
+        if j - i == 1 and numeric[i]:
+            parts.append(_NUMBER)
+        else:
+            parts.append(".*?")
+        i = j
+    pattern = "".join(parts)
+    shown = tuple(e for e in evidence if e)[:EVIDENCE_CAP]
+    return pattern, shown
+
+
+def resolve(value: Any, path: str) -> Any:
+    """The value a finding path names inside a normalised answer, or a sentinel when it names none."""
+    try:
+        tokens = parse_path(path)
+    except Exception:  # a path we rendered ourselves; never expected to fail, never fatal
+        return _MISSING
+    node = value
+    for token in tokens:
+        node = _step(node, token)
+        if node is _MISSING:
+            return _MISSING
+    return node
+
+
+def _step(node: Any, token: tuple[Any, ...]) -> Any:
+    kind = token[0]
+    if kind == "box":
+        for box in BOX_TYPES:
+            if isinstance(node, box):
+                return node.get("{" + box.tag + "}", _MISSING)
+        return _MISSING
+    if isinstance(node, BOX_TYPES) and kind != "box":
+        node = next(iter(node.values()))  # boxes are transparent
+    if kind == "key" and isinstance(node, dict) and not isinstance(node, Keyed):
+        return node.get(token[1], _MISSING)
+    if kind == "ident" and isinstance(node, Keyed):
+        return node.get(token[2], _MISSING)
+    if kind == "index":
+        items = list(node.values()) if isinstance(node, Keyed) else node
+        if isinstance(items, list) and -len(items) <= token[1] < len(items):
+            return items[token[1]]
+    return _MISSING
+
+
+def _show(value: Any) -> str:
+    if value is _MISSING:
+        return "(absent)"
+    text = value if isinstance(value, str) else repr(value)
+    return text[:80]

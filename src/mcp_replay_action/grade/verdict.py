@@ -1,0 +1,75 @@
+"""Verdicts: what one recorded request came to, given what ``compare`` found (replay and diff
+both judge through here, so a verdict means the same everywhere)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp_replay_action.cassette import Interaction, subject_of
+from mcp_replay_action.compare.classes import finding as classed
+from mcp_replay_action.model.results import Finding, InteractionResult, ResultList, Substitution
+from mcp_replay_action.wire.jsonrpc import is_failure
+
+DETAIL_LIMIT = 300  # characters of a missing-response account kept in the finding
+
+
+def judge(
+    inter: Interaction,
+    findings: tuple[Finding, ...],
+    live: dict[str, Any] | None,
+    *,
+    latency_ms: float | None = None,
+    sent: dict[str, Any] | None = None,
+    substitutions: tuple[Substitution, ...] = (),
+    noise: tuple[Finding, ...] = (),
+) -> InteractionResult:
+    """The verdict on one recorded request, given what compare found (``live`` None: no answer).
+
+    ``sent`` is the request as really sent (after value threading), which names the interaction;
+    ``substitutions`` are the recorded values it replaced."""
+    # Imported here: a replay imports the compare engine only once its server is starting.
+    from mcp_replay_action.compare.engine import status_for
+
+    return InteractionResult(
+        seq=inter.seq,
+        line=inter.line,
+        method=inter.method,
+        name=inter.tool_name if sent is None else subject_of(sent),
+        status=status_for(findings),
+        findings=findings,
+        latency_ms=latency_ms,
+        recorded_latency_ms=inter.latency_ms,
+        recorded_error=is_failure(inter.response),
+        live_error=None if live is None else is_failure(live),
+        substitutions=substitutions,
+        noise=noise,
+    )
+
+
+def pass_into(
+    results: ResultList,
+    inter: Interaction,
+    live: dict[str, Any],
+    *,
+    latency_ms: float | None = None,
+    sent: dict[str, Any] | None = None,
+) -> None:
+    """Append ``judge(inter, (), live, latency_ms=..., sent=...)`` to ``results``: a clean pass
+    with nothing substituted (nearly every answer of a replay), packed straight in rather than
+    built as an object."""
+    results.append_plain(
+        inter.seq,
+        inter.line,
+        inter.method,
+        inter.tool_name if sent is None else subject_of(sent),
+        "pass",  # status_for(()): no finding
+        latency_ms=latency_ms,
+        recorded_latency_ms=inter.latency_ms,
+        recorded_error=is_failure(inter.response),
+        live_error=is_failure(live),
+    )
+
+
+def missing_finding(detail: str) -> Finding:
+    """The finding for a request that got no answer, and why (one line)."""
+    return classed("missing-response", "missing-response", "$", detail[:DETAIL_LIMIT])

@@ -1,0 +1,1 @@
+"""This machine: the files we write, cassette discovery, who children run as, the garbage collector."""

@@ -1,0 +1,1 @@
+"""Plain data between the stages: a replay's results and its report."""

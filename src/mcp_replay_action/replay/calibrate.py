@@ -1,0 +1,104 @@
+"""``mcp-replay calibrate``: learn a server's noise ahead of time and keep it in the cassette.
+
+The cassette is replayed ``runs`` times, each against a fresh start of the same server; for every
+request, what differs between those live answers becomes a ``noise.NoiseRule`` (a finding path,
+for text a pattern that keeps the stable words, and the values seen as evidence). The rules are
+stored in the cassette header under ``noise``: reviewable in the pull request that adds them,
+shown by ``inspect``, removed by ``calibrate --clear``, and applied by every replay (a finding a
+rule explains is reported as noise, never gating).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from mcp_replay_action.cassette import Cassette, Interaction, load
+from mcp_replay_action.compare import noise
+from mcp_replay_action.compare.correlate import ThreadRules
+from mcp_replay_action.compare.engine import CompareOptions
+from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.redact import Redactor, redactor_for
+from mcp_replay_action.transport import Transport
+
+MAX_RUNS = 20
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """What a calibration learned and wrote: the rules and the runs they came from."""
+
+    path: str
+    runs: int
+    rules: tuple[noise.NoiseRule, ...]
+
+
+def calibrate(
+    path: str,
+    open_transport: Callable[[], Transport],
+    *,
+    runs: int = 3,
+    compare: CompareOptions | None = None,
+    env: dict[str, str] | None = None,
+    public_env: Sequence[str] = (),
+    timeout: float = 30.0,
+    startup_timeout: float = 30.0,
+    thread_rules: ThreadRules | None = None,
+) -> Calibration:
+    """Replay the cassette at ``path`` ``runs`` times (each against a fresh server from
+    ``open_transport``), learn what varies between the live answers, and store the rules in the
+    cassette's header, replacing any rules a previous calibration stored. ``thread_rules``
+    (``--thread``/``--no-thread``) thread the runs and are added to the header's."""
+    from mcp_replay_action.replay.engine import ReplayOptions, replay_cassette
+
+    if not 2 <= runs <= MAX_RUNS:
+        raise ConfigError(f"--runs must be between 2 and {MAX_RUNS}, not {runs}")
+    cassette = load(path)
+    compare = (compare or CompareOptions()).at(cassette.meta.get("recorded_at"))
+    # Live answers are redacted exactly as replay redacts them before comparing, so the evidence
+    # stored in the header never holds a secret the server printed.
+    redactor = redactor_for(cassette.meta, Redactor(), env or {}, public_env)
+    declared = ThreadRules.from_meta(cassette.meta).merged(thread_rules or ThreadRules())
+    options = ReplayOptions(
+        timeout=timeout, startup_timeout=startup_timeout, compare=compare, confirm=False, threading=declared
+    )
+    lives: dict[int, list[Any]] = {}
+    for _ in range(runs):
+        seen: dict[int, Any] = {}
+        replay_cassette(without_noise(cassette), open_transport(), options, on_live=_keep(seen))
+        for seq, live in seen.items():
+            lives.setdefault(seq, []).append(redactor.apply(live))
+    rules: list[noise.NoiseRule] = []
+    for seq, answers in sorted(lives.items()):
+        if len(answers) == runs:
+            rules.extend(noise.learn(answers, compare, seq))
+    store(cassette, rules, declared)
+    return Calibration(path=cassette.path, runs=runs, rules=tuple(rules))
+
+
+def without_noise(cassette: Cassette) -> Cassette:
+    """``cassette`` with no stored rules (a calibration learns afresh)."""
+    if "noise" not in cassette.meta:
+        return cassette
+    return replace(cassette, meta={k: v for k, v in cassette.meta.items() if k != "noise"})
+
+
+def store(cassette: Cassette, rules: list[noise.NoiseRule], threading: ThreadRules | None = None) -> None:
+    """Write ``rules`` into the cassette's header (none: remove the ``noise`` key), and the
+    declared ``threading`` rules when there are any, atomically."""
+    from mcp_replay_action.replay.update import write_cassette
+
+    meta = {k: v for k, v in cassette.meta.items() if k != "noise"}
+    if rules:
+        meta["noise"] = [r.to_json() for r in rules]
+    if threading:
+        meta["threading"] = threading.to_json()
+    write_cassette(replace(cassette, meta=meta), cassette)
+
+
+def _keep(into: dict[int, Any]) -> Callable[[Interaction, dict[str, Any]], None]:
+    def on_live(inter: Interaction, live: dict[str, Any]) -> None:
+        into[inter.seq] = live
+
+    return on_live

@@ -1,0 +1,1107 @@
+"""Replay: re-send a cassette's requests to a live server, answer what the server asks from the
+cassette, compare every response with the recording, and grade the result.
+
+This is where a cassette (files) meets a transport (servers). It sends exactly what was recorded,
+in recorded order and in the recorded protocol era, except for values the live server minted
+afresh (see ``carry.py``) and the JSON-RPC ids of server-to-client requests, which are answered
+with the id the live server used.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Protocol
+
+from mcp_replay_action.cassette import Cassette, Interaction, load
+from mcp_replay_action.cassette.jsonl import StreamedInteractions
+from mcp_replay_action.compare.classes import finding as classed
+from mcp_replay_action.compare.correlate import Correlations, ThreadRules
+from mcp_replay_action.compare.matchers import same_json, same_request, unchanged
+from mcp_replay_action.compare.options import CompareOptions
+from mcp_replay_action.errors import (
+    EXIT_GATE,
+    EXIT_OK,
+    CassetteError,
+    MessageTooLarge,
+    ReplayError,
+    ServerError,
+    ServerExited,
+    ServerStartError,
+    TransportTimeout,
+)
+from mcp_replay_action.grade.assemble import build_report
+from mcp_replay_action.grade.score import score
+from mcp_replay_action.grade.verdict import judge, missing_finding, pass_into
+from mcp_replay_action.host.gcpause import frozen, paused, thawing
+from mcp_replay_action.model.results import (
+    CassetteResult,
+    Finding,
+    InteractionResult,
+    Report,
+    ResultList,
+    Substitution,
+    status_counts,
+)
+from mcp_replay_action.plan import Plan
+from mcp_replay_action.redact import Redactor, redactor_for
+from mcp_replay_action.replay import tasks
+from mcp_replay_action.transport import Transport, open_transport
+from mcp_replay_action.transport.headline import headline
+from mcp_replay_action.transport.process import usable_cpus
+from mcp_replay_action.transport.session import ClientSession, diag_kwargs, error_answer
+from mcp_replay_action.wire.protocol import LIFECYCLE_METHODS, Era, detect_era, refused_probes
+
+if TYPE_CHECKING:
+    from mcp_replay_action.compare.carry import Carry
+    from mcp_replay_action.compare.noise import NoiseRule
+    from mcp_replay_action.compare.output_schema import OutputSchemas
+    from mcp_replay_action.early import EarlyServer
+    from mcp_replay_action.replay.update import UpdateSummary
+    from mcp_replay_action.values.narrow import ReadAhead
+
+# After this many requests in a row got no answer in time, the server is taken to be hung and the
+# rest of the cassette is marked missing without waiting out each timeout.
+HUNG_AFTER = 2
+
+# Called with each recorded request and the live response it got, before redaction (the caller
+# that keeps it, ``update.py``, redacts it itself before anything touches disk).
+OnLive = Callable[[Interaction, dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    """How to replay. Every wait is bounded."""
+
+    timeout: float = 30.0  # seconds to wait for each response
+    startup_timeout: float = 30.0  # seconds for the first (handshake or discover) response
+    total_timeout: float = 900.0  # seconds for a whole cassette
+    compare: CompareOptions = field(default_factory=CompareOptions)
+    redactor: Redactor | None = None
+    # The extra environment the server was started with (``--env``): where a variable the
+    # cassette's header redacts by name may get its value, besides our own environment.
+    env: Mapping[str, str] = field(default_factory=dict)
+    # Every value of ``env`` is redacted too, except these variables' (``redact.env_secrets``).
+    public_env: tuple[str, ...] = ()
+    # Flag an answer that took more than this many times its recorded latency (None: never).
+    max_slowdown: float | None = None
+    # Flag an answer more than this many times its recorded size in bytes (None: never).
+    max_growth: float | None = None
+    # Sends of each side-effect-free request whose median latency is reported (1: one send).
+    repeat: int = 1
+    # When an interaction fails, replay the cassette once more against a fresh start of the same
+    # server and report what differs between the two live runs as noise (``noise.py``).
+    confirm: bool = True
+    # Declared threading rules (``--thread``/``--no-thread``), beside those the cassette stores.
+    threading: ThreadRules = field(default_factory=ThreadRules)
+
+
+class _Session:
+    """One cassette's replay against one live transport."""
+
+    def __init__(
+        self,
+        cassette: Cassette,
+        transport: Transport,
+        options: ReplayOptions,
+        on_live: OnLive | None = None,
+        tick: Callable[[int], None] | None = None,
+    ) -> None:
+        self.cassette = cassette
+        self.on_live = on_live
+        self.tick = tick  # told how many interactions are done, before each (a live progress line)
+        self.transport = transport
+        self.options = options
+        self.redactor = redactor_for(cassette.meta, options.redactor, options.env, options.public_env)
+        self.compare_options = options.compare.at(cassette.meta.get("recorded_at"))
+        # The compare engine (compare, normalize, carry, noise) is imported on first need, never
+        # before the server is spawned: an answer that is its recording exactly needs none of it.
+        self.noise_rules = _noise_rules(cassette.meta)
+        # Redacted live answers by seq, for confirmation: only those that differ, so a long
+        # passing replay does not hold every answer in memory.
+        self.live: dict[int, dict[str, Any]] = {}
+        self.recorded: dict[int, Interaction] = {}  # their recorded interactions, beside them
+        # The recorded answers a learned value was threaded into (``Carry.expected``), by seq.
+        self.expected: dict[int, Any] = {}
+        # The findings for the values each answer minted (``_minted``), by seq and recorded value;
+        # and whether a confirmation pass will settle them (else they are noise).
+        self.minted: dict[int, dict[str, Finding]] = {}
+        self.confirming = False
+        self.ending = False
+        # Set on a confirming run: it compares nothing and keeps only the answers to these seqs
+        # (the ones the first run failed on), which is all the confirmation reads.
+        self.gather: frozenset[int] | None = None
+        # A confirming run's redacted twins: the first run's live answers (redacted by the same
+        # rules), which a deterministic server repeats exactly, so nothing of them is walked again.
+        self.twins: dict[int, dict[str, Any]] = {}
+        self.carry: Carry | None = None  # made when an answer first differs (``_learn``)
+        # What the recording proves was threaded, when already read (a confirming run reuses the
+        # first run's: the same cassette is not read once more for it).
+        self.correlations: Correlations | None = None
+        # An answer that differs from its recording, learned from just before the next message is
+        # sent: after the last one, nothing could quote what it minted, and a big last answer is
+        # never walked.
+        self.to_learn: _Answer | None = None
+        self.results = ResultList()
+        # Read on the server's first request to us: most sessions have none, and a streamed
+        # cassette is read from disk again on every pass over it.
+        self.server_requests: list[Interaction] | None = None
+        self.read_only_tools = read_only_tools(cassette.interactions) if options.repeat > 1 else frozenset()
+        self.answered: set[int] = set()
+        self.unsent = refused_probes(cassette.interactions)
+        self.dead: Finding | None = None  # set once the server is gone or hung
+        self.consecutive_timeouts = 0
+        self.deadline = 0.0
+        self.client = ClientSession(transport, answer=self._recorded_answer)
+        # The last answer, received but not yet compared. Comparing it while the server works on
+        # the next request overlaps our work with the server's (2 cores, and a lock-step replay
+        # would leave one idle), unless latency is judged: then each answer is timed alone.
+        self.unsettled: _Answer | None = None
+        self.overlap = options.max_slowdown is None and options.repeat <= 1
+        # Reading a recorded answer ahead while the server works (``_await``) needs a CPU of its own.
+        self.cpus_to_spare = usable_cpus() >= 2
+        self.awaited: Interaction | None = None  # the interaction whose answer is awaited
+        # A transport that asks which long text a long line most likely holds, to decode the line
+        # beside it (``StdioTransport.expect``, ``_expected``); None for one that does not ask.
+        self.expecting: Any = transport if hasattr(transport, "expect") else None
+        self.ahead: ReadAhead | None = None  # its recording, read ahead so far
+        self.ahead_steps: Iterator[bool] | None = None  # what is left to read ahead
+        # The output schemas the live server declared in this session (made on the first live
+        # ``tools/list`` that declares one: a server without any never loads the validator).
+        self.polls = tasks.Polls()  # the live tasks that have ended (tasks.py)
+        self.outputs: OutputSchemas | None = None  # the live session's declared output schemas
+        self.recorded_outputs: OutputSchemas | None = None  # ... and the recording's
+
+    def run(self) -> None:
+        self.deadline = time.monotonic() + self.options.total_timeout
+        first_request = True
+        # A confirming run stops after the last answer it gathers: nothing later can change it.
+        to_gather = len(self.gather) if self.gather is not None else -1
+        tick = self.tick
+        for done, inter in enumerate(self.cassette.interactions):
+            if to_gather == 0:
+                break
+            if tick is not None:
+                tick(done)
+            if inter.kind == "notification":
+                self._notify(inter)
+            elif inter.seq in self.unsent:  # a refused server/discover probe (protocol.py)
+                self.results.append(replace(judge(inter, (), None), status="skipped"))
+            elif inter.kind == "request":
+                self._request(inter, first=first_request)
+                first_request = False
+                if self.gather is not None and inter.seq in self.gather:
+                    to_gather -= 1
+        if self.gather is not None and self.correlations is not None:
+            self._learn()  # what the last gathered answer minted, for ``_minted_apart``
+        self.ending = True  # nothing is sent after the last answer: it is never learned from
+        self._settle()
+
+    def _learn(self) -> None:
+        """Learn the minted values of the last answer that differed, before the next message is
+        rewritten: it may quote one."""
+        answer, self.to_learn = self.to_learn, None
+        if answer is None:
+            return
+        recorded = answer.inter.response
+        if self.carry is None:
+            from mcp_replay_action.compare.carry import Carry
+
+            # The recording's data flow (``correlate.py``), read when an answer first differs.
+            rules = ThreadRules.from_meta(self.cassette.meta).merged(self.options.threading)
+            self.carry = Carry(self.correlations or self.cassette.interactions, rules)
+        if not self.carry.may_learn_from(answer.inter.seq):
+            # Nothing in it can be learned: its live answer is redacted and compared while the
+            # server works on the next request (``_settle``), not before that request is sent.
+            return
+        live = self._redacted(answer)
+        if recorded == live:
+            return  # what differed was a secret, redacted alike on both sides
+        self.carry.learn(recorded, live, answer.inter.seq)
+
+    def _await(self, inter: Interaction, request_id: Any, wait: float) -> dict[str, Any]:
+        """The live answer to ``inter``'s request; while the server is slow to give it, and a CPU
+        is left for it to work on, the long JSON text of the recorded answer is read ahead
+        (``_read_ahead``) for the comparison to come. A confirming run compares nothing. A long
+        line the transport reads meanwhile is decoded beside the text it most likely holds
+        (``_expected``)."""
+        self.awaited = inter
+        expecting = self.expecting
+        if expecting is not None:
+            expecting.expect = self._expected
+        try:
+            if self.gather is not None or not self.cpus_to_spare:
+                return self.client.await_response(request_id, wait)
+            return self.client.await_response(request_id, wait, self._read_ahead)
+        except BaseException:
+            if self.ahead is not None:
+                self._done_with(self.ahead)  # no answer to compare it with
+                self.ahead = None
+            raise
+        finally:
+            self.ahead_steps = None
+            if expecting is not None:
+                expecting.expect = None
+
+    def _expected(self) -> str | None:
+        """The long text the awaited answer most likely holds, asked by the transport for a long
+        line only: the recording's longest JSON text, or in a confirming run the first run's
+        live one (a server that differed once most likely repeats itself)."""
+        from mcp_replay_action.values.narrow import long_json_text
+
+        assert self.awaited is not None
+        twin = self.twins.get(self.awaited.seq)
+        return long_json_text(twin if twin is not None else self.awaited.response)
+
+    def _done_with(self, ahead: ReadAhead) -> None:
+        ahead.close()
+        self.redactor.forget(ahead.text)
+
+    def _read_ahead(self) -> bool:
+        """One step of reading the awaited answer's recording ahead (``narrow.ReadAhead``): its
+        longest JSON text, parsed the way narrowing it against the live one will parse it. False
+        when there is no such text (nearly every answer) or nothing left to read."""
+        steps = self.ahead_steps
+        if steps is None:
+            from mcp_replay_action.values.narrow import ReadAhead, long_json_text
+
+            assert self.awaited is not None
+            found = long_json_text(self.awaited.response)
+            if found is None:
+                return False  # the compare engine is not imported for an answer without one
+            from mcp_replay_action.compare.normalize import run_names
+
+            self.ahead = ReadAhead(found, run_names)
+            steps = self.ahead_steps = self._ahead_steps(self.ahead)
+        with paused():  # a step builds a run of records: no collection walks them half built
+            return next(steps, None) is not None
+
+    def _ahead_steps(self, ahead: ReadAhead) -> Iterator[bool]:
+        while ahead.step():
+            yield True
+        # Then what the text holds of what redaction looks for: the live answer, which differs
+        # from it in a few places, is redacted by looking only there (``Redactor.learn``).
+        for _ in self.redactor.learn(ahead.text):
+            yield True
+        # Last, the modules only a live answer that differs needs (compare, and noise for the
+        # confirming run): one that differs from this long recording is compared and confirmed
+        # without importing them on the way (~3 ms).
+        import mcp_replay_action.compare.engine  # noqa: F401
+        import mcp_replay_action.compare.noise  # noqa: F401
+
+        yield True
+
+    def _redacted(self, answer: _Answer) -> dict[str, Any]:
+        """The live answer of ``answer``, redacted (once, when first needed)."""
+        if not answer.redacted:
+            self._check_output(answer)
+            # The recording was redacted before it reached disk, so the parts of a live answer
+            # equal to it hold nothing to redact: only what changed is walked.
+            clean = self.twins.get(answer.inter.seq, answer.inter.response)
+            live = answer.live
+            answer.live = self.redactor.apply(live) if clean is None else self.redactor.apply_beside(live, clean)
+            answer.redacted = True
+        return answer.live
+
+    def _notify(self, inter: Interaction) -> None:
+        if self.dead is not None:
+            return
+        self._learn()
+        try:
+            self.transport.send(self.carry.apply(inter.message) if self.carry else inter.message)
+        except ServerExited:
+            pass  # the next request reports the exit with its diagnostics
+
+    def _request(self, inter: Interaction, *, first: bool) -> None:
+        if self.dead is not None:
+            # Never sent: the server was already gone or hung. The finding says why.
+            self._settle()
+            self.results.append(replace(judge(inter, (self.dead,), None), status="skipped"))
+            return
+        if self.polls.needless(inter):  # the live task ended sooner than the recorded one (tasks.py)
+            self._settle()
+            self.results.append(replace(judge(inter, (), None), status="skipped"))
+            return
+        if not self.overlap:
+            self._settle()
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            self.dead = missing_finding(f"the whole-cassette timeout ({self.options.total_timeout:g} s) ran out")
+            self._missing(inter, self.dead)
+            return
+        wait = min(self.options.startup_timeout if first else self.options.timeout, remaining)
+        self._learn()
+        message, substitutions = self.carry.rewrite(inter.message) if self.carry else (inter.message, ())
+        started = time.monotonic()
+        try:
+            self.transport.send(message)
+            self._settle()  # the previous answer, compared while the server works on this one
+            live = self._await(inter, message.get("id"), wait)
+            # A task still working live where the recording saw it done is polled on (tasks.py).
+            live = self.polls.follow(inter, message, live, self.client.request, started + wait)
+        except TransportTimeout:
+            if first:
+                raise ServerStartError(
+                    f"the server never answered {inter.method} within {wait:g} s",
+                    **diag_kwargs(self.transport),
+                ) from None
+            self.consecutive_timeouts += 1
+            detail = f"no response within {wait:g} s"
+            if self.client.stray_ids:
+                detail += f" (the server answered other ids: {', '.join(map(repr, self.client.stray_ids[:3]))})"
+                self.client.stray_ids.clear()
+            finding = missing_finding(detail)
+            if self.consecutive_timeouts >= HUNG_AFTER:
+                self.dead = missing_finding(f"skipped: the server stopped answering ({detail})")
+            self._missing(inter, finding)
+            return
+        except ServerExited as exc:
+            if first:
+                if isinstance(exc, ServerStartError):
+                    raise  # already says how start-up failed
+                if isinstance(exc, MessageTooLarge):
+                    raise ServerStartError(f"answering {inter.method}, {exc}", **diag_kwargs(self.transport)) from None
+                raise ServerStartError(
+                    f"the server exited before answering {inter.method}", **diag_kwargs(self.transport)
+                ) from exc
+            diag = self.transport.diagnostics()
+            tail = headline(str(diag.get("stderr_tail", "")))
+            status = diag.get("exit_status")
+            detail = "the server exited" + (f" with status {status}" if status is not None else "")
+            if status is None or isinstance(exc, MessageTooLarge):
+                # No process ended (an HTTP server answering 500, a broken stream), or one sent
+                # more than the cap: the transport's own one-line account says what happened.
+                detail = exc.one_line()
+            if tail and "stderr:" not in detail:
+                detail += f"; stderr: {tail}"
+            if getattr(exc, "status", None) is not None and status is None:
+                # An HTTP error status answers this one request; the server is still there and
+                # the next request may well succeed.
+                self._missing(inter, missing_finding(detail))
+                return
+            self.dead = missing_finding(detail)
+            self._missing(inter, self.dead)
+            return
+        latency = (time.monotonic() - started) * 1000.0
+        if self.options.repeat > 1 and not first and side_effect_free(message, self.read_only_tools):
+            latency = self._median_latency(message, wait, latency)
+        self.consecutive_timeouts = 0
+        if self.on_live is not None:
+            self.on_live(inter, live)
+        if tasks.interim(inter, live) and self.gather is None:
+            # A poll the recording saw say ``working``: how many a task needs is not behaviour.
+            if self.ahead is not None:
+                self._done_with(self.ahead)
+                self.ahead = None
+            pass_into(self.results, inter, live, latency_ms=round(latency, 3), sent=message)
+            return
+        answer = _Answer(inter, message, substitutions, live, latency, first, self.ahead)
+        self.ahead = None
+        recorded = inter.response
+        if recorded is not None and recorded != live:
+            self.to_learn = answer  # it may hold a value the server minted afresh (``_learn``)
+        if self.gather is not None:
+            if inter.seq in self.gather:
+                self.live[inter.seq] = self._redacted(answer)
+            return
+        self.unsettled = answer
+
+    def _settle(self) -> None:
+        """Compare and judge the answer received last, if any."""
+        answer, self.unsettled = self.unsettled, None
+        if answer is None:
+            return
+        inter = answer.inter
+        checked = self._check_output(answer)
+        if (
+            not answer.substitutions
+            and answer.ahead is None
+            and self.options.max_slowdown is None
+            and not checked
+            and inter.seq not in self.twins
+            and same_json(inter.response, answer.live)
+        ):
+            # Its recording exactly (most answers): redacted beside the recording it is kept as it
+            # is, compare finds nothing, and no latency is judged: it passes as it stands. (A
+            # recording read ahead is closed by the full settle below.)
+            pass_into(self.results, inter, answer.live, latency_ms=round(answer.latency, 3), sent=answer.sent)
+            return
+        if self.to_learn is answer and not self.ending:
+            self._learn()  # settled before the next request was sent (latency judged alone)
+        live, recorded = self._redacted(answer), inter.response
+        minted: tuple[Finding, ...] = ()
+        if self.carry:
+            # A later answer echoes the value its request carried: expected live, not recorded.
+            # The values this answer minted are compared by the confirmation rule, not by masks
+            # that may or may not know their shape (``_minted``).
+            own = self.carry.learned_from(inter.seq)
+            recorded = self.carry.expected(recorded, inter.seq, own=own)
+            if recorded is not inter.response:
+                self.expected[inter.seq] = recorded
+            minted = self._minted(inter.seq, own)
+        # The first answer's time is mostly the server starting: it says nothing about speed.
+        slow = None if answer.first else slowdown(inter.latency_ms, answer.latency, self.options.max_slowdown)
+        # An answer equal to its recording (the fast path above) cannot have grown.
+        grown = growth(recorded, live, self.options.max_growth)
+        try:
+            findings = _compared(recorded, live, self.compare_options)
+        finally:
+            if answer.ahead is not None:
+                self._done_with(answer.ahead)
+        ignored: tuple[Finding, ...] = ()
+        if minted and self.confirming:
+            findings = (*minted, *findings)  # settled by ``_minted_apart``
+        elif minted:
+            ignored = minted  # no second start to tell: taken as minted
+        if findings:
+            self.live[inter.seq] = live
+            self.recorded[inter.seq] = inter
+        if findings and inter.seq in self.noise_rules:
+            rules = self.noise_rules[inter.seq]
+            from mcp_replay_action.compare import noise
+
+            findings, learned = noise.split(findings, rules, recorded, self.compare_options, live)
+            ignored = (*ignored, *learned)
+        if slow is not None:
+            findings = (*findings, slow)
+        if grown is not None:
+            findings = (*findings, grown)
+        findings = (*findings, *checked)
+        if not (findings or ignored or answer.substitutions):
+            pass_into(self.results, inter, live, latency_ms=round(answer.latency, 3), sent=answer.sent)
+            return
+        self.results.append(
+            judge(
+                inter,
+                findings,
+                live,
+                latency_ms=round(answer.latency, 3),
+                sent=answer.sent,
+                substitutions=answer.substitutions,
+                noise=ignored,
+            )
+        )
+
+    def _check_output(self, answer: _Answer) -> tuple[Finding, ...]:
+        """Check a live answer against what the live server declared (``output_schema.py``),
+        once, before it is redacted (a placeholder would not match a schema): a ``tools/list``
+        answer's output schemas are learned, a ``tools/call`` answer is checked against them.
+        Answers are checked in recorded order (each is settled, or redacted to learn from, before
+        the next one), so a call is checked against the listing the session made before it."""
+        if answer.checked is not None:
+            return answer.checked
+        answer.checked = ()
+        method = answer.inter.method
+        recorded = answer.inter.response or {}
+        if method == "tools/list":
+            if self.outputs is None and (_declares_output_schema(answer.live) or _declares_output_schema(recorded)):
+                from mcp_replay_action.compare.output_schema import OutputSchemas
+
+                self.outputs, self.recorded_outputs = OutputSchemas(), OutputSchemas()
+            if self.outputs is not None and self.recorded_outputs is not None:
+                self.outputs.learn(answer.live)
+                self.recorded_outputs.learn(recorded)
+        elif method == "tools/call" and self.gather is None:
+            result = answer.live.get("result")
+            if self.outputs is not None or (isinstance(result, dict) and "structuredContent" in result):
+                from mcp_replay_action.compare.output_schema import OutputSchemas, new_violations
+
+                live = (self.outputs or OutputSchemas()).check(answer.sent, answer.live)
+                if live:
+                    # What the recording already showed, against the schema it was recorded with.
+                    was = (self.recorded_outputs or OutputSchemas()).check(answer.inter.message, recorded)
+                    live = new_violations(live, was)
+                answer.checked = live
+        return answer.checked
+
+    def _minted(self, seq: int, own: Mapping[str, str]) -> tuple[Finding, ...]:
+        """One finding per value the answer to ``seq`` minted afresh (``Carry.learned_from``),
+        kept by seq for the confirmation pass to settle: noise when the next fresh start mints
+        another value, a real change when it gives this one again."""
+        if not own:
+            return ()
+        from mcp_replay_action.compare.carry import shown_path
+
+        assert self.carry is not None
+        made = {
+            rec: Finding(
+                "value-change",
+                "breaking",
+                shown_path(self.carry.places[rec]),
+                "a value later requests quote changed (threaded into them)",
+                before=rec,
+                after=live,
+            )
+            for rec, live in own.items()
+        }
+        self.minted[seq] = made
+        return tuple(made.values())
+
+    def _median_latency(self, message: dict[str, Any], wait: float, latency: float) -> float:
+        """The median latency of ``repeat`` sends of a request that changes nothing (the first
+        send's answer is the one compared); a resend that fails leaves the latencies so far."""
+        times = [latency]
+        for _ in range(self.options.repeat - 1):
+            started = time.monotonic()
+            try:
+                self.client.request(message, wait)
+            except (TransportTimeout, ServerExited):
+                break
+            times.append((time.monotonic() - started) * 1000.0)
+        import statistics  # only with --repeat: it costs every replay's start-up otherwise
+
+        return statistics.median(times)
+
+    def _recorded_answer(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """Answer a server-to-client request with the recorded answer to the same question."""
+        recorded = self._match_server_request(msg)
+        if recorded is not None and recorded.response is not None:
+            answer = dict(recorded.response)
+            answer["id"] = msg["id"]
+            return answer
+        return error_answer(msg, f"mcp-replay: no recorded answer for {msg.get('method')}")
+
+    def _match_server_request(self, msg: dict[str, Any]) -> Interaction | None:
+        method = msg.get("method")
+        fallback: Interaction | None = None
+        if self.server_requests is None:
+            self.server_requests = [i for i in self.cassette.interactions if i.kind == "server-request"]
+        for inter in self.server_requests:
+            if inter.method != method:
+                continue
+            if inter.seq not in self.answered and same_request(inter.message, msg):
+                self.answered.add(inter.seq)
+                return inter
+            if fallback is None or (fallback.seq in self.answered and inter.seq not in self.answered):
+                fallback = inter
+        if fallback is not None:
+            self.answered.add(fallback.seq)
+        return fallback
+
+    def _missing(self, inter: Interaction, finding: Finding) -> None:
+        self._settle()  # results stay in recorded order
+        self.results.append(judge(inter, (finding,), None))
+
+
+def _compared(recorded: dict[str, Any] | None, live: dict[str, Any], options: CompareOptions) -> tuple[Finding, ...]:
+    """``compare.compare(recorded, live, options)``, taking its fastest exit (``unchanged``) before
+    importing it: a replay of an unchanged server never loads the compare engine."""
+    if unchanged(recorded, live):
+        return ()
+    from mcp_replay_action.compare.engine import compare
+
+    return compare(recorded, live, options)
+
+
+def _declares_output_schema(live: dict[str, Any]) -> bool:
+    result = live.get("result")
+    tools = result.get("tools") if isinstance(result, dict) else None
+    return isinstance(tools, list) and any(isinstance(t, dict) and "outputSchema" in t for t in tools)
+
+
+def _noise_rules(meta: Mapping[str, Any]) -> dict[int, list[NoiseRule]]:
+    """``noise.rules_by_seq(meta)``; a header with no calibrated rules needs no ``noise.py``."""
+    if not meta.get("noise"):
+        return {}
+    from mcp_replay_action.compare import noise
+
+    return noise.rules_by_seq(meta)
+
+
+class _Answer:
+    """A live answer received and not yet compared (see ``_Session.unsettled``). Its live answer
+    is redacted when first needed (``_Session._redacted``): before the next message is sent when
+    carry may learn from it, else while the server works on that message. Slots, not a frozen
+    dataclass: one is made per request, and the dataclass costs several times as much to make."""
+
+    __slots__ = ("inter", "sent", "substitutions", "live", "latency", "first", "redacted", "ahead", "checked")
+
+    def __init__(
+        self,
+        inter: Interaction,
+        sent: dict[str, Any],
+        substitutions: tuple[Substitution, ...],
+        live: dict[str, Any],
+        latency: float,
+        first: bool,
+        ahead: ReadAhead | None = None,
+    ) -> None:
+        self.inter = inter
+        self.sent = sent  # the request as really sent
+        self.substitutions = substitutions
+        self.live = live  # redacted once ``redacted`` is set
+        self.latency = latency  # milliseconds
+        self.first = first
+        self.redacted = False
+        self.ahead = ahead  # its recording's long text read ahead, closed once compared
+        self.checked: tuple[Finding, ...] | None = None  # what the live server's declarations found
+
+
+def replay_cassette(
+    cassette: Cassette,
+    transport: Transport,
+    options: ReplayOptions | None = None,
+    *,
+    on_live: OnLive | None = None,
+    confirm: Callable[[], Transport] | None = None,
+    start: Callable[[], None] | None = None,
+    tick: Callable[[int], None] | None = None,
+) -> CassetteResult:
+    """Replay one cassette against a transport that has not been started yet (``start``, when
+    given, is called in place of ``transport.start()``: ``early.py`` started it already), and
+    close it after.
+
+    ``confirm`` opens a fresh transport to the same server: when an interaction fails, the
+    cassette is replayed once more through it and what differs between the two live runs is moved
+    from the findings to ``noise`` (free when nothing fails).
+
+    ``on_live`` sees every live response as it arrives, unredacted, with the recorded request it
+    answers (``--update`` keeps them); results never carry live payloads. ``tick`` is told how
+    many interactions are done before each one is replayed (a live progress line).
+
+    Every text in the result that came from the server (finding messages and values, diffs, the
+    stderr tail, the error) has passed the cassette's redactor: this is the one place it is
+    applied, so no sink (console, files, GitHub) ever sees a secret the server printed.
+
+    Raises ``ServerStartError`` (redacted the same way) when the server cannot be started or
+    never answers its first request; every later failure (a crash, a hang, a wrong answer)
+    becomes findings instead.
+    """
+    options = options or ReplayOptions()
+    era = detect_era(cassette.interactions, cassette.meta)
+    started = time.monotonic()
+    session: _Session | None = None
+    try:
+        (start or transport.start)()
+        # Set up while the server starts (a node server takes a few hundred ms to answer).
+        session = _Session(cassette, transport, options, on_live, tick)
+        session.confirming = confirm is not None and options.confirm
+        session.run()
+    except ServerError as exc:
+        redactor = (
+            session.redactor
+            if session is not None
+            else redactor_for(cassette.meta, options.redactor, options.env, options.public_env)
+        )
+        raise exc.redacted(lambda text: str(redactor.apply(text))) from None
+    finally:
+        transport.close()
+    diag = transport.diagnostics()
+    results: Sequence[InteractionResult] = session.results
+    mismatch = era_mismatch(era, results)
+    if mismatch:
+        results = _one_era_finding(results, era, mismatch)
+    elif confirm is not None and options.confirm and status_counts(results)["fail"]:
+        results = _confirmed(cassette, session, confirm, options)
+    result = CassetteResult(
+        path=cassette.path,
+        results=results if isinstance(results, ResultList) else ResultList(results),
+        score=score(results),
+        era=era.name,
+        protocol_version=era.protocol_version,
+        duration_s=round(time.monotonic() - started, 3),
+        error=mismatch or (session.dead.message if session.dead else ""),
+        stderr_tail=str(diag.get("stderr_tail", ""))[-2000:] if session.dead else "",
+        non_json_lines=int(diag.get("non_json_lines", 0) or 0),
+    )
+    return redacted_result(result, session.redactor)
+
+
+# What each era opens a session with, and what a server of the other era speaks instead.
+_OPENERS = {"stateless": "server/discover", "handshake": "initialize"}
+
+
+def era_mismatch(era: Era, results: Sequence[InteractionResult]) -> str:
+    """One message naming both eras when the server refused the recorded era's opening request
+    (a stateless cassette against a handshake-only server, or the reverse), else empty."""
+    at = _opener_index(era, results)
+    if at is None:
+        return ""
+    opener = results[at]
+    if opener.recorded_error or opener.live_error is not True:
+        return ""
+    other = "handshake" if era.name == "stateless" else "stateless"
+    return (
+        f"protocol era mismatch: this cassette was recorded in the {era.name} era "
+        f"({era.protocol_version or 'unknown version'}, opened with {opener.method}), and the server refused "
+        f"{opener.method}: it speaks only the {other} era ({_OPENERS[other]}). Re-record the cassette against "
+        "this server, or replay it against a build that speaks the recorded era."
+    )
+
+
+def _opener_index(era: Era, results: Sequence[InteractionResult]) -> int | None:
+    """Where the recorded era's opening request is: the first request, or the first after the
+    lifecycle probes a client sent before it (the official SDKs probe ``server/discover`` and fall
+    back to ``initialize`` when the recording server refused the probe)."""
+    opener = _OPENERS.get(era.name)
+    for i, result in enumerate(results):
+        if result.method == opener:
+            return i
+        if result.method not in LIFECYCLE_METHODS:
+            return None
+    return None
+
+
+def _one_era_finding(results: Sequence[InteractionResult], era: Era, message: str) -> list[InteractionResult]:
+    """The era mismatch as one finding on the opening request; the rest (a probe before it, every
+    request after it), which could only fail the same way, are skipped instead of each reporting
+    the same refusal."""
+    at = _opener_index(era, results)
+    return [
+        replace(r, findings=(classed("era-refused", "error-status-change", "$", message),), status="fail")
+        if i == at
+        else replace(r, status="skipped", findings=(), noise=())
+        for i, r in enumerate(results)
+    ]
+
+
+def _confirmed(
+    cassette: Cassette, first: _Session, confirm: Callable[[], Transport], options: ReplayOptions
+) -> Sequence[InteractionResult]:
+    """The first run's results with every difference that also differs in a second live run of the
+    same build moved to ``noise``. A second run that cannot start leaves the results as they are."""
+    from mcp_replay_action.compare import noise
+    from mcp_replay_action.compare.engine import status_for
+
+    transport = confirm()
+    if isinstance(cassette.interactions, StreamedInteractions):
+        # Read from disk again on this pass: what the first run failed on, it still holds.
+        cassette = replace(cassette, interactions=cassette.interactions.reusing(first.recorded.values()))
+    second = _Session(cassette, transport, options)
+    second.gather = frozenset(r.seq for r in first.results if r.status == "fail")
+    second.twins = first.live
+    second.correlations = first.carry.correlations if first.carry is not None else None
+    try:
+        transport.start()
+        second.run()
+    except ReplayError:
+        return first.results
+    finally:
+        transport.close()
+    out = ResultList()
+    for result in first.results:
+        live_a, live_b = first.live.get(result.seq), second.live.get(result.seq)
+        if result.status != "fail" or live_a is None or live_b is None:
+            out.append(result)
+            continue
+        kept, minted = _minted_apart(first, second, result)
+        rules = noise.learn([live_a, live_b], first.compare_options, result.seq)
+        recorded = first.expected.get(result.seq, first.recorded[result.seq].response)
+        kept, ignored = noise.split(kept, rules, recorded, first.compare_options)
+        ignored = minted + ignored
+        if ignored:
+            result = replace(result, findings=kept, noise=result.noise + ignored, status=status_for(kept))
+        out.append(result)
+    return out
+
+
+def _minted_apart(
+    first: _Session, second: _Session, result: InteractionResult
+) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
+    """``result``'s findings parted into (kept, noise) by what its answer minted: a value the
+    recording proves was threaded (``correlate.py``) that the two fresh starts gave differently
+    is noise; one both starts gave alike is a real change (the id scheme changed) and is kept."""
+    minted = first.minted.get(result.seq)
+    if not minted or first.carry is None or second.carry is None:
+        return result.findings, ()
+    mine, theirs = first.carry.learned_from(result.seq), second.carry.learned_from(result.seq)
+    varied = [minted[r] for r in minted if r in theirs and theirs[r] != mine.get(r)]
+    kept = tuple(f for f in result.findings if f not in varied)
+    return kept, tuple(f for f in result.findings if f in varied)
+
+
+def redacted_result(result: CassetteResult, redactor: Redactor) -> CassetteResult:
+    """``result`` with every server-originated text passed through ``redactor``."""
+
+    def redacted(r: InteractionResult) -> InteractionResult:
+        if not (r.findings or r.noise):
+            return r
+        return replace(
+            r,
+            findings=tuple(_redacted_finding(f, redactor) for f in r.findings),
+            noise=tuple(_redacted_finding(f, redactor) for f in r.noise),
+        )
+
+    # Only results with findings carry server text: the packed ones are shared, not copied.
+    held = result.results
+    results = held.with_whole(redacted) if isinstance(held, ResultList) else ResultList(map(redacted, held))
+    return replace(
+        result,
+        results=results,
+        error=redactor.apply(result.error),
+        stderr_tail=redactor.apply(result.stderr_tail),
+    )
+
+
+def _redacted_finding(finding: Finding, redactor: Redactor) -> Finding:
+    return replace(
+        finding,
+        message=redactor.apply(finding.message),
+        before=redactor.apply(finding.before),
+        after=redactor.apply(finding.after),
+        diff=redactor.apply(finding.diff),
+    )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a run produced: the report (every server text redacted), what was rewritten (update
+    and refresh modes), and the exit code the CLI and the action exit with."""
+
+    report: Report
+    updates: tuple[UpdateSummary, ...] = ()
+    exit_code: int = EXIT_OK
+
+    @property
+    def settled(self) -> bool:
+        """True when a rewriting run rewrote every change (none kept for want of an answer)."""
+        return bool(self.updates) and not any(u.kept for u in self.updates)
+
+
+class Progress(Protocol):
+    """Who hears of a run as it goes (the CLI's ``report.progress.ConsoleProgress``)."""
+
+    def live(self, path: str, total: int) -> Callable[[int], None] | None:
+        """A tick callback for one cassette of ``total`` interactions (None: none wanted)."""
+
+    def finished(self, result: CassetteResult) -> None:
+        """One cassette's result, as soon as it is known (shown path, redacted)."""
+
+
+def run(plan: Plan, early: EarlyServer | None = None, progress: Progress | None = None) -> Outcome:
+    """Replay every cassette of ``plan`` against a fresh server each, gate the report and, in
+    update or refresh mode, rewrite each cassette's changed responses. ``early``: the first
+    cassette's server, spawned already (``early.spawn_early``); stopped here if never used.
+    ``progress`` hears of each cassette as it finishes (and, one cassette at a time, as it goes).
+
+    Every cassette is validated before any server is spoken to (only the early one may have
+    started), but only one is held in memory at a time in check mode: with several, each is read once to check it and again just before its
+    replay. Nothing is written until every cassette has replayed, so a server that cannot start
+    leaves every file as it was. Raises ``CassetteError`` for a bad cassette and
+    ``ServerStartError`` for a server that cannot be used.
+    """
+    try:
+        with thawing():  # the cassettes read are kept from the collector's walks until the end
+            return _run(plan, early, progress)
+    finally:
+        if early is not None:
+            early.discard()  # a server no replay took (a bad cassette) is stopped and reaped
+
+
+def _run(plan: Plan, early: EarlyServer | None, progress: Progress | None) -> Outcome:
+    cassettes: Iterable[Cassette]
+    # A check-mode replay only iterates each cassette: a large one is streamed from disk.
+    stream = not plan.rewrites
+    if len(plan.paths) == 1:
+        cassettes = [_load_checked(plan.paths[0], stream=stream)]
+    else:
+        for path in plan.paths:
+            _load_checked(path, stream=stream)  # dropped at once: a glob is never all loaded
+        cassettes = (_load_checked(path, stream=stream) for path in plan.paths)
+    base = Redactor(keys=plan.redact_keys, patterns=plan.redact_patterns)
+    options = ReplayOptions(
+        timeout=plan.timeout,
+        startup_timeout=plan.target.startup_timeout,
+        total_timeout=plan.total_timeout,
+        compare=plan.compare,
+        redactor=base,
+        env=plan.target.env,
+        public_env=plan.public_env,
+        max_slowdown=plan.max_slowdown,
+        max_growth=plan.max_growth,
+        repeat=plan.repeat,
+        confirm=plan.confirm,
+        threading=ThreadRules(plan.thread, plan.no_thread),
+    )
+    if plan.rewrites:
+        from mcp_replay_action.replay.update import rewrite, write_cassette
+    results: list[CassetteResult] = []
+    rewritten: list[tuple[Cassette, Cassette, UpdateSummary]] = []
+    if plan.jobs > 1 and len(plan.paths) > 1 and not plan.rewrites:
+        results = list(_replay_in_parallel(plan, options, progress))
+        cassettes = ()
+    for cassette in cassettes:
+        live_by_seq: dict[int, dict[str, Any]] = {}
+        # Only the first cassette's server may have been started early.
+        transport, start = early.take() if early and not early.taken else (open_transport(plan.target), None)
+        result = replay_cassette(
+            cassette,
+            transport,
+            options,
+            on_live=_keep_in(live_by_seq) if plan.rewrites else None,
+            confirm=_opener(plan) if plan.confirm and not plan.rewrites else None,
+            start=start,
+            tick=progress.live(plan.shown(cassette.path), len(cassette.interactions)) if progress else None,
+        )
+        result = replace(result, path=plan.shown(result.path))
+        results.append(result)
+        if progress is not None:
+            progress.finished(result)
+        if plan.rewrites:
+            redactor = redactor_for(cassette.meta, base, plan.target.env, plan.public_env)
+            rewritten.append((cassette, *rewrite(cassette, result, live_by_seq, redactor)))
+    for old, new, summary in rewritten:
+        if summary.updated:
+            write_cassette(new, old)
+    report = build_report(results, target=plan.target.describe(), policy=plan.gate)
+    updates = tuple(summary for _, _, summary in rewritten)
+    return Outcome(report=report, updates=updates, exit_code=_exit_code(plan, report, updates))
+
+
+# What a worker of ``_replay_in_parallel`` replays with: set before the workers are forked, so
+# they inherit it rather than receive it pickled.
+_WORK: tuple[Plan, ReplayOptions] | None = None
+
+
+def _replay_in_parallel(plan: Plan, options: ReplayOptions, progress: Progress | None) -> tuple[CassetteResult, ...]:
+    """Every cassette of ``plan`` replayed by ``plan.jobs`` worker processes, each cassette with
+    its own server (so its own isolated home and setup run); results (shown paths) in the order of
+    the paths, each told to ``progress`` as it finishes."""
+    # Processes, not threads: comparing is CPU work under the GIL, and it is what should run
+    # beside the servers. Fork, so the workers inherit _WORK; no thread of ours runs here.
+    import concurrent.futures
+    import multiprocessing
+
+    global _WORK
+    _WORK = (plan, options)
+    try:
+        context = multiprocessing.get_context("fork")
+        with concurrent.futures.ProcessPoolExecutor(min(plan.jobs, len(plan.paths)), mp_context=context) as pool:
+            futures = {pool.submit(_replay_one, path): i for i, path in enumerate(plan.paths)}
+            results: list[CassetteResult | None] = [None] * len(plan.paths)
+            for future in concurrent.futures.as_completed(futures):
+                result = future.result()
+                result = replace(result, path=plan.shown(result.path))
+                results[futures[future]] = result
+                if progress is not None:
+                    progress.finished(result)
+            assert all(r is not None for r in results)
+            return tuple(r for r in results if r is not None)
+    finally:
+        _WORK = None
+
+
+def _replay_one(path: str) -> CassetteResult:
+    assert _WORK is not None, "only called in a worker forked by _replay_in_parallel"
+    plan, options = _WORK
+    return replay_cassette(
+        _load_checked(path, stream=True),
+        open_transport(plan.target),
+        options,
+        confirm=_opener(plan) if plan.confirm else None,
+    )
+
+
+def _opener(plan: Plan) -> Callable[[], Transport]:
+    return lambda: open_transport(plan.target)
+
+
+# Requests that change nothing on the server, so sending them again to time them is harmless.
+_READ_ONLY_METHODS = frozenset({"tools/list", "resources/read", "resources/list", "prompts/list", "ping"})
+
+
+def read_only_tools(interactions: Iterable[Interaction]) -> frozenset[str]:
+    """Names of the tools a recorded ``tools/list`` annotates ``readOnlyHint: true``."""
+    names: set[str] = set()
+    for inter in interactions:
+        if inter.kind != "request" or inter.method != "tools/list" or not isinstance(inter.response, dict):
+            continue
+        result = inter.response.get("result")
+        for tool in (result.get("tools") if isinstance(result, dict) else None) or ():
+            if isinstance(tool, dict) and isinstance(tool.get("annotations"), dict):
+                if tool["annotations"].get("readOnlyHint") is True and isinstance(tool.get("name"), str):
+                    names.add(tool["name"])
+    return frozenset(names)
+
+
+def side_effect_free(message: dict[str, Any], read_only: frozenset[str]) -> bool:
+    """Whether sending ``message`` again changes nothing: a listing, a read, or a call of a tool
+    annotated read-only."""
+    method = message.get("method")
+    if method in _READ_ONLY_METHODS:
+        return True
+    params = message.get("params")
+    return method == "tools/call" and isinstance(params, dict) and params.get("name") in read_only
+
+
+# A slower answer is only flagged above this many milliseconds: a 1 ms call that takes 3 ms is
+# scheduling noise, not a regression.
+LATENCY_FLOOR_MS = 50.0
+
+
+def slowdown(recorded_ms: float | None, live_ms: float, max_slowdown: float | None) -> Finding | None:
+    """A ``latency`` finding when the live answer took more than ``max_slowdown`` times its
+    recorded latency and more than ``LATENCY_FLOOR_MS``; None otherwise (or with no recording)."""
+    if max_slowdown is None or not recorded_ms or recorded_ms <= 0 or live_ms <= LATENCY_FLOOR_MS:
+        return None
+    factor = live_ms / recorded_ms
+    if factor <= max_slowdown:
+        return None
+    message = (
+        f"{factor:.1f}x slower than recorded: live {live_ms:.0f} ms, recorded {recorded_ms:.0f} ms"
+        f" (limit {max_slowdown:g}x)"
+    )
+    return classed("latency", "latency", "$", message, before=round(recorded_ms, 3), after=round(live_ms, 3))
+
+
+# A bigger answer is only flagged above this many bytes: a 40-byte answer that became 200 bytes
+# costs a model nothing worth a finding.
+SIZE_FLOOR_BYTES = 1024
+# Model tokens are estimated as bytes / 4, the usual rule of thumb for English text and JSON
+# with the BPE tokenizers of current models (no tokenizer is loaded: it would be a guess too).
+BYTES_PER_TOKEN = 4
+
+
+def answer_bytes(answer: Any) -> int:
+    """The size of an answer as a server sends it: the UTF-8 bytes of its compact JSON."""
+    import json
+
+    return len(json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
+
+
+def growth(recorded: dict[str, Any] | None, live: dict[str, Any], max_growth: float | None) -> Finding | None:
+    """A ``size`` finding when the live answer is more than ``max_growth`` times its recorded
+    size in bytes and over ``SIZE_FLOOR_BYTES``; None otherwise (or with no recording)."""
+    if max_growth is None or recorded is None:
+        return None
+    live_bytes = answer_bytes(live)
+    if live_bytes <= SIZE_FLOOR_BYTES:
+        return None
+    recorded_bytes = max(1, answer_bytes(recorded))
+    factor = live_bytes / recorded_bytes
+    if factor <= max_growth:
+        return None
+    message = (
+        f"{factor:.1f}x larger than recorded: live {live_bytes:,} bytes (~{_tokens(live_bytes):,} tokens),"
+        f" recorded {recorded_bytes:,} bytes (~{_tokens(recorded_bytes):,} tokens) (limit {max_growth:g}x)"
+    )
+    return classed("size", "size", "$", message, before=recorded_bytes, after=live_bytes)
+
+
+def _tokens(size: int) -> int:
+    return -(-size // BYTES_PER_TOKEN)
+
+
+def _load_checked(path: str, *, stream: bool = False) -> Cassette:
+    with frozen():  # what is read lives for the whole replay: no collection need walk it
+        cassette = load(path, stream=stream)
+    if not cassette.interactions:
+        # Nothing replayed must not read as a perfect grade.
+        raise CassetteError(cassette.path, None, "no interactions: nothing to replay (record a session into it)")
+    return cassette
+
+
+def _exit_code(plan: Plan, report: Report, updates: tuple[UpdateSummary, ...]) -> int:
+    if report.gate.passed or plan.mode == "refresh":
+        return EXIT_OK
+    if plan.mode == "update" and not any(u.kept for u in updates):
+        return EXIT_OK  # every change the gate failed on was rewritten
+    return EXIT_GATE
+
+
+def _keep_in(into: dict[int, dict[str, Any]]) -> OnLive:
+    def on_live(inter: Interaction, live: dict[str, Any]) -> None:
+        into[inter.seq] = live
+
+    return on_live

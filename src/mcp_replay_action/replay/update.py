@@ -1,0 +1,136 @@
+"""``replay --update`` (and the refresh flow): when a change is intentional, re-record the
+responses that changed. ``replay.run`` replays; this module only rewrites.
+
+A replay compares every live response with the recording; an update then writes the live
+response in place of the recorded one for every interaction that differed, and leaves the rest of
+the cassette as it was: same lines in the same order, same ``seq``/``kind``/``message``, only
+``response`` and ``latency_ms`` new, and ``updated_at`` added to the header.
+
+Three rules keep an update from doing harm:
+
+* a live response goes through the same redaction the replay compared it under (the user's rules
+  plus what the header says ran at record time), so a secret redacted on disk stays redacted;
+* a request that got no live response (a crash, a hang) keeps its recording: an update never
+  erases what it could not replace;
+* server-minted values (job ids, cursors) in a new response are written back as the values the
+  later recorded requests quote, so the chain a replay threads through them stays intact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from mcp_replay_action.cassette import Cassette, Interaction, atomic_write_text, dumps_over, save
+from mcp_replay_action.cassette.header import utc_now
+from mcp_replay_action.compare.carry import Carry
+from mcp_replay_action.compare.correlate import ThreadRules
+from mcp_replay_action.model.results import CassetteResult, InteractionResult
+from mcp_replay_action.redact import Redactor
+
+
+@dataclass(frozen=True)
+class UpdateSummary:
+    """What ``--update`` did to one cassette."""
+
+    path: str
+    updated: int  # interactions whose response was rewritten
+    kept: int  # interactions that differed but got no live response, left as recorded
+    # The verdicts of the rewritten interactions, with their classified findings: what changed.
+    changes: tuple[InteractionResult, ...] = ()
+
+    @property
+    def written(self) -> bool:
+        return self.updated > 0
+
+
+def changed_seqs(result: CassetteResult) -> tuple[int, ...]:
+    """The interactions an update rewrites: every one with a finding (cosmetic ones too, so the
+    next replay is clean) whose live response arrived."""
+    return tuple(r.seq for r in result.results if r.findings and r.status not in ("missing", "skipped"))
+
+
+def update_cassette(
+    cassette: Cassette,
+    live_by_seq: Mapping[int, dict[str, Any]],
+    redactor: Redactor,
+    *,
+    seqs: Collection[int] | None = None,
+    latency_ms: Mapping[int, float | None] | None = None,
+    updated_at: str | None = None,
+) -> Cassette:
+    """A copy of ``cassette`` with the live responses of ``seqs`` (default: every seq in
+    ``live_by_seq``) in place of the recorded ones, redacted by ``redactor``.
+
+    ``live_by_seq`` holds unredacted live responses by request ``seq``; every one is used to learn
+    which server-minted values changed, so the new responses quote the recorded values later
+    requests send. Interactions without a live response are never touched. The header keeps every
+    key and gains ``updated_at`` (UTC, ISO 8601) when anything changed. Pure: nothing is written.
+    """
+    wanted = set(live_by_seq) if seqs is None else {s for s in seqs if s in live_by_seq}
+    by_seq = {i.seq: i for i in cassette.interactions if i.kind == "request"}
+    redacted = {seq: redactor.apply(live) for seq, live in live_by_seq.items() if seq in by_seq}
+    back = _minted_back(cassette, redacted)
+    interactions: list[Interaction] = []
+    changed = 0
+    for inter in cassette.interactions:
+        if inter.kind != "request" or inter.seq not in wanted or inter.seq not in redacted:
+            interactions.append(inter)
+            continue
+        response = back.apply(redacted[inter.seq])
+        if isinstance(inter.response, dict) and "id" in inter.response:
+            # The recorded id answers the recorded request, whatever id the replay sent.
+            response = {**response, "id": inter.response["id"]}
+        latency = (latency_ms or {}).get(inter.seq, inter.latency_ms)
+        interactions.append(replace(inter, response=response, latency_ms=latency))
+        changed += 1
+    if not changed:
+        return cassette
+    stamp = updated_at or utc_now()
+    return replace(cassette, meta={**cassette.meta, "updated_at": stamp}, interactions=tuple(interactions))
+
+
+def _minted_back(cassette: Cassette, live_by_seq: Mapping[int, dict[str, Any]]) -> Carry:
+    """A Carry that turns live server-minted values back into the recorded ones later requests
+    quote (the inverse of what a replay threads forward)."""
+    forward = Carry(cassette.interactions, ThreadRules.from_meta(cassette.meta))
+    for inter in cassette.interactions:
+        live = live_by_seq.get(inter.seq)
+        if inter.kind == "request" and live is not None and inter.response is not None:
+            forward.learn(inter.response, live, inter.seq)
+    back = Carry()
+    back.mapping = {live: recorded for recorded, live in forward.mapping.items()}
+    return back
+
+
+def write_cassette(cassette: Cassette, original: Cassette | None = None) -> None:
+    """Write a cassette back to its own path in its own format, atomically; a JSONL line whose
+    interaction is the same as in ``original`` keeps its original text."""
+    if cassette.source_format == "mcp-recorder-json":
+        from mcp_replay_action.cassette.recorder_json import dumps_recorder_json, has_extension
+
+        # A file mcp-recorder wrote gains no keys of ours: it must stay a file mcp-recorder owns.
+        atomic_write_text(cassette.path, dumps_recorder_json(cassette, extensions=has_extension(cassette.path)))
+    elif original is not None and original.path == cassette.path:
+        atomic_write_text(cassette.path, dumps_over(cassette, original))
+    else:
+        save(cassette, cassette.path)
+
+
+def rewrite(
+    cassette: Cassette, result: CassetteResult, live_by_seq: Mapping[int, dict[str, Any]], redactor: Redactor
+) -> tuple[Cassette, UpdateSummary]:
+    """The rewritten cassette (not written yet) and what was done to it, from one replay's result
+    (whose ``path`` the summary names) and its unredacted live answers by request ``seq``."""
+    seqs = changed_seqs(result)
+    latency = {r.seq: r.latency_ms for r in result.results}
+    new = update_cassette(cassette, live_by_seq, redactor, seqs=seqs, latency_ms=latency)
+    rewritten = {a.seq for a, b in zip(cassette.interactions, new.interactions, strict=True) if a is not b}
+    summary = UpdateSummary(
+        path=result.path,
+        updated=len(rewritten),
+        kept=sum(1 for r in result.results if r.status in ("missing", "skipped")),
+        changes=tuple(r for r in result.results if r.seq in rewritten),
+    )
+    return new, summary

@@ -1,0 +1,1 @@
+"""The messages themselves: JSON-RPC classification and MCP protocol eras."""
