@@ -177,10 +177,10 @@ def test_narrowed_compare_finds_exactly_what_the_full_compare_finds(monkeypatch:
     calls = 0
     real = narrow.skeletons
 
-    def counted(a: str, b: str, levels: int) -> Any:
+    def counted(a: str, b: str, levels: int, mark: Any = None) -> Any:
         nonlocal settled, calls
         calls += 1
-        got = real(a, b, levels)
+        got = real(a, b, levels, mark)
         settled += got is not None
         return got
 
@@ -448,7 +448,7 @@ def test_a_recorded_text_read_ahead_is_narrowed_as_one_read_then(monkeypatch: py
     monkeypatch.setattr(narrow, "RUN_CHARS", (60, 250, 700, 3000)[seed % 4])
     monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", 0)
     fresh = 0  # runs a narrowing read itself
-    real_run = narrow._run
+    real_run = narrow._run_values
     ahead: narrow.ReadAhead | None = None
 
     def counted(text: str, at: int, limit: int) -> Any:
@@ -459,7 +459,7 @@ def test_a_recorded_text_read_ahead_is_narrowed_as_one_read_then(monkeypatch: py
             fresh += 1
         return real_run(text, at, limit)
 
-    monkeypatch.setattr(narrow, "_run", counted)
+    monkeypatch.setattr(narrow, "_run_values", counted)
     alone_runs = ahead_runs = 0
     for case in range(40):
         doc = _document(rng)

@@ -150,16 +150,25 @@ class Stretch:
     and single items as a ``Slice`` each). ``values`` parses them a run at a time (what a named
     list's identities are read from); ``items`` makes their Slices, once, for a comparison that
     needs them one by one (the same objects on both sides). ``memo`` keeps what ``normalize``
-    learns of them (their names), for both sides."""
+    learns of them (their names), for both sides; ``marks``, what the narrowing's ``mark`` made of
+    the runs it read (``mark_of``)."""
 
-    __slots__ = ("text", "parts", "count", "_items", "memo")
+    __slots__ = ("text", "parts", "count", "_items", "memo", "marks")
 
-    def __init__(self, text: str, parts: list[_Part | Slice], count: int) -> None:
+    def __init__(self, text: str, parts: list[_Part | Slice], count: int, marks: Marks | None = None) -> None:
         self.text = text
         self.parts = parts
         self.count = count
         self._items: list[Slice] | None = None
         self.memo: dict[Any, Any] = {}
+        self.marks = marks if marks is not None else {}
+
+    def mark_of(self, part: _Part | Slice) -> Any:
+        """What the narrowing's ``mark`` made of the items of ``part`` (None: nothing)."""
+        if type(part) is not tuple:
+            return None
+        known = self.marks.get(part[0])
+        return known[2] if known is not None and known[:2] == part[1:3] else None
 
     def values(self) -> Iterator[list[Any]]:
         """The items parsed, a run (or one single item) at a time."""
@@ -230,11 +239,12 @@ class _Shared:
     ``STRETCH_MIN`` or more, else (and an object's) a Slice each. A run's Slices are let go as
     soon as the count makes a Stretch certain."""
 
-    __slots__ = ("text", "stretches", "parts", "count")
+    __slots__ = ("text", "stretches", "parts", "count", "marks")
 
-    def __init__(self, text: str, stretches: bool) -> None:
+    def __init__(self, text: str, stretches: bool, marks: Marks | None = None) -> None:
         self.text = text
         self.stretches = stretches  # an array's: one Stretch may stand for many
+        self.marks = marks
         self.parts: list[_Part | Slice] = []
         self.count = 0
 
@@ -252,7 +262,7 @@ class _Shared:
 
     def made(self) -> list[Any]:
         if self.stretches and self.count >= STRETCH_MIN:
-            return [Stretch(self.text, self.parts, self.count)]
+            return [Stretch(self.text, self.parts, self.count, self.marks)]
         return _items_of(self.text, self.parts)
 
 
@@ -404,11 +414,11 @@ def _ids(value: Any) -> tuple[Any, ...] | None:
     return tuple(map(value.get, _ID_KEYS, _MISSINGS)) if type(value) is dict else None
 
 
-def _run(text: str, at: int, limit: int) -> list[Slice] | None:
-    """The items of an array from ``at`` (an item's start) up to a comma before ``limit``, as
-    ``Slice`` objects of one run, parsed with one ``json.loads``; None when no comma tried ends a
-    run. A comma inside a string or a nested container cannot end one: ``"[" + run + "]"`` would
-    leave a string or a container open. Objects in an array are tried at "},{" first."""
+def _run_values(text: str, at: int, limit: int) -> tuple[int, list[Any]] | None:
+    """The items of an array from ``at`` (an item's start) up to a comma before ``limit``, parsed
+    with one ``json.loads``, and that comma; None when no comma tried ends a run. A comma inside a
+    string or a nested container cannot end one: ``"[" + run + "]"`` would leave a string or a
+    container open. Objects in an array are tried at "},{" first."""
     hi = min(at + RUN_CHARS, limit)
     opener = text[at]
     marks = ("}," + opener, ",") if opener == "{" else ("],[", ",") if opener == "[" else (",",)
@@ -427,17 +437,42 @@ def _run(text: str, at: int, limit: int) -> list[Slice] | None:
                 continue
             if not items:
                 return None
-            return [
-                Slice(text, at, _ids(v), comma, i, "{" if type(v) is dict else "[" if type(v) is list else "s")
-                for i, v in enumerate(items)
-            ]
+            return comma, items
     return None
 
 
-def _run_at(text: str, at: int, limit: int) -> tuple[int, int, list[Slice] | None] | None:
-    """``_run`` as the narrowing takes it: the comma that ends the run, its count, its Slices."""
-    run = _run(text, at, limit)
-    return None if run is None else (run[0].stop, len(run), run)
+# What a caller makes of the parsed items of each run of shared array items the narrowing reads
+# (``normalize.run_names``: the hashes of their names), kept by the run's start: what it needs of
+# them later is then not parsed again, and no object per item is kept.
+Mark = Callable[[list[Any]], Any]
+Marks = dict[int, tuple[int, int, Any]]  # by a run's start: the comma after it, its count, its mark
+
+
+def _run_counted(
+    text: str, at: int, limit: int, mark: Mark | None, marks: Marks | None
+) -> tuple[int, int, None] | None:
+    """A run (``_run_values``) as the narrowing takes it: the comma that ends it and its count,
+    no Slices (a ``Stretch`` needs none; the few items of a shorter row are read again); what
+    ``mark`` makes of its items goes into ``marks``."""
+    got = _run_values(text, at, limit)
+    if got is None:
+        return None
+    comma, items = got
+    if mark is not None and marks is not None:
+        marks[at] = (comma, len(items), mark(items))
+    return comma, len(items), None
+
+
+def _run(text: str, at: int, limit: int) -> list[Slice] | None:
+    """The items of a run (``_run_values``) as ``Slice`` objects."""
+    got = _run_values(text, at, limit)
+    if got is None:
+        return None
+    comma, items = got
+    return [
+        Slice(text, at, _ids(v), comma, i, "{" if type(v) is dict else "[" if type(v) is list else "s")
+        for i, v in enumerate(items)
+    ]
 
 
 def _skip(text: str, at: int) -> int:
@@ -491,11 +526,11 @@ class ReadAhead:
     and how many items they hold is kept (a few numbers per run, not an object per item). Open
     until ``close``; ``skeletons`` of ``text`` finds it by the text's identity."""
 
-    def __init__(self, text: str, mark: Callable[[list[Slice]], Any] | None = None) -> None:
+    def __init__(self, text: str, mark: Mark | None = None) -> None:
         self.text = text
-        # Called on the Slices of each run read, in the same step: what it makes of them
+        # Called on the items of each run read, parsed, in the same step: what it makes of them
         # (``normalize.run_names``: the hashes of their names) is kept in ``marks`` by the run's
-        # start, and the Slices are let go.
+        # start, and the items are let go.
         self.mark = mark
         self.marks: dict[int, Any] = {}
         # What _run(text, at, len(text)) gave at each position read, as (the comma after its last
@@ -526,15 +561,15 @@ class ReadAhead:
         if _BY_TEXT.get(id(self.text)) is self:
             del _BY_TEXT[id(self.text)]
 
-    def run(self, at: int, limit: int) -> tuple[int, int, list[Slice] | None] | None:
-        """``_run_at(self.text, at, limit)``, from what was read ahead when it holds that run
+    def run(self, at: int, limit: int) -> tuple[int, int, None] | None:
+        """``_run_counted(self.text, at, limit, ...)``, from what was read ahead when it holds that run
         (read with the same window: ``limit`` does not cut it shorter than the text's end did;
         its Slices are not kept: None)."""
         if min(at + RUN_CHARS, limit) == min(at + RUN_CHARS, len(self.text)):
             known = self.runs.get(at, _MISSING)
             if known is not _MISSING:
                 return None if known is None else (*known, None)  # type: ignore[misc]
-        return _run_at(self.text, at, limit)
+        return _run_counted(self.text, at, limit, None, None)
 
     def next_start(self, at: int) -> int:
         """The first position after ``at`` where a run was read ahead (-1: none)."""
@@ -551,10 +586,10 @@ class ReadAhead:
         while not cursor.done:
             at = cursor.pos
             if not cursor.obj:
-                run = _run(text, at, len(text))
-                known = None if run is None else (run[0].stop, len(run))
+                run = _run_values(text, at, len(text))
+                known = None if run is None else (run[0], len(run[1]))
                 if run is not None and self.mark is not None:
-                    self.marks[at] = self.mark(run)
+                    self.marks[at] = self.mark(run[1])
                 del run
                 self.runs[at] = known
                 self.starts.append(at)
@@ -602,14 +637,20 @@ class _Narrowed:
 
 
 class _Narrower:
-    def __init__(self, a: str, b: str, levels: int) -> None:
+    def __init__(self, a: str, b: str, levels: int, mark: Mark | None = None) -> None:
         self.ta, self.tb = a, b
         self.ahead = read_ahead_of(a)
+        self.mark = mark
+        self.marks: Marks = {}
         self.p = common_prefix(a, b)
         s = common_suffix(a, b, min(len(a), len(b)) - self.p)
         self.qb = len(b) - s  # b's bytes from qb on are a's from qb - shift on
         self.shift = len(b) - len(a)
         self.levels = levels
+
+    def run_at(self, at: int, limit: int) -> tuple[int, int, None] | None:
+        """The run of shared items of ``a`` at ``at`` (``_run_counted``), marked."""
+        return _run_counted(self.ta, at, limit, self.mark, self.marks)
 
     def level(self, c: int, level: int) -> _Narrowed | _Closed:
         """The container at ``c`` (before the first differing byte, so at ``c`` on both sides)."""
@@ -618,7 +659,7 @@ class _Narrower:
         obj = ca.obj
         # Members wholly before p: shared.
         keys: list[str | None] = []
-        shared = _Shared(ta, not obj)
+        shared = _Shared(ta, not obj, self.marks)
         resume = -1  # just past the last shared member (-1: none)
         path: tuple[int, _Narrowed] | None = None  # the member holding p, read level by level
         while not ca.done:
@@ -626,7 +667,7 @@ class _Narrower:
             if at >= p:
                 break
             if not obj and p - at > _WINDOWS[0]:
-                run = _run_at(ta, at, p) if self.ahead is None else self.ahead.run(at, p)
+                run = self.run_at(at, p) if self.ahead is None else self.ahead.run(at, p)
                 if run is not None:
                     shared.run(at, *run)
                     resume = run[0]  # the comma after the run's last item
@@ -726,7 +767,7 @@ class _Narrower:
                 a_values.append(path[1].a)
             else:
                 a_values.append(_scan(ta, rest_starts[j])[0])
-        suffix = _Shared(ta, not obj)  # the shared members after the difference
+        suffix = _Shared(ta, not obj, self.marks)  # the shared members after the difference
         for j in range(tail, len(rest_starts)):
             suffix.one(Slice(ta, rest_starts[j], rest_ids[j]))
         ahead = self.ahead
@@ -734,7 +775,7 @@ class _Narrower:
         while not ca.done:  # the shared members after the difference
             if not obj and ca.pos >= resync:
                 if ahead is None:
-                    run = _run_at(ta, ca.pos, len(ta))
+                    run = self.run_at(ca.pos, len(ta))
                 elif ca.pos in ahead.runs:
                     run = ahead.run(ca.pos, len(ta))
                 else:
@@ -744,7 +785,7 @@ class _Narrower:
                     # the runs are taken.
                     resync = ahead.next_start(ca.pos)
                     near = 0 <= resync - ca.pos <= RUN_CHARS
-                    run = _run_at(ta, ca.pos, resync + 1 if near else len(ta))
+                    run = self.run_at(ca.pos, resync + 1 if near else len(ta))
                 if run is not None:
                     suffix.run(ca.pos, *run)
                     ca.after(run[0])
@@ -772,13 +813,14 @@ def _object(*parts: list[Any]) -> dict[str, Any]:
     return out
 
 
-def skeletons(a: str, b: str, levels: int) -> tuple[Any, Any] | None:
+def skeletons(a: str, b: str, levels: int, mark: Mark | None = None) -> tuple[Any, Any] | None:
     """Two differing JSON texts (each an object or an array, nothing around it) as skeletons that
     share a ``Slice`` wherever their bytes agree, descending at most ``levels`` containers; None
-    when either is not such a text or the narrowing cannot settle them."""
+    when either is not such a text or the narrowing cannot settle them. ``mark``: what to keep of
+    each run of shared items read (``Stretch.mark_of``)."""
     if not a or not b or a[0] not in _CLOSE or a[-1] != _CLOSE[a[0]] or b[-1] != _CLOSE.get(b[0]):
         return None
-    narrower = _Narrower(a, b, levels)
+    narrower = _Narrower(a, b, levels, mark)
     if narrower.p == 0:
         return None
     try:
