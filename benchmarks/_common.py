@@ -22,7 +22,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mcp_replay_action.cassette import Cassette, Interaction, save, with_lines
+from mcp_replay_action.cassette import save, with_lines
+from mcp_replay_action.model.cassette import Cassette, Interaction
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

@@ -3,7 +3,7 @@ regressed one with pass / fail / missing / skipped rows, and one full of hostile
 
 from __future__ import annotations
 
-from mcp_replay_action.grade.gate import Gate, GatePolicy
+from mcp_replay_action.model.gate import Gate, GatePolicy
 from mcp_replay_action.model.results import CassetteResult, Finding, InteractionResult, Report, Score
 
 HOSTILE = (

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mcp_replay_action.cassette import Interaction
 from mcp_replay_action.compare.carry import Carry
+from mcp_replay_action.model.cassette import Interaction
 
 REC_ID = "3f2b8c1e-9a7d-4e2b-8f1c-0a9b8c7d6e5f"
 LIVE_ID = "77aa0011-2233-4455-8899-aabbccddeeff"

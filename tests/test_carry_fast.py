@@ -14,7 +14,6 @@ import json
 import random
 from typing import Any
 
-from mcp_replay_action.cassette import Interaction
 from mcp_replay_action.compare import correlate as corr
 from mcp_replay_action.compare.carry import Carry, _align
 from mcp_replay_action.compare.correlate import (
@@ -26,6 +25,7 @@ from mcp_replay_action.compare.correlate import (
     quoted_values,
 )
 from mcp_replay_action.compare.normalize import json_text_of
+from mcp_replay_action.model.cassette import Interaction
 
 
 def _reference(interactions: list[Interaction], rules: ThreadRules) -> tuple[set[str], set[str]]:

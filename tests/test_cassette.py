@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from mcp_replay_action.cassette import Cassette, Interaction, dumps, load, save, with_lines
+from mcp_replay_action.cassette import dumps, load, save, with_lines
 from mcp_replay_action.errors import CassetteError
+from mcp_replay_action.model.cassette import Cassette, Interaction
 
 HEADER = {"schema": "mcp-replay/cassette@1", "meta": {"server": ["python", "s.py"]}}
 REQ = {

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from mcp_replay_action import cassette
-from mcp_replay_action.cassette import Cassette, Interaction, convert, recorder_json
+from mcp_replay_action.cassette import convert, recorder_json
 from mcp_replay_action.errors import CassetteError, ConfigError
+from mcp_replay_action.model.cassette import Cassette, Interaction
 
 DATA = Path(__file__).parent / "data"
 HTTP = DATA / "recorder_http.json"

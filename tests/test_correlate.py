@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from mcp_replay_action.cassette import Interaction
 from mcp_replay_action.compare.carry import Carry
 from mcp_replay_action.compare.correlate import MANY, ThreadRules, correlate, locate
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.model.cassette import Interaction
 
 
 def call(seq: int, arguments: dict[str, Any], result: Any = None, method: str = "tools/call") -> Interaction:

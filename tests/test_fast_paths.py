@@ -176,7 +176,8 @@ def test_the_server_is_spawned_before_the_compare_engine_is_imported() -> None:
 def _record_calc(path: Path, calls: list[dict[str, Any]], server_argv: list[str] | None = None) -> None:
     """A cassette recorded from the real calc sample server (or ``server_argv``): the handshake,
     then ``calls``."""
-    from mcp_replay_action.cassette import Cassette, Interaction, save, with_lines
+    from mcp_replay_action.cassette import save, with_lines
+    from mcp_replay_action.model.cassette import Cassette, Interaction
 
     argv = server_argv or [sys.executable, "-m", "mcp_replay_action.samples.calc_server"]
     server = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)

@@ -9,7 +9,7 @@ from pathlib import Path
 from mcp_replay_action.github import comment as sticky
 from mcp_replay_action.github.summary import SUMMARY_LIMIT, render_summary, write_summary
 from mcp_replay_action.github.template import MAX_COMMENT_CHARS, Links, render_comment
-from mcp_replay_action.grade.gate import Gate, GatePolicy
+from mcp_replay_action.model.gate import Gate, GatePolicy
 from mcp_replay_action.model.results import Report
 from report_fixtures import HOSTILE, healthy_cassette, hostile_report, regressed_cassette, report
 from runner_parse import parse_commands

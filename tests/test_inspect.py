@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from mcp_replay_action import cassette
-from mcp_replay_action.cassette import Cassette, Interaction
+from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.report.inspection import interaction_line, render_summary, summarize
 
 DATA = Path(__file__).parent / "data"

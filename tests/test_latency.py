@@ -110,7 +110,7 @@ def test_the_floor_and_the_factor() -> None:
 
 
 def test_which_requests_are_sent_again_for_timing() -> None:
-    from mcp_replay_action.cassette import Interaction
+    from mcp_replay_action.model.cassette import Interaction
     from mcp_replay_action.replay.engine import read_only_tools, side_effect_free
 
     tools = [

@@ -264,7 +264,8 @@ def test_the_confirming_run_redacts_a_fresh_secret_beside_the_first_runs_answer(
     """The confirming run redacts each answer beside the first run's redacted one (not the
     recording): a secret the server mints anew in each process is still never seen, and the PID
     that differs in all three is noise."""
-    from mcp_replay_action.cassette import Cassette, Interaction, load, save, with_lines
+    from mcp_replay_action.cassette import load, save, with_lines
+    from mcp_replay_action.model.cassette import Cassette, Interaction
     from mcp_replay_action.redact import Redactor
     from mcp_replay_action.replay.engine import ReplayOptions, replay_cassette
 

@@ -15,7 +15,7 @@ from github_events import push
 from mcp_replay_action.commands import replay as replay_command
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.github.settings import Settings
-from mcp_replay_action.grade.gate import GatePolicy
+from mcp_replay_action.model.gate import GatePolicy
 from mcp_replay_action.plan import Plan
 from test_redact_env import VALUE, record
 

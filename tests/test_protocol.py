@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcp_replay_action.cassette import Interaction
+from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.wire.protocol import detect_era, is_input_required, refused_probes
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}

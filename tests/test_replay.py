@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
-from mcp_replay_action.cassette import Cassette, Interaction, with_lines
+from mcp_replay_action.cassette import with_lines
 from mcp_replay_action.errors import ServerStartError
 from mcp_replay_action.grade.assemble import build_report
-from mcp_replay_action.grade.gate import GatePolicy
+from mcp_replay_action.model.cassette import Cassette, Interaction
+from mcp_replay_action.model.gate import GatePolicy
 from mcp_replay_action.replay.engine import ReplayOptions, replay_cassette
 from mcp_replay_action.transport.stdio import StdioTransport
 

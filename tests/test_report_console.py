@@ -6,7 +6,8 @@ import re
 
 import click
 
-from mcp_replay_action.grade.gate import Gate, GatePolicy, evaluate_gate
+from mcp_replay_action.grade.gate import evaluate_gate
+from mcp_replay_action.model.gate import Gate, GatePolicy
 from mcp_replay_action.model.results import CassetteResult, Finding, InteractionResult, Report
 from mcp_replay_action.report import console
 from report_fixtures import healthy_cassette, hostile_report, regressed_cassette, report, score

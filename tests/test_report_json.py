@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from mcp_replay_action import __version__
-from mcp_replay_action.grade.gate import Gate, GatePolicy
+from mcp_replay_action.model.gate import Gate, GatePolicy
 from mcp_replay_action.model.results import Report
 from mcp_replay_action.report import json_report as report_json
 from report_fixtures import healthy_cassette, hostile_report, regressed_cassette, report, score

@@ -10,7 +10,7 @@ import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from mcp_replay_action.grade.gate import Gate, GatePolicy
+from mcp_replay_action.model.gate import Gate, GatePolicy
 from mcp_replay_action.model.results import CassetteResult, Finding, InteractionResult, Report
 from mcp_replay_action.report import markdown
 from report_fixtures import HOSTILE, healthy_cassette, hostile_report, regressed_cassette, report, score

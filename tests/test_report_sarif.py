@@ -86,8 +86,8 @@ def test_a_clean_replay_writes_an_empty_valid_log(cassette: Path, tmp_path: Path
 
 
 def test_server_text_cannot_mention_or_link() -> None:
-    from mcp_replay_action.grade.gate import Gate
     from mcp_replay_action.grade.score import score
+    from mcp_replay_action.model.gate import Gate
     from mcp_replay_action.model.results import CassetteResult, Finding, InteractionResult, Report, ResultList
     from mcp_replay_action.report.sarif import render
 

@@ -12,7 +12,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from mcp_replay_action.cassette import Cassette, Interaction, with_lines
+from mcp_replay_action.cassette import with_lines
+from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.model.results import (
     CassetteResult,
     Finding,
@@ -138,8 +139,9 @@ def _mixed(n: int) -> list[InteractionResult]:
 
 def test_counting_packed_results_gives_what_counting_every_result_gives() -> None:
     from mcp_replay_action.grade.assemble import build_report
-    from mcp_replay_action.grade.gate import GatePolicy, evaluate_gate
+    from mcp_replay_action.grade.gate import evaluate_gate
     from mcp_replay_action.grade.score import score as grade_score
+    from mcp_replay_action.model.gate import GatePolicy
 
     for results in ([], VARIETY[:2], VARIETY, _mixed(500), [r for r in _mixed(300) if r.status != "pass"]):
         held = ResultList(results)

@@ -15,8 +15,9 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from http_helpers import PYTHON, REPO, cli_process, fast_http, free_port, sdk_session
-from mcp_replay_action.cassette import Cassette, Interaction, load, with_lines
+from mcp_replay_action.cassette import load, with_lines
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.record.http_proxy import RecordingProxy
 from mcp_replay_action.serve import METHOD_NOT_FOUND, NO_MATCH, MockHttpServer, Responder, serve_stdio
 from mcp_replay_action.transport.http_client import HttpTransport

@@ -15,7 +15,8 @@ import pytest
 from fakegithub import FakeGitHub
 from github_action_run import make_workspace, run_action
 from github_events import pull_request
-from mcp_replay_action.cassette import Cassette, Interaction, save, with_lines
+from mcp_replay_action.cassette import save, with_lines
+from mcp_replay_action.model.cassette import Cassette, Interaction
 
 FAKES = Path(__file__).parent / "fakes"
 TOKEN = "ghp_" + "Zq8XvT2mLk4Rw9Yp3Hn6Bc1Df5Gj7Ks0Ue2Ia4"[:36]

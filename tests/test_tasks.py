@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from e2e_helpers import MCP_REPLAY, REPO, SERVERS, TAG_VAR, CliRun, cassette_lines, command, reap_strays, replay
-from mcp_replay_action.cassette import Interaction
+from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.replay.tasks import Polls, milestone, status_of
 
 pytestmark = pytest.mark.timeout(300)

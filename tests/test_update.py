@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from mcp_replay_action.cassette import Cassette, Interaction, load, save
+from mcp_replay_action.cassette import load, save
 from mcp_replay_action.cassette.convert import convert_file
 from mcp_replay_action.demo import record_demo_session
+from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.redact import Redactor
 from mcp_replay_action.replay.update import update_cassette
 

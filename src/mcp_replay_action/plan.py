@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     # Only for the annotations: importing this module stays cheap, since the CLI imports it (for
     # --jobs) before it spawns the server, and these are built after.
     from mcp_replay_action.compare.options import CompareOptions
-    from mcp_replay_action.grade.gate import GatePolicy
+    from mcp_replay_action.model.gate import GatePolicy
     from mcp_replay_action.transport import Target
 
 # check: replay and gate. update: also rewrite each cassette's changed responses with the live
@@ -86,7 +86,7 @@ def _default_compare() -> CompareOptions:
 
 
 def _default_gate() -> GatePolicy:
-    from mcp_replay_action.grade.gate import GatePolicy
+    from mcp_replay_action.model.gate import GatePolicy
 
     return GatePolicy()
 

@@ -74,7 +74,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import pytest
 
 if TYPE_CHECKING:  # only for annotations: none of these load when the plugin does
-    from mcp_replay_action.cassette import Cassette
+    from mcp_replay_action.model.cassette import Cassette
     from mcp_replay_action.model.results import CassetteResult
     from mcp_replay_action.plan import Plan
     from mcp_replay_action.serve import MockHttpServer
@@ -581,7 +581,7 @@ def assert_no_regressions(
     console report of the cassette (every failure with its findings and diffs)."""
     __tracebackhide__ = True  # pytest shows the test's line, not this helper's
     from mcp_replay_action.grade.assemble import build_report
-    from mcp_replay_action.grade.gate import GatePolicy, fail_on_from_flags
+    from mcp_replay_action.model.gate import GatePolicy, fail_on_from_flags
 
     report = build_report([result], policy=GatePolicy(fail_on=fail_on_from_flags(fail_on, False), min_grade=min_grade))
     if report.gate.passed:

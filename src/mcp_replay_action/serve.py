@@ -30,9 +30,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any, Literal
 
-from mcp_replay_action.cassette import Cassette, Interaction
 from mcp_replay_action.compare.matchers import canonical, request_key, without_meta, without_progress_token
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.transport.httpd import (
     HEAD_TIMEOUT,
     IDLE_TIMEOUT,

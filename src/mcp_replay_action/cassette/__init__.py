@@ -1,6 +1,6 @@
-"""The cassette package: the model, its header, and the two file formats.
+"""The cassette package: a cassette's header and the two file formats (the model itself,
+``Interaction`` and ``Cassette``, is plain data in ``mcp_replay_action.model.cassette``).
 
-- ``model``: ``Interaction``, ``Cassette``;
 - ``header``: ``CassetteHeader``, the one builder of a recording's ``meta``;
 - ``jsonl``: our JSONL format (``load`` reads either format, ``save``/``dumps`` write ours);
 - ``recorder_json``: mcp-recorder's JSON format, read and written.
@@ -18,15 +18,10 @@ from mcp_replay_action.cassette.jsonl import (
     save,
     with_lines,
 )
-from mcp_replay_action.cassette.model import KINDS, Cassette, Interaction, Kind, subject_of
 from mcp_replay_action.host.files import atomic_write_text
 
 __all__ = [
-    "KINDS",
     "SCHEMA_ID",
-    "Cassette",
-    "Interaction",
-    "Kind",
     "atomic_write_text",
     "dumps",
     "dumps_over",
@@ -34,6 +29,5 @@ __all__ = [
     "iter_lines",
     "load",
     "save",
-    "subject_of",
     "with_lines",
 ]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_replay_action import __version__
-from mcp_replay_action.cassette.model import Interaction
+from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.transport import url_origin
 from mcp_replay_action.wire.protocol import META_SERVER_INFO, detect_era
 

@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
-from mcp_replay_action.cassette.model import Cassette, Interaction
 from mcp_replay_action.cassette.recorder_json import from_recorder_json
 from mcp_replay_action.cassette.schema import interaction_from_json, schema_error
 from mcp_replay_action.errors import CassetteError
 from mcp_replay_action.host.files import atomic_write_text
+from mcp_replay_action.model.cassette import Cassette, Interaction
 
 SCHEMA_ID = "mcp-replay/cassette@1"
 # A cassette larger than this is not held in memory when read for a check-mode replay: its

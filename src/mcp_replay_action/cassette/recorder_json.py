@@ -9,7 +9,7 @@ mcp-recorder stores one pretty-printed JSON document::
                        "response_is_sse": bool, "response_status": int | null, "latency_ms": int,
                        "http_method": str | null, "http_path": str | null}]}
 
-Each interaction maps onto one :class:`~mcp_replay_action.cassette.Interaction` whose ``line`` is
+Each interaction maps onto one :class:`~mcp_replay_action.model.cassette.Interaction` whose ``line`` is
 the line its object starts on, so errors and annotations point into the JSON file. The HTTP facts
 go into ``Interaction.transport``. ``lifecycle`` entries (a bare HTTP ``GET``/``DELETE`` on the
 endpoint, no JSON-RPC message) have no place among interactions; they are kept in
@@ -28,9 +28,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mcp_replay_action.cassette.model import Cassette, Interaction
 from mcp_replay_action.cassette.schema import interaction_from_json
 from mcp_replay_action.errors import CassetteError
+from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.wire.protocol import era_of
 
 RECORDER_VERSION = "1.0"

@@ -8,8 +8,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from mcp_replay_action.cassette.model import KINDS, Interaction
 from mcp_replay_action.errors import CassetteError
+from mcp_replay_action.model.cassette import KINDS, Interaction
 
 _new = object.__new__
 

@@ -38,7 +38,7 @@ def diff(
     """Compare two cassettes' responses request by request, without any server."""
     from mcp_replay_action.cassette import load
     from mcp_replay_action.compare.options import CompareOptions
-    from mcp_replay_action.grade.gate import GatePolicy, fail_on_from_flags
+    from mcp_replay_action.model.gate import GatePolicy, fail_on_from_flags
     from mcp_replay_action.replay.diff import diff_cassettes
 
     policy = GatePolicy(fail_on=fail_on_from_flags(None if fail_on_regression else fail_on, fail_on_regression))

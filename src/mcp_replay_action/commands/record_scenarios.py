@@ -10,7 +10,7 @@ from mcp_replay_action.cli import handle_errors, short_help
 from mcp_replay_action.commands.common import setup_option
 
 if TYPE_CHECKING:
-    from mcp_replay_action.cassette import Cassette
+    from mcp_replay_action.model.cassette import Cassette
     from mcp_replay_action.scenarios import Scenario
 
 

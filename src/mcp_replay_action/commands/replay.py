@@ -274,8 +274,8 @@ def replay_plan(params: Mapping[str, Any], root: str | None = None, target: Any 
     ``target`` (default: ``replay_target(params)``); cassette patterns are resolved against
     ``root`` (default: the working directory)."""
     from mcp_replay_action.compare.options import CompareOptions
-    from mcp_replay_action.grade.gate import GatePolicy, fail_on_from_flags
     from mcp_replay_action.host.discovery import find_cassettes
+    from mcp_replay_action.model.gate import GatePolicy, fail_on_from_flags
     from mcp_replay_action.plan import Plan
 
     root = root or os.getcwd()

@@ -153,8 +153,8 @@ def merge_and_report(settings: Settings, context: RunContext, event: Event, out:
     then reported and gated (by this step's ``fail-on``/``min-grade``) exactly as one replay of
     every cassette would be."""
     from mcp_replay_action.github.event import read_json_object
-    from mcp_replay_action.grade.gate import GatePolicy
     from mcp_replay_action.host.discovery import find_cassettes
+    from mcp_replay_action.model.gate import GatePolicy
     from mcp_replay_action.replay.shard import merge
 
     paths = find_cassettes(settings.reports, settings.workspace, confine=True, what="input reports")

@@ -20,8 +20,8 @@ from typing import Literal
 from mcp_replay_action.compare.options import CompareOptions
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.github.gitdata import check_branch_name, parse_person
-from mcp_replay_action.grade.gate import DEFAULT_FAIL_ON, FAIL_ON, FailOn, GatePolicy
 from mcp_replay_action.host.discovery import DEFAULT_PATTERNS, find_cassettes
+from mcp_replay_action.model.gate import DEFAULT_FAIL_ON, FAIL_ON, FailOn, GatePolicy
 from mcp_replay_action.plan import Mode, Plan, parse_jobs, parse_size, startup_timeout_for
 from mcp_replay_action.transport import MAX_MESSAGE, Target
 

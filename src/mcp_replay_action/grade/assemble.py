@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mcp_replay_action import __version__
-from mcp_replay_action.grade.gate import GatePolicy, evaluate_gate
+from mcp_replay_action.grade.gate import evaluate_gate
 from mcp_replay_action.grade.score import weighted_score
+from mcp_replay_action.model.gate import GatePolicy
 from mcp_replay_action.model.results import CassetteResult, Report, weighted
 
 

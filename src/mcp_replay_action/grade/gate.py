@@ -15,16 +15,12 @@ default, here, and no reader guesses a missing one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Sequence
 
-if TYPE_CHECKING:
-    from mcp_replay_action.model.results import CassetteResult, Score
+from mcp_replay_action.grade.score import GRADES, meets
+from mcp_replay_action.model.gate import Gate, GatePolicy
+from mcp_replay_action.model.results import CLASS_ORDER, CassetteResult, Score, weighted
 
-FailOn = Literal["breaking", "any", "none"]
-FAIL_ON: tuple[FailOn, ...] = ("breaking", "any", "none")
-DEFAULT_FAIL_ON: FailOn = "breaking"
 # The finding classes that fail the run under each ``fail_on`` (a missing response is breaking).
 GATING: dict[str, frozenset[str]] = {
     "breaking": frozenset({"breaking"}),
@@ -33,81 +29,8 @@ GATING: dict[str, frozenset[str]] = {
 }
 
 
-@dataclass(frozen=True)
-class GatePolicy:
-    """What fails a run: findings of a class (``fail_on``) and a grade below ``min_grade``."""
-
-    fail_on: FailOn = DEFAULT_FAIL_ON
-    min_grade: str | None = None
-
-    def describe(self) -> str:
-        """``fail on breaking, min grade B``: the conditions, in words."""
-        parts = [f"fail on {self.fail_on}" if self.fail_on != "none" else "report only"]
-        if self.min_grade:
-            parts.append(f"min grade {self.min_grade}")
-        return ", ".join(parts)
-
-
-@dataclass(frozen=True)
-class Gate:
-    """The gate as applied to one report: passed or not, why not, and how many interactions
-    changed without failing it (``accepted``: accept them with a refresh), by their worst class
-    (``accepted_classes``: ``(("additive", 1), ("cosmetic", 2))``, worst first)."""
-
-    passed: bool = True
-    reasons: tuple[str, ...] = ()
-    policy: GatePolicy = field(default_factory=GatePolicy)
-    accepted: int = 0
-    accepted_classes: tuple[tuple[str, int], ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "passed": self.passed,
-            "reasons": list(self.reasons),
-            "fail_on": self.policy.fail_on,
-            "min_grade": self.policy.min_grade,
-            "fail_on_regression": self.policy.fail_on == "any",
-            "accepted": self.accepted,
-            "accepted_classes": dict(self.accepted_classes),
-        }
-
-
-def gate_from_json(data: Mapping[str, Any]) -> Gate:
-    """A ``Gate`` from a report's ``gate`` object, already checked against the report schema
-    (which requires ``passed`` and ``reasons``). A report from before ``fail_on`` existed says
-    ``fail_on_regression`` instead."""
-    fail_on = data.get("fail_on")
-    if fail_on not in FAIL_ON:
-        fail_on = "any" if data.get("fail_on_regression") else DEFAULT_FAIL_ON
-    min_grade = data.get("min_grade")
-    return Gate(
-        passed=bool(data["passed"]),
-        reasons=tuple(str(r) for r in data["reasons"]),
-        policy=GatePolicy(fail_on=fail_on, min_grade=min_grade if isinstance(min_grade, str) else None),
-        accepted=int(data.get("accepted") or 0),
-        accepted_classes=tuple((str(c), int(n)) for c, n in (data.get("accepted_classes") or {}).items()),
-    )
-
-
-def fail_on_from_flags(fail_on: str | None, fail_on_regression: bool) -> FailOn:
-    """One ``fail_on`` from the two ways of saying it (``--fail-on`` and the older
-    ``--fail-on-regression``, which means ``any``). Raises ConfigError when they disagree."""
-    from mcp_replay_action.errors import ConfigError
-
-    if fail_on is not None and fail_on not in FAIL_ON:
-        raise ConfigError(f"--fail-on expects one of {', '.join(FAIL_ON)}, got {fail_on!r}")
-    if fail_on_regression:
-        if fail_on not in (None, "any"):
-            raise ConfigError(f"--fail-on-regression means --fail-on any; it contradicts --fail-on {fail_on}")
-        return "any"
-    return fail_on if fail_on is not None else DEFAULT_FAIL_ON  # type: ignore[return-value]
-
-
 def evaluate_gate(cassettes: Sequence[CassetteResult], score: Score, policy: GatePolicy) -> Gate:
     """Apply ``policy`` to finished results. Raises ValueError on an unknown grade."""
-    from mcp_replay_action.grade.score import GRADES, meets
-    from mcp_replay_action.model.results import CLASS_ORDER, weighted
-
     # A skipped request was never sent (the server was already gone): the missing response
     # that stopped the replay is what gates, once.
     missing = 0

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_replay_action.cassette import Interaction, subject_of
 from mcp_replay_action.compare.classes import finding as classed
+from mcp_replay_action.model.cassette import Interaction, subject_of
 from mcp_replay_action.model.results import Finding, InteractionResult, ResultList, Substitution
 from mcp_replay_action.wire.jsonrpc import is_failure
 

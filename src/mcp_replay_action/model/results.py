@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
-from mcp_replay_action.grade.gate import Gate
+from mcp_replay_action.model.gate import Gate
 
 # Regression kinds, worst first (the order annotations and summaries sort by).
 FindingKind = Literal[

@@ -22,10 +22,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from mcp_replay_action.cassette import Cassette, save
+from mcp_replay_action.cassette import save
 from mcp_replay_action.cassette.header import CassetteHeader, header_url, recorded_line, utc_now
 from mcp_replay_action.compare.correlate import ThreadRules
 from mcp_replay_action.errors import ConfigError, MessageTooLarge, ServerStartError
+from mcp_replay_action.model.cassette import Cassette
 from mcp_replay_action.record.tape import Tape, TapeEntry
 from mcp_replay_action.transport import MAX_MESSAGE
 from mcp_replay_action.transport.http_client import (

@@ -24,10 +24,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from mcp_replay_action.cassette import Cassette, Interaction, save
+from mcp_replay_action.cassette import save
 from mcp_replay_action.cassette.header import CassetteHeader, recorded_line
 from mcp_replay_action.compare.correlate import ThreadRules
 from mcp_replay_action.errors import ReplayError
+from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.record.tape import Tape
 from mcp_replay_action.redact import Redactor, env_secrets
 from mcp_replay_action.transport import MAX_MESSAGE, message_too_large

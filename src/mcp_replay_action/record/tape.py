@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from mcp_replay_action.cassette import Interaction
+from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.redact import Redactor
 from mcp_replay_action.wire.jsonrpc import decode_all
 

@@ -14,11 +14,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mcp_replay_action.cassette import Cassette, Interaction, load
+from mcp_replay_action.cassette import load
 from mcp_replay_action.compare import noise
 from mcp_replay_action.compare.correlate import ThreadRules
 from mcp_replay_action.compare.engine import CompareOptions
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.redact import Redactor, redactor_for
 from mcp_replay_action.transport import Transport
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from mcp_replay_action.cassette import Cassette, Interaction
 from mcp_replay_action.compare.engine import CompareOptions, compare
 from mcp_replay_action.compare.matchers import request_key
 from mcp_replay_action.grade.assemble import build_report
-from mcp_replay_action.grade.gate import GatePolicy
 from mcp_replay_action.grade.score import score
 from mcp_replay_action.grade.verdict import judge
+from mcp_replay_action.model.cassette import Cassette, Interaction
+from mcp_replay_action.model.gate import GatePolicy
 from mcp_replay_action.model.results import CassetteResult, InteractionResult, Report
 from mcp_replay_action.wire.protocol import detect_era
 

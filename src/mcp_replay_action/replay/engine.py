@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from mcp_replay_action.cassette import Cassette, Interaction, load
+from mcp_replay_action.cassette import load
 from mcp_replay_action.cassette.jsonl import StreamedInteractions
 from mcp_replay_action.compare.classes import finding as classed
 from mcp_replay_action.compare.correlate import Correlations, ThreadRules
@@ -35,6 +35,7 @@ from mcp_replay_action.grade.assemble import build_report
 from mcp_replay_action.grade.score import score
 from mcp_replay_action.grade.verdict import judge, missing_finding, pass_into
 from mcp_replay_action.host.gcpause import frozen, paused, thawing
+from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.model.results import (
     CassetteResult,
     Finding,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.grade.assemble import build_report
-from mcp_replay_action.grade.gate import GatePolicy
+from mcp_replay_action.model.gate import GatePolicy
 from mcp_replay_action.model.results import Report
 
 MAX_SHARDS = 256

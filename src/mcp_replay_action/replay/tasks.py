@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from mcp_replay_action.cassette import Interaction
+from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.wire.jsonrpc import is_failure
 
 POLL = "tasks/get"

@@ -22,10 +22,11 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mcp_replay_action.cassette import Cassette, Interaction, atomic_write_text, dumps_over, save
+from mcp_replay_action.cassette import atomic_write_text, dumps_over, save
 from mcp_replay_action.cassette.header import utc_now
 from mcp_replay_action.compare.carry import Carry
 from mcp_replay_action.compare.correlate import ThreadRules
+from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.model.results import CassetteResult, InteractionResult
 from mcp_replay_action.redact import Redactor
 

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from mcp_replay_action.grade.gate import Gate
+from mcp_replay_action.model.gate import Gate
 from mcp_replay_action.model.results import (
     KIND_ORDER,
     CassetteResult,

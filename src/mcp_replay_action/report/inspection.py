@@ -1,6 +1,6 @@
 """A human summary of one cassette, for ``mcp-replay inspect``.
 
-:func:`summarize` reduces a :class:`~mcp_replay_action.cassette.Cassette` to plain facts (who was
+:func:`summarize` reduces a :class:`~mcp_replay_action.model.cassette.Cassette` to plain facts (who was
 recorded, in which protocol era, what was said, what was redacted); :func:`render_summary` turns
 those facts into text. Nothing here talks to a server.
 """
@@ -11,8 +11,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_replay_action.cassette import Cassette, Interaction
 from mcp_replay_action.cassette.header import server_info
+from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.wire.protocol import LIFECYCLE_METHODS, detect_era, is_input_required
 
 

@@ -18,7 +18,7 @@ from importlib import resources
 from typing import Any
 
 from mcp_replay_action import __version__
-from mcp_replay_action.grade.gate import gate_from_json
+from mcp_replay_action.model.gate import gate_from_json
 from mcp_replay_action.model.results import (
     REPORT_SCHEMA,
     CassetteResult,

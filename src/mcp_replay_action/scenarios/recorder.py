@@ -12,7 +12,6 @@ from typing import Any
 
 from mcp_replay_action import __version__
 from mcp_replay_action import cassette as cassette_mod
-from mcp_replay_action.cassette import Cassette, Interaction
 from mcp_replay_action.cassette.header import CassetteHeader, header_url, utc_now
 from mcp_replay_action.errors import (
     ConfigError,
@@ -21,6 +20,7 @@ from mcp_replay_action.errors import (
     ServerStartError,
     TransportTimeout,
 )
+from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.scenarios.loader import did_you_mean
 from mcp_replay_action.scenarios.model import Action, Scenario, Scenarios
 from mcp_replay_action.scenarios.refs import Failed, RefError, fill, has_refs
