@@ -131,9 +131,11 @@ class Tape:
 
     def interactions(self) -> list[Interaction]:
         """Every complete interaction, redacted, numbered from 0 in the order its first message was
-        seen. A request never answered is left out: a cassette line promises an answer."""
+        seen. A request never answered is left out: a cassette line promises an answer; but a
+        ``subscriptions/listen`` request is answered by its stream (``replay/streams.py``: the server
+        notifications that carry its id), and kept with ``response: null``."""
         with self._lock:
-            entries = [e for e in self._entries if not (e.kind == "request" and e.response is None)]
+            entries = [e for e in self._entries if not (e.kind == "request" and e.response is None and not _listen(e))]
         out: list[Interaction] = []
         for seq, e in enumerate(sorted(entries, key=lambda e: (e.seen, e.order))):
             latency = round((e.answered - e.seen) * 1000.0, 3) if e.answered is not None else None
@@ -154,7 +156,7 @@ class Tape:
     def unanswered(self) -> int:
         """Client requests never answered."""
         with self._lock:
-            still_open = sum(1 for e in self._client_asked.values() if e.response is None)
+            still_open = sum(1 for e in self._client_asked.values() if e.response is None and not _listen(e))
         return still_open + self.unanswered_dropped
 
     # -- inside the lock --------------------------------------------------------------------------
@@ -214,3 +216,8 @@ class Tape:
 def _id_key(value: Any) -> str:
     # 1 and "1" are different ids; JSON text keeps them apart.
     return json.dumps(value)
+
+
+def _listen(entry: TapeEntry) -> bool:
+    """A ``subscriptions/listen`` request: its stream answers it, and it may never be answered."""
+    return entry.message.get("method") == "subscriptions/listen"

@@ -47,7 +47,7 @@ from mcp_replay_action.model.results import (
 )
 from mcp_replay_action.plan import Plan
 from mcp_replay_action.redact import Redactor, redactor_for
-from mcp_replay_action.replay import tasks
+from mcp_replay_action.replay import streams, tasks
 from mcp_replay_action.transport import Transport, open_transport
 from mcp_replay_action.transport.headline import headline
 from mcp_replay_action.transport.process import usable_cpus
@@ -170,7 +170,8 @@ class _Session:
         self.ahead_steps: Iterator[bool] | None = None  # what is left to read ahead
         # The output schemas the live server declared in this session (made on the first live
         # ``tools/list`` that declares one: a server without any never loads the validator).
-        self.polls = tasks.Polls()  # the live tasks that have ended (tasks.py)
+        self.polls = tasks.Polls()  # the live tasks that have ended (replay/tasks.py)
+        self.streams: streams.Streams | None = None  # open subscriptions/listen streams (replay/streams.py)
         self.outputs: OutputSchemas | None = None  # the live session's declared output schemas
         self.recorded_outputs: OutputSchemas | None = None  # ... and the recording's
 
@@ -198,6 +199,11 @@ class _Session:
             self._learn()  # what the last gathered answer minted, for ``_minted_apart``
         self.ending = True  # nothing is sent after the last answer: it is never learned from
         self._settle()
+        if self.streams is not None and self.gather is None:
+            for result in self.streams.judged(
+                self.transport, self.cassette.interactions, self.client.answer, self.deadline
+            ):
+                self.results.append(result)
 
     def _learn(self) -> None:
         """Learn the minted values of the last answer that differed, before the next message is
@@ -309,6 +315,8 @@ class _Session:
         if self.dead is not None:
             return
         self._learn()
+        if self.streams is not None:
+            self.streams.sent(inter.message)  # a cancelled stream's window ends (replay/streams.py)
         try:
             self.transport.send(self.carry.apply(inter.message) if self.carry else inter.message)
         except ServerExited:
@@ -320,7 +328,10 @@ class _Session:
             self._settle()
             self.results.append(replace(judge(inter, (self.dead,), None), status="skipped"))
             return
-        if self.polls.needless(inter):  # the live task ended sooner than the recorded one (tasks.py)
+        if streams.is_listen(inter):  # its answer is a stream, compared at the end (replay/streams.py)
+            self._listen(inter)
+            return
+        if self.polls.needless(inter):  # the live task ended sooner than the recorded one (replay/tasks.py)
             self._settle()
             self.results.append(replace(judge(inter, (), None), status="skipped"))
             return
@@ -339,7 +350,7 @@ class _Session:
             self.transport.send(message)
             self._settle()  # the previous answer, compared while the server works on this one
             live = self._await(inter, message.get("id"), wait)
-            # A task still working live where the recording saw it done is polled on (tasks.py).
+            # A task still working live where the recording saw it done is polled on (replay/tasks.py).
             live = self.polls.follow(inter, message, live, self.client.request, started + wait)
         except TransportTimeout:
             if first:
@@ -407,6 +418,16 @@ class _Session:
                 self.live[inter.seq] = self._redacted(answer)
             return
         self.unsettled = answer
+
+    def _listen(self, inter: Interaction) -> None:
+        self._learn()
+        if self.streams is None:
+            self.streams = streams.Streams()
+            self.client.on_notification = self.streams.hear
+        try:
+            self.streams.open(inter, self.carry.apply(inter.message) if self.carry else inter.message, self.transport)
+        except ServerExited:
+            pass  # the next request reports the exit with its diagnostics
 
     def _settle(self) -> None:
         """Compare and judge the answer received last, if any."""
