@@ -31,10 +31,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_replay_action.cassette import Interaction
 from mcp_replay_action.compare.classes import finding
 from mcp_replay_action.errors import ServerExited, TransportTimeout
 from mcp_replay_action.grade.verdict import judge
+from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.model.results import Finding, InteractionResult
 from mcp_replay_action.transport import Transport
 from mcp_replay_action.values.paths import ident_segment
