@@ -653,15 +653,52 @@ class _Narrower:
         return _run_counted(self.ta, at, limit, self.mark, self.marks)
 
     def level(self, c: int, level: int) -> _Narrowed | _Closed:
-        """The container at ``c`` (before the first differing byte, so at ``c`` on both sides)."""
-        ta, tb, p = self.ta, self.tb, self.p
-        ca = _Cursor(ta, c)
+        """The container at ``c`` (before the first differing byte, so at ``c`` on both sides):
+        its members wholly before the difference are shared (``_before``), b's next members are
+        read until one ends where one of a's does, counted from the end (``_b_until_aligned``),
+        and from there on both sides share a's members (``_after``)."""
+        ca = _Cursor(self.ta, c)
+        before = self._before(ca, level)
+        if isinstance(before, _Closed):
+            return before
+        keys, shared, resume, path = before
+        rest = _RestOfA(self.ta, ca, path)
+        cb = _Cursor(self.tb, c)
+        if resume >= 0:
+            cb.after(resume)
+        b_keys, b_values, tail = self._b_until_aligned(ca, cb, rest, path)
+        aligned = tail >= 0
+        if not aligned:  # b ran to its end: every member of a left is a's alone
+            while not ca.done:
+                rest.read()
+            tail = len(rest.ends)
+        a_values = [
+            path[1].a if path is not None and rest.starts[j] == path[0] else _scan(self.ta, rest.starts[j])[0]
+            for j in range(tail)
+        ]
+        suffix = self._after(ca, rest, tail)
+        end_b = ca.end + self.shift if aligned else cb.end
+        head, after = shared.made(), suffix.made()
+        if ca.obj:
+            suffix_keys = rest.keys[tail:]
+            skel_a = _object(keys, head, rest.keys[:tail], a_values, suffix_keys, after)
+            skel_b = _object(keys, head, b_keys, b_values, suffix_keys, after)
+            return _Narrowed(skel_a, skel_b, ca.end, end_b)
+        return _Narrowed(head + a_values + after, head + b_values + after, ca.end, end_b)
+
+    def _before(
+        self, ca: _Cursor, level: int
+    ) -> tuple[list[str | None], _Shared, int, tuple[int, _Narrowed] | None] | _Closed:
+        """The members of the container ``ca`` reads that lie wholly before the difference
+        (shared), read up to the member that holds it: their keys, themselves, just past the last
+        of them (-1: none), and the member holding the difference read level by level, if it is
+        a container that was (its start, and what it makes on both sides). A container that
+        closed before the difference: ``_Closed``."""
+        ta, p = self.ta, self.p
         obj = ca.obj
-        # Members wholly before p: shared.
         keys: list[str | None] = []
         shared = _Shared(ta, not obj, self.marks)
-        resume = -1  # just past the last shared member (-1: none)
-        path: tuple[int, _Narrowed] | None = None  # the member holding p, read level by level
+        resume = -1
         while not ca.done:
             at = ca.pos
             if at >= p:
@@ -688,9 +725,8 @@ class _Narrower:
             elif ta[start] in "{[" and level + 1 < self.levels:
                 inner = self.level(start, level + 1)
                 if isinstance(inner, _Narrowed):
-                    path = (start, inner)
                     ca.pos = at
-                    break
+                    return keys, shared, resume, (start, inner)
                 value, end = None, inner.end
             else:
                 value, end = _scan(ta, start)
@@ -703,77 +739,50 @@ class _Narrower:
             ca.after(end)
             if ca.done and ca.end <= p:
                 return _Closed(ca.end)
-        # a's other members, read as b's reading needs them: where each ends, and the identities
-        # of the objects of an array.
-        rest_keys: list[str | None] = []
-        rest_starts = array("q")
-        rest_ends = array("q")
-        rest_ids: list[tuple[Any, ...] | None] = []
+        return keys, shared, resume, None
 
-        def read_a() -> None:
-            key, start = ca.member()
-            ids = None
-            if path is not None and start == path[0]:
-                end = path[1].end_a
-            else:
-                got = _fit(ta, start, len(ta))
-                if got is not None:
-                    end = got[1]
-                    ids = None if obj else _ids(got[0])
-                else:
-                    end = _skip(ta, start)
-            rest_keys.append(key)
-            rest_starts.append(start)
-            rest_ends.append(end)
-            rest_ids.append(ids)
-            ca.after(end)
-
-        # b's members after the shared ones, until one ends where one of a's does, counted from
-        # the end: from there on both sides read the same bytes.
-        cb = _Cursor(tb, c)
-        if resume >= 0:
-            cb.after(resume)
+    def _b_until_aligned(
+        self, ca: _Cursor, cb: _Cursor, rest: _RestOfA, path: tuple[int, _Narrowed] | None
+    ) -> tuple[list[str | None], list[Any], int]:
+        """b's members after the shared ones, parsed, until one ends where one of a's does,
+        counted from the end (a's read as far as needed): from there on both sides read the same
+        bytes. Their keys, values, and how many of a's members ``rest`` holds before that point
+        (-1: b ran to its end first)."""
         b_keys: list[str | None] = []
         b_values: list[Any] = []
-        tail = -1  # a's members from here on are b's last members
-        aligned = False
         i = 0
         while not cb.done:
             key, start = cb.member()
             if path is not None and start == path[0] and not b_values:
                 value, end = path[1].b, path[1].end_b
             else:
-                value, end = _scan(tb, start)
+                value, end = _scan(self.tb, start)
             b_keys.append(key)
             b_values.append(value)
             if end >= self.qb:
                 target = end - self.shift
-                while not ca.done and (not rest_ends or rest_ends[-1] < target):
-                    read_a()
-                while i < len(rest_ends) and rest_ends[i] < target:
+                ends = rest.ends
+                while not ca.done and (not ends or ends[-1] < target):
+                    rest.read()
+                while i < len(ends) and ends[i] < target:
                     i += 1
-                if i < len(rest_ends) and rest_ends[i] == target:
-                    tail = i + 1
-                    aligned = True
-                    break
+                if i < len(ends) and ends[i] == target:
+                    return b_keys, b_values, i + 1
             cb.after(end)
-        if tail < 0:  # b ran to its end: every member of a left is a's alone
-            while not ca.done:
-                read_a()
-            tail = len(rest_ends)
-        a_values = []
-        for j in range(tail):
-            if path is not None and rest_starts[j] == path[0]:
-                a_values.append(path[1].a)
-            else:
-                a_values.append(_scan(ta, rest_starts[j])[0])
-        suffix = _Shared(ta, not obj, self.marks)  # the shared members after the difference
-        for j in range(tail, len(rest_starts)):
-            suffix.one(Slice(ta, rest_starts[j], rest_ids[j]))
+        return b_keys, b_values, -1
+
+    def _after(self, ca: _Cursor, rest: _RestOfA, tail: int) -> _Shared:
+        """The shared members after the difference: those of ``rest`` from ``tail`` on, then the
+        rest of the container ``ca`` reads (an array's in runs, taken from the read-ahead where it
+        holds them)."""
+        ta = self.ta
+        suffix = _Shared(ta, not ca.obj, self.marks)
+        for j in range(tail, len(rest.starts)):
+            suffix.one(Slice(ta, rest.starts[j], rest.ids[j]))
         ahead = self.ahead
         resync = -1  # where the runs read ahead start again, reached by reading members alone
-        while not ca.done:  # the shared members after the difference
-            if not obj and ca.pos >= resync:
+        while not ca.done:
+            if not ca.obj and ca.pos >= resync:
                 if ahead is None:
                     run = self.run_at(ca.pos, len(ta))
                 elif ca.pos in ahead.runs:
@@ -790,16 +799,45 @@ class _Narrower:
                     suffix.run(ca.pos, *run)
                     ca.after(run[0])
                     continue
-            read_a()
-            suffix.one(Slice(ta, rest_starts[-1], rest_ids[-1]))
-        end_b = ca.end + self.shift if aligned else cb.end
-        before, after = shared.made(), suffix.made()
-        if obj:
-            suffix_keys = rest_keys[tail:]
-            skel_a = _object(keys, before, rest_keys[:tail], a_values, suffix_keys, after)
-            skel_b = _object(keys, before, b_keys, b_values, suffix_keys, after)
-            return _Narrowed(skel_a, skel_b, ca.end, end_b)
-        return _Narrowed(before + a_values + after, before + b_values + after, ca.end, end_b)
+            rest.read()
+            suffix.one(Slice(ta, rest.starts[-1], rest.ids[-1]))
+        return suffix
+
+
+class _RestOfA:
+    """a's members after the shared ones, read as b's reading needs them: their keys, where each
+    starts and ends, and the identities of the objects of an array."""
+
+    __slots__ = ("text", "cursor", "path", "keys", "starts", "ends", "ids")
+
+    def __init__(self, text: str, cursor: _Cursor, path: tuple[int, _Narrowed] | None) -> None:
+        self.text = text
+        self.cursor = cursor
+        self.path = path  # the member holding the difference, read already
+        self.keys: list[str | None] = []
+        self.starts = array("q")
+        self.ends = array("q")
+        self.ids: list[tuple[Any, ...] | None] = []
+
+    def read(self) -> None:
+        """The next member."""
+        ca = self.cursor
+        key, start = ca.member()
+        ids = None
+        if self.path is not None and start == self.path[0]:
+            end = self.path[1].end_a
+        else:
+            got = _fit(self.text, start, len(self.text))
+            if got is not None:
+                end = got[1]
+                ids = None if ca.obj else _ids(got[0])
+            else:
+                end = _skip(self.text, start)
+        self.keys.append(key)
+        self.starts.append(start)
+        self.ends.append(end)
+        self.ids.append(ids)
+        ca.after(end)
 
 
 def _object(*parts: list[Any]) -> dict[str, Any]:
