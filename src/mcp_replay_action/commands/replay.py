@@ -61,6 +61,13 @@ from mcp_replay_action.plan import REQUEST_TIMEOUT, make_target, parse_env
 @setup_option
 @click.option("--min-grade", type=click.Choice(["A", "B", "C", "D", "F"]), help="Also fail below this grade.")
 @click.option(
+    "--min-coverage",
+    type=click.FloatRange(0, 100),
+    metavar="PCT",
+    help="Also fail when fewer than PCT percent of the tools, prompts and resource templates the live"
+    " server lists are called by some cassette (the uncovered ones are named).",
+)
+@click.option(
     "--fail-on",
     type=click.Choice(["breaking", "any", "none"]),
     help="Which changes fail the run: breaking ones and missing responses (the default), any "
@@ -153,6 +160,7 @@ def replay(
     env_public: tuple[str, ...],
     isolate: bool,
     min_grade: str | None,
+    min_coverage: float | None,
     fail_on: str | None,
     fail_on_regression: bool,
     ignore_paths: tuple[str, ...],
@@ -297,6 +305,7 @@ def replay_plan(params: Mapping[str, Any], root: str | None = None, target: Any 
         gate=GatePolicy(
             fail_on=fail_on_from_flags(params.get("fail_on"), bool(params.get("fail_on_regression"))),
             min_grade=params.get("min_grade"),
+            min_coverage=params.get("min_coverage"),
         ),
         mode="update" if params.get("update") else "check",
         timeout=params["timeout"],

@@ -150,11 +150,10 @@ def replay_and_report(settings: Settings, context: RunContext, event: Event, out
 
 def merge_and_report(settings: Settings, context: RunContext, event: Event, out: Commands) -> int:
     """``mode: merge``: the shards' JSON reports (``shard: i/n`` jobs) combined into one report,
-    then reported and gated (by this step's ``fail-on``/``min-grade``) exactly as one replay of
+    then reported and gated (by this step's ``fail-on``/``min-grade``/``min-coverage``) exactly as one replay of
     every cassette would be."""
     from mcp_replay_action.github.event import read_json_object
     from mcp_replay_action.host.discovery import find_cassettes
-    from mcp_replay_action.model.gate import GatePolicy
     from mcp_replay_action.replay.shard import merge
 
     paths = find_cassettes(settings.reports, settings.workspace, confine=True, what="input reports")
@@ -165,7 +164,7 @@ def merge_and_report(settings: Settings, context: RunContext, event: Event, out:
         for p, name in zip(paths, names, strict=True)
     ]
     # The merge job's own gate inputs decide: the shards only report (their fail-on: none).
-    report = merge(shards, names, GatePolicy(fail_on=settings.fail_on, min_grade=settings.min_grade))
+    report = merge(shards, names, settings.gate_policy())
     return report_everywhere(settings, context, event, report, out, EXIT_OK if report.gate.passed else EXIT_GATE)
 
 

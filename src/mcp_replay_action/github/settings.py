@@ -43,6 +43,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "env": "",
     "env-public": "",
     "min-grade": "",
+    "min-coverage": "",
     "fail-on": "breaking",
     "fail-on-regression": "",
     "ignore-paths": "",
@@ -107,6 +108,7 @@ class Settings:
     env: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # values may be secrets
     env_public: tuple[str, ...] = ()  # ``env`` names whose values may be shown (all others are redacted)
     min_grade: str | None = None
+    min_coverage: float | None = None  # percent of listed tools, prompts and templates called
     fail_on: FailOn = DEFAULT_FAIL_ON
     ignore_paths: tuple[str, ...] = ()
     ignore_keys: tuple[str, ...] = ()
@@ -162,6 +164,7 @@ class Settings:
             env=clean_env(raw("env")),
             env_public=clean_list(raw("env-public")),
             min_grade=clean_min_grade(raw("min-grade")),
+            min_coverage=clean_min_coverage(raw("min-coverage")),
             fail_on=clean_fail_on(raw("fail-on"), raw("fail-on-regression")),
             ignore_paths=clean_list(raw("ignore-paths")),
             ignore_keys=clean_list(raw("ignore-keys")),
@@ -198,6 +201,10 @@ class Settings:
             raise ConfigError("input reports: mode merge needs the shards' JSON report files (a glob)")
         return settings
 
+    def gate_policy(self) -> GatePolicy:
+        """The gate these inputs ask for (``fail-on``, ``min-grade``, ``min-coverage``)."""
+        return GatePolicy(fail_on=self.fail_on, min_grade=self.min_grade, min_coverage=self.min_coverage)
+
     def plan(self, mode: Mode = "check") -> Plan:
         """The replay these settings describe (``mode``: ``refresh`` for ``mode: refresh``): the
         same ``Plan`` the CLI builds from the same options (``tests/test_plan.py``)."""
@@ -225,7 +232,7 @@ class Settings:
                 allow_reorder=self.allow_reorder,
                 budget=self.timeout,  # a comparison has the request's time, as on the command line
             ),
-            gate=GatePolicy(fail_on=self.fail_on, min_grade=self.min_grade),
+            gate=self.gate_policy(),
             mode=mode,
             timeout=self.timeout,
             root=str(self.workspace),
@@ -351,6 +358,21 @@ def clean_factor(name: str, value: str) -> float | None:
     if not 1 < factor <= 1e6:
         raise _bad(name, value, "a factor above 1, such as 3")
     return factor
+
+
+def clean_min_coverage(value: str) -> float | None:
+    """``min-coverage``: a percentage from 0 to 100 (a trailing ``%`` allowed); empty: no
+    coverage gate."""
+    text = value.strip().removesuffix("%").strip()
+    if not text:
+        return None
+    try:
+        percent = float(text)
+    except ValueError:
+        percent = -1.0
+    if not 0 <= percent <= 100:
+        raise _bad("min-coverage", value, "a percentage from 0 to 100, such as 80")
+    return percent
 
 
 def clean_reports(value: str) -> tuple[str, ...]:

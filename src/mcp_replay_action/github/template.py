@@ -22,6 +22,7 @@ from mcp_replay_action import __version__
 from mcp_replay_action.github.accept import Accept
 from mcp_replay_action.model.results import CLASS_ORDER, KIND_ORDER, CassetteResult, Finding, InteractionResult, Report
 from mcp_replay_action.report import _format
+from mcp_replay_action.report.markdown import coverage_lines
 from mcp_replay_action.report.safe import md_cell, md_code_block
 
 MAX_COMMENT_CHARS = 65536
@@ -64,6 +65,7 @@ class CommentView:
     score: str
     rules: str  # each gate rule and whether it held
     totals: str
+    coverage: str  # Markdown lines, every server name an inert cell (``markdown.coverage_lines``)
     capped: bool
     breaking_capped: bool
     rows: tuple[Row, ...]  # cassettes that did not pass, worst first
@@ -154,6 +156,10 @@ def comment_view(
         score=_format.score_text(report.score.score),
         rules=md_cell(_format.rules_line(gate, grade), DETAIL_LIMIT * 2),
         totals=_format.totals_line(report),  # numbers and our words only
+        # What the live server lists that no cassette calls, the names folded (inert cells).
+        coverage="\n".join(coverage_lines(report.coverage, names_shown=max(5, 10 * max_findings)))
+        if report.coverage is not None
+        else "",
         capped=report.score.capped,
         breaking_capped=report.score.breaking_capped,
         rows=tuple(r for r in rows if r.status != _ICONS["pass"]),

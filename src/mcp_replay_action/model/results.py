@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
+from mcp_replay_action.model.coverage import Coverage, Listed
 from mcp_replay_action.model.gate import Gate
 
 # Regression kinds, worst first (the order annotations and summaries sort by).
@@ -224,6 +225,10 @@ class ResultList(Sequence[InteractionResult]):
     def __iter__(self) -> Iterator[InteractionResult]:
         return (self._item(i) for i in range(len(self)))
 
+    def labels(self) -> list[tuple[str, str | None]]:
+        """Each distinct (method, name) of the results, read without building any."""
+        return list(self._label_list)
+
     def rows(self) -> Iterator[tuple[int, Status, str, InteractionResult | None]]:
         """Each result's seq, status and label in order, and the result itself when it is held
         whole (it has findings, noise or substitutions), else None: all a listing of the others
@@ -333,6 +338,9 @@ class CassetteResult:
     error: str = ""  # an infrastructure failure that stopped the replay early (one line)
     stderr_tail: str = ""
     non_json_lines: int = 0
+    # What the live server listed during the replay (``coverage.py``); None when no live server
+    # was replayed against (a ``diff``, a report from before coverage).
+    listed: Listed | None = None
 
     @property
     def passed(self) -> int:
@@ -371,6 +379,7 @@ class Report:
     target: str = ""
     tool_version: str = ""
     gate: Gate = field(default_factory=Gate)
+    coverage: Coverage | None = None  # what the live server listed that no cassette calls
 
     @property
     def passed(self) -> int:

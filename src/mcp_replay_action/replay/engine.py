@@ -32,6 +32,7 @@ from mcp_replay_action.errors import (
     TransportTimeout,
 )
 from mcp_replay_action.grade.assemble import build_report
+from mcp_replay_action.grade.coverage import Listings
 from mcp_replay_action.grade.score import score
 from mcp_replay_action.grade.verdict import judge, missing_finding, pass_into
 from mcp_replay_action.host.gcpause import frozen, paused, thawing
@@ -694,10 +695,11 @@ def replay_cassette(
     era = detect_era(cassette.interactions, cassette.meta)
     started = time.monotonic()
     session: _Session | None = None
+    listings = Listings()  # what the live server lists, for coverage (``coverage.py``)
     try:
         (start or transport.start)()
         # Set up while the server starts (a node server takes a few hundred ms to answer).
-        session = _Session(cassette, transport, options, on_live, tick)
+        session = _Session(cassette, transport, options, listings.hearing(on_live), tick)
         session.confirming = confirm is not None and options.confirm
         session.run()
     except ServerError as exc:
@@ -726,6 +728,7 @@ def replay_cassette(
         error=mismatch or (session.dead.message if session.dead else ""),
         stderr_tail=str(diag.get("stderr_tail", ""))[-2000:] if session.dead else "",
         non_json_lines=int(diag.get("non_json_lines", 0) or 0),
+        listed=listings.listed(),
     )
     return redacted_result(result, session.redactor)
 
@@ -853,6 +856,7 @@ def redacted_result(result: CassetteResult, redactor: Redactor) -> CassetteResul
         results=results,
         error=redactor.apply(result.error),
         stderr_tail=redactor.apply(result.stderr_tail),
+        listed=result.listed.redacted(redactor.apply) if result.listed is not None else None,
     )
 
 

@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from mcp_replay_action.model.coverage import LISTED_BY, UNKNOWN_BY, Coverage, percent_text
 from mcp_replay_action.model.gate import Gate
 from mcp_replay_action.model.results import (
     KIND_ORDER,
@@ -211,7 +212,8 @@ def gate_rules(gate: Gate, grade: str) -> tuple[tuple[bool, str, str], ...]:
             grade_held = gate.passed
     # The gate lists the fail-on reason first, then the grade's: a failed gate whose grade held
     # failed on fail-on; one whose grade failed did too only when it gives two reasons.
-    fail_on_held = gate.passed or len(gate.reasons) <= (0 if grade_held else 1)
+    coverage_held = gate.coverage_held or policy.min_coverage is None
+    fail_on_held = gate.passed or len(gate.reasons) <= (not grade_held) + (not coverage_held)
     rules: list[tuple[bool, str, str]] = []
     if policy.fail_on == "none":
         rules.append((True, "fail-on: none", "findings only reported"))
@@ -219,8 +221,14 @@ def gate_rules(gate: Gate, grade: str) -> tuple[tuple[bool, str, str], ...]:
         clean = "nothing breaking or missing" if policy.fail_on == "breaking" else "no regression or missing response"
         rules.append((fail_on_held, f"fail-on: {policy.fail_on}", clean if fail_on_held else gate.reasons[0]))
     if policy.min_grade:
-        what = f"grade {grade} meets it" if grade_held else (gate.reasons[-1] if gate.reasons else f"grade {grade}")
-        rules.append((grade_held, f"min-grade: {policy.min_grade}", what))
+        at = -1 if coverage_held else -2  # the coverage reason comes last
+        grade_reason = gate.reasons[at] if len(gate.reasons) >= -at else f"grade {grade}"
+        rules.append(
+            (grade_held, f"min-grade: {policy.min_grade}", f"grade {grade} meets it" if grade_held else grade_reason)
+        )
+    if policy.min_coverage is not None:
+        what = "met" if coverage_held else (gate.reasons[-1] if gate.reasons else "not met")
+        rules.append((coverage_held, f"min-coverage: {policy.min_coverage:g}%", what))
     return tuple(rules)
 
 
@@ -272,3 +280,50 @@ def accepted_text(gate: Gate) -> str:
 
 def _plural(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+# How each kind reads in a sentence (one, many), and what calling it is.
+_NOUNS = {
+    "tools": ("tool", "tools", "call"),
+    "prompts": ("prompt", "prompts", "call"),
+    "resource templates": ("resource template", "resource templates", "read"),
+    "resources": ("resource", "resources", "read"),
+}
+
+
+def coverage_items(coverage: Coverage) -> list[tuple[str, tuple[str, ...]]]:
+    """What every report says of coverage: ``(our words, the server's names they name)`` per
+    fact: ``("3 of 12 tools have no recorded call", ("a", "b", "c"))`` per listed kind, one per
+    kind cassettes call that no cassette listed, and which cassettes listed when not all did.
+    The words are plain text; the names are server text, for each sink to escape its own way."""
+    items: list[tuple[str, tuple[str, ...]]] = []
+    for kind in coverage.kinds:
+        one, many, verb = _NOUNS[kind.kind]
+        noun = one if kind.listed == 1 else many
+        if not kind.listed:
+            continue  # an empty listing: nothing there to call
+        if kind.uncovered:
+            n = len(kind.uncovered)
+            text = f"{n} of {kind.listed} {noun} {'has' if n == 1 else 'have'} no recorded {verb}"
+        else:
+            text = f"all {kind.listed} {noun} {'has' if kind.listed == 1 else 'have'} a recorded {verb}"
+        if kind.partial:
+            text += f" (of the pages listed: the cassettes never asked {LISTED_BY[kind.kind]} for the next)"
+        items.append((text, kind.uncovered))
+    for noun in coverage.unknown:
+        listing = "resources/list or resources/templates/list" if noun == "resources" else LISTED_BY[noun]
+        items.append(
+            (f"{noun}: called ({UNKNOWN_BY[noun]}), but no cassette lists them ({listing}): coverage unknown", ())
+        )
+    if items and coverage.listing < coverage.cassettes:
+        items.append((f"listings from {coverage.listing} of {_plural(coverage.cassettes, 'cassette')}", ()))
+    return items
+
+
+def coverage_headline(coverage: Coverage) -> str:
+    """``75.0% of the listed tools, prompts and resource templates have a recorded call``; empty
+    when none was listed."""
+    percent = coverage.percent
+    if percent is None:
+        return ""
+    return f"{percent_text(percent)} of the listed tools, prompts and resource templates have a recorded call"

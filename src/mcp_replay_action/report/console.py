@@ -15,12 +15,14 @@ from collections.abc import Iterator
 
 import click
 
+from mcp_replay_action.model.coverage import Coverage
 from mcp_replay_action.model.results import CassetteResult, InteractionResult, Report, ResultList, Score
 from mcp_replay_action.report import _format
 from mcp_replay_action.report.safe import no_workflow_commands, visible
 
 LINE_LIMIT = 300  # characters of server/cassette text on one line
 FINDINGS_SHOWN = 5  # per interaction, unless verbose
+NAMES_SHOWN = 10  # uncovered names on a coverage line, unless verbose
 DIFF_LINES_SHOWN = 12  # per finding, unless verbose
 VERBOSE_FINDINGS_SHOWN = 200
 VERBOSE_DIFF_LINES_SHOWN = 200
@@ -72,8 +74,27 @@ def _lines(report: Report, paint: _Painter, verbose: bool) -> Iterator[str]:
     else:
         yield "no cassettes replayed"
         yield _grade_line(report.score, paint)
+    if report.coverage is not None:
+        yield from _coverage_lines(report.coverage, verbose)
     gate = _format.gate_line(report.gate)
     yield paint(visible(gate, LINE_LIMIT), "green" if report.gate.passed else "red")
+
+
+def _coverage_lines(coverage: Coverage, verbose: bool) -> Iterator[str]:
+    """``coverage: 3 of 12 tools have no recorded call: a, b, c``, one line per fact, the names
+    capped (all of them with ``--verbose``)."""
+    shown = VERBOSE_FINDINGS_SHOWN if verbose else NAMES_SHOWN
+    items = _format.coverage_items(coverage)
+    headline = _format.coverage_headline(coverage)
+    if items and headline:
+        yield "coverage: " + headline
+    for text, names in items:
+        line = "coverage: " + text
+        if names:
+            line += ": " + ", ".join(visible(n, 80) for n in names[:shown])
+            if len(names) > shown:
+                line += f" (+{len(names) - shown} more)"
+        yield visible(line, LINE_LIMIT if not verbose else 20 * LINE_LIMIT)
 
 
 def _cassette_lines(cassette: CassetteResult, paint: _Painter, verbose: bool) -> Iterator[str]:

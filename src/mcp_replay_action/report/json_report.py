@@ -18,6 +18,7 @@ from importlib import resources
 from typing import Any
 
 from mcp_replay_action import __version__
+from mcp_replay_action.model.coverage import Coverage, Listed
 from mcp_replay_action.model.gate import gate_from_json
 from mcp_replay_action.model.results import (
     REPORT_SCHEMA,
@@ -75,6 +76,7 @@ def _document(report: Report, *, lazy: bool) -> dict[str, Any]:
         "skipped": _format.skipped(report),
         "total": report.total,
         "gate": _plain(report.gate.to_json()),
+        **({"coverage": _plain(report.coverage.to_json())} if report.coverage is not None else {}),
         "cassettes": [_cassette(c, lazy) for c in report.cassettes],
     }
 
@@ -122,6 +124,7 @@ def _cassette(cassette: CassetteResult, lazy: bool = False) -> dict[str, Any]:
         "error": text_of(cassette.error),
         "stderr_tail": text_of(cassette.stderr_tail),
         "non_json_lines": cassette.non_json_lines,
+        **({"listed": _plain(cassette.listed.to_json())} if cassette.listed is not None else {}),
         "interactions": _Interactions(cassette.results) if lazy else [_interaction(r) for r in cassette.results],
     }
 
@@ -198,6 +201,7 @@ def from_dict(data: Any, where: str = "report") -> Report:
         target=str(data.get("target") or ""),
         tool_version=str(data.get("tool_version") or ""),
         gate=gate_from_json(data["gate"]),
+        coverage=Coverage.from_json(data["coverage"]) if "coverage" in data else None,
     )
 
 
@@ -233,6 +237,7 @@ def _cassette_from(data: dict[str, Any]) -> CassetteResult:
         error=str(data.get("error") or ""),
         stderr_tail=str(data.get("stderr_tail") or ""),
         non_json_lines=int(data.get("non_json_lines") or 0),
+        listed=Listed.from_json(data["listed"]) if "listed" in data else None,
     )
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mcp_replay_action.model.coverage import Coverage
 from mcp_replay_action.model.results import CassetteResult, InteractionResult, Report, Score
 from mcp_replay_action.report import _format
 from mcp_replay_action.report.safe import md_cell, md_code_block, no_workflow_commands
@@ -28,6 +29,7 @@ FINDING_LIMIT = 500
 FINDINGS_SHOWN = 20
 DIFF_LIMIT = 3000
 STDERR_LIMIT = 3000
+NAMES_SHOWN = 200  # uncovered names listed per kind
 
 _STATUS = {"pass": "✅ pass", "fail": "❌ fail", "missing": "⛔ missing", "skipped": "⏭️ skipped"}
 _CHANGED = "⚠️ changed"  # failed, but nothing in it is breaking (``_format.status_tag``)
@@ -107,12 +109,34 @@ def _headline(report: Report, title: str) -> str:
     if report.target:
         summary += f" · target: {md_cell(_format.public_target(report.target), DETAIL_LIMIT)}"
     lines += [summary, ""]
+    if report.coverage is not None:
+        lines += coverage_lines(report.coverage)
     if report.score.capped:
         lines += ["⚠️ A request got no response, so the grade is capped at D.", ""]
     elif report.score.breaking_capped:
         lines += ["⚠️ A breaking change caps the grade at B (an A means nothing breaking).", ""]
     lines += [*_dimension_table(report.score), ""]
     return "\n".join(lines) + "\n"
+
+
+def coverage_lines(coverage: Coverage, names_shown: int = NAMES_SHOWN) -> list[str]:
+    """Coverage as Markdown lines (the job summary and the PR comment show them too): the
+    percentage, then each fact, the names it names folded in ``<details>`` (at most
+    ``names_shown``), each name an inert cell."""
+    items = _format.coverage_items(coverage)
+    if not items:
+        return []
+    headline = _format.coverage_headline(coverage)
+    lines = [f"**Coverage:** {headline}." if headline else "**Coverage:**", ""]  # our words and numbers
+    for text, names in items:
+        if not names:
+            lines += [md_cell(text, DETAIL_LIMIT), ""]
+            continue
+        shown = ", ".join(md_cell(name, LABEL_LIMIT) for name in names[:names_shown])
+        if len(names) > names_shown:
+            shown += f" … and {len(names) - names_shown} more (the JSON report lists them all)"
+        lines += [f"<details><summary>{md_cell(text, DETAIL_LIMIT)}</summary>", "", shown, "", "</details>", ""]
+    return lines
 
 
 def _dimension_table(score: Score) -> list[str]:
