@@ -31,4 +31,5 @@ if [ "${MCP_REPLAY_CONTAINER_TESTS:-}" = 1 ]; then
 fi
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/mypy
+.venv/bin/lint-imports
 exec .venv/bin/pytest "$@"

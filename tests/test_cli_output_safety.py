@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from github_action_run import HOSTILE, record_hostile_twin
-from mcp_replay_action.report.safe import md_cell, no_references
+from mcp_replay_action.values.safe import md_cell, no_references
 from runner_parse import parse_commands
 
 PY = sys.executable

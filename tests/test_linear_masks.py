@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from mcp_replay_action.compare import correlate, normalize
 from mcp_replay_action.compare.engine import CompareOptions
 from mcp_replay_action.redact import Redactor
-from mcp_replay_action.report import safe
+from mcp_replay_action.values import safe
 
 # Runs that defeat a pattern which rescans: word characters, digits, hex, spaces, and the near
 # matches of each mask (a key and a colon but no epoch, a date start, a clock start, a scheme

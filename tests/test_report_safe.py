@@ -10,8 +10,8 @@ import xml.etree.ElementTree as ET
 import pytest
 from markdown_it import MarkdownIt
 
-from mcp_replay_action.report import safe
-from mcp_replay_action.report.safe import (
+from mcp_replay_action.values import safe
+from mcp_replay_action.values.safe import (
     ZWJ,
     md_cell,
     md_code_block,

@@ -24,7 +24,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _fail(message: str, code: int, detail: Sequence[str] = ()) -> None:
-    from mcp_replay_action.report.safe import no_workflow_commands
+    from mcp_replay_action.values.safe import no_workflow_commands
 
     # The message may quote a server or a cassette; a CI log must not obey it ("##[error]").
     click.echo(no_workflow_commands(f"mcp-replay: error: {' '.join(message.split())}"), err=True)

@@ -27,7 +27,7 @@ def merge(
 ) -> None:
     """Combine the JSON reports of 'replay --shard i/n' runs into one report, graded and gated
     as one run over every cassette would be (exit 0 pass, 1 gate failed, 2 bad report)."""
-    from mcp_replay_action.github.event import read_json_object
+    from mcp_replay_action.host.files import read_json_object
     from mcp_replay_action.replay.shard import merge as merge_reports
     from mcp_replay_action.report.json_report import from_dict
 

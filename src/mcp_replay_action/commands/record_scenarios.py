@@ -47,7 +47,7 @@ def record_scenarios_cmd(
         scenarios = replace(scenarios, target=replace(scenarios.target, setup=setup))
     out = Path(output_dir) if output_dir else Path(scenarios_file).resolve().parent / "cassettes"
     from mcp_replay_action.cassette.header import recorded_line
-    from mcp_replay_action.report.safe import no_workflow_commands
+    from mcp_replay_action.values.safe import no_workflow_commands
 
     def recorded(scenario: Scenario, cassette: Cassette) -> None:
         click.echo(f"{scenario.name}: " + recorded_line(None, len(cassette.interactions), cassette.meta))

@@ -16,7 +16,7 @@ from mcp_replay_action import __version__
 from mcp_replay_action.github.template import _SHA, DETAIL_LIMIT, MARGIN, PATH_LIMIT, Links, template_named
 from mcp_replay_action.model.results import CLASS_ORDER, CassetteResult, Finding, InteractionResult, Report
 from mcp_replay_action.report import _format
-from mcp_replay_action.report.safe import md_cell, md_code_block
+from mcp_replay_action.values.safe import md_cell, md_code_block
 
 MAX_BODY_CHARS = 65536  # GitHub's limit for a pull request body
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TextIO
 
-from mcp_replay_action.report.safe import no_workflow_commands
+from mcp_replay_action.values.safe import no_workflow_commands
 
 if TYPE_CHECKING:
     from mcp_replay_action.redact import Redactor
@@ -74,7 +74,7 @@ def format_annotation_command(name: str, properties: Mapping[str, object], messa
 def neutralise(text: str) -> str:
     """Untrusted text made safe to print as plain log lines: no line of it can be read as a
     workflow command (``::`` at a line's start, or the legacy ``##[`` anywhere, are broken with a
-    zero-width joiner, see ``report.safe``); the text stays readable."""
+    zero-width joiner, see ``values.safe``); the text stays readable."""
     return no_workflow_commands(text)
 
 

@@ -23,8 +23,9 @@ from typing import Any, Literal
 from mcp_replay_action.cassette import atomic_write_text
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.github.client import Forbidden, GitHubClient, NotFound, Unprocessable
-from mcp_replay_action.github.event import PULL_REQUEST_EVENTS, Event, read_json_object
+from mcp_replay_action.github.event import PULL_REQUEST_EVENTS, Event
 from mcp_replay_action.github.settings import clean_comment_id
+from mcp_replay_action.host.files import read_json_object
 
 BOT_LOGIN = "github-actions[bot]"
 MAX_COMMENT_CHARS = 65536

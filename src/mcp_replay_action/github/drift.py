@@ -15,7 +15,7 @@ from mcp_replay_action.github.comment import my_login
 from mcp_replay_action.github.pulls import Opened, close_issue, upsert_issue
 from mcp_replay_action.github.template import Links, render_comment
 from mcp_replay_action.model.results import Report
-from mcp_replay_action.report.safe import md_cell
+from mcp_replay_action.values.safe import md_cell
 
 TITLE = "MCP replay: drift against the recorded cassettes"
 

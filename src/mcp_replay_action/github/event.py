@@ -4,12 +4,11 @@ commit, and whether the pull request comes from a fork (whose token cannot write
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.host.files import read_json_object
 
 PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
 # The events on which the action may write to the repository (a refresh's commit, branch and pull
@@ -20,9 +19,6 @@ WRITE_EVENTS = ("workflow_dispatch", "schedule", "push")
 # Events that run, or are about, a pull request's code.
 _PULL_REQUEST_CODE = (*PULL_REQUEST_EVENTS, "pull_request_review", "pull_request_review_comment")
 MAX_EVENT_BYTES = 64 * 1024 * 1024
-# Deeper than any report, event or comment file we write or GitHub sends; far below the depth at
-# which json, jsonschema or a renderer would run out of stack.
-MAX_JSON_DEPTH = 256
 
 
 @dataclass(frozen=True)
@@ -94,53 +90,6 @@ def read_event(environ: Mapping[str, str]) -> Event:
 def load_payload(path: str) -> dict[str, Any]:
     """The decoded event JSON. Raises ConfigError naming the file."""
     return read_json_object(path, "event payload", MAX_EVENT_BYTES)
-
-
-def read_json_object(path: str, what: str, max_bytes: int, *, missing: str = "") -> dict[str, Any]:
-    """A bounded JSON object read from a file that came from outside (an event, a fork's comment
-    file). Every failure is a one-line ConfigError naming the file; ``missing`` replaces the
-    message for an absent file."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(max_bytes + 1)
-    except FileNotFoundError as exc:
-        raise ConfigError(f"{path}: {missing or f'cannot read the {what} ({exc.strerror})'}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the {what} ({exc.strerror})") from None
-    if len(data) > max_bytes:
-        raise ConfigError(f"{path}: the {what} is larger than {max_bytes} bytes")
-    try:
-        payload = json.loads(data, parse_constant=_refuse_constant)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: the {what} is not JSON ({exc})") from None
-    except ValueError as exc:  # _refuse_constant's
-        raise ConfigError(f"{path}: the {what} is not JSON ({exc})") from None
-    except RecursionError:
-        raise ConfigError(f"{path}: the {what} is nested more than {MAX_JSON_DEPTH} deep") from None
-    if _depth_over(payload, MAX_JSON_DEPTH):
-        raise ConfigError(f"{path}: the {what} is nested more than {MAX_JSON_DEPTH} deep")
-    if not isinstance(payload, dict):
-        raise ConfigError(f"{path}: the {what} is not a JSON object")
-    return payload
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _depth_over(value: Any, limit: int) -> bool:
-    """Whether ``value`` nests containers more than ``limit`` deep (walked without recursion:
-    whatever reads it later, the schema check or a renderer, may recurse once per level)."""
-    level: list[tuple[Any, int]] = [(value, 1)]
-    while level:
-        item, depth = level.pop()
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        for child in children:
-            if isinstance(child, (dict, list)):
-                if depth >= limit:
-                    return True
-                level.append((child, depth + 1))
-    return False
 
 
 def event_from_payload(name: str, payload: Mapping[str, Any], *, repository: str = "", sha: str = "") -> Event:

@@ -152,8 +152,8 @@ def merge_and_report(settings: Settings, context: RunContext, event: Event, out:
     """``mode: merge``: the shards' JSON reports (``shard: i/n`` jobs) combined into one report,
     then reported and gated (by this step's ``fail-on``/``min-grade``/``min-coverage``) exactly as one replay of
     every cassette would be."""
-    from mcp_replay_action.github.event import read_json_object
     from mcp_replay_action.host.discovery import find_cassettes
+    from mcp_replay_action.host.files import read_json_object
     from mcp_replay_action.replay.shard import merge
 
     paths = find_cassettes(settings.reports, settings.workspace, confine=True, what="input reports")

@@ -38,8 +38,8 @@ from mcp_replay_action.github.pulls import Opened, upsert_pull
 from mcp_replay_action.github.template import STATE_RE
 from mcp_replay_action.model.results import CassetteResult
 from mcp_replay_action.replay.diff import diff_cassettes
-from mcp_replay_action.report.safe import md_cell
 from mcp_replay_action.scenarios import Scenarios, record_scenario
+from mcp_replay_action.values.safe import md_cell
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 from mcp_replay_action.github.commands import append_summary
 from mcp_replay_action.model.results import Report
 from mcp_replay_action.report import markdown
-from mcp_replay_action.report.safe import md_cell
+from mcp_replay_action.values.safe import md_cell
 
 SUMMARY_LIMIT = 1024 * 1024  # GitHub's limit for one step's summary, in bytes
 MARGIN = 4096

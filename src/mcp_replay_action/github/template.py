@@ -23,7 +23,7 @@ from mcp_replay_action.github.accept import Accept
 from mcp_replay_action.model.results import CLASS_ORDER, KIND_ORDER, CassetteResult, Finding, InteractionResult, Report
 from mcp_replay_action.report import _format
 from mcp_replay_action.report.markdown import coverage_lines
-from mcp_replay_action.report.safe import md_cell, md_code_block
+from mcp_replay_action.values.safe import md_cell, md_code_block
 
 MAX_COMMENT_CHARS = 65536
 MARGIN = 512  # room for GitHub counting a few characters differently than Python

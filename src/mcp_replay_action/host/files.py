@@ -8,16 +8,25 @@ workspace's owner: once ``write_for_owner_of(workspace)`` is called, every file 
 report files, the comment file, and every cassette a refresh, calibrate or update rewrites) and
 every directory made for it inside the workspace is handed to that owner (``hand_to_owner_of``),
 in this one place.
+
+And the one reader of a JSON object from a file that came from outside (``read_json_object``: an
+event payload, a report to merge, a fork's comment file), bounded in size and depth.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from mcp_replay_action.errors import ConfigError
+
+# Deeper than any report, event or comment file we write or GitHub sends; far below the depth at
+# which json, jsonschema or a renderer would run out of stack.
+MAX_JSON_DEPTH = 256
 
 _OWNED_BY: Path | None = None  # the workspace whose owner gets what we write (write_for_owner_of)
 
@@ -105,3 +114,50 @@ def hand_to_owner_of(path: str | os.PathLike[str], workspace: str | os.PathLike[
         mine = item.lstat()
         if (mine.st_uid, mine.st_gid) != (owner.st_uid, owner.st_gid):
             os.chown(item, owner.st_uid, owner.st_gid, follow_symlinks=False)
+
+
+def read_json_object(path: str, what: str, max_bytes: int, *, missing: str = "") -> dict[str, Any]:
+    """A bounded JSON object read from a file that came from outside (an event, a fork's comment
+    file). Every failure is a one-line ConfigError naming the file; ``missing`` replaces the
+    message for an absent file."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{path}: {missing or f'cannot read the {what} ({exc.strerror})'}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the {what} ({exc.strerror})") from None
+    if len(data) > max_bytes:
+        raise ConfigError(f"{path}: the {what} is larger than {max_bytes} bytes")
+    try:
+        payload = json.loads(data, parse_constant=_refuse_constant)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: the {what} is not JSON ({exc})") from None
+    except ValueError as exc:  # _refuse_constant's
+        raise ConfigError(f"{path}: the {what} is not JSON ({exc})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: the {what} is nested more than {MAX_JSON_DEPTH} deep") from None
+    if _depth_over(payload, MAX_JSON_DEPTH):
+        raise ConfigError(f"{path}: the {what} is nested more than {MAX_JSON_DEPTH} deep")
+    if not isinstance(payload, dict):
+        raise ConfigError(f"{path}: the {what} is not a JSON object")
+    return payload
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests containers more than ``limit`` deep (walked without recursion:
+    whatever reads it later, the schema check or a renderer, may recurse once per level)."""
+    level: list[tuple[Any, int]] = [(value, 1)]
+    while level:
+        item, depth = level.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth >= limit:
+                    return True
+                level.append((child, depth + 1))
+    return False

@@ -11,7 +11,6 @@ a score.
 - ``sinks.write_files(report, json_file=..., markdown_file=..., ...)``: the report files the CLI
   and the action both write.
 - ``public_target(text)``: a target (URL or command) with its credentials hidden.
-- ``safe``: the escaping every sink of server text relies on (also used by the GitHub side).
 
 ``render(report, fmt)`` picks one of the file formats by name, for ``--format``-style options.
 """

@@ -18,7 +18,7 @@ import click
 from mcp_replay_action.model.coverage import Coverage
 from mcp_replay_action.model.results import CassetteResult, InteractionResult, Report, ResultList, Score
 from mcp_replay_action.report import _format
-from mcp_replay_action.report.safe import no_workflow_commands, visible
+from mcp_replay_action.values.safe import no_workflow_commands, visible
 
 LINE_LIMIT = 300  # characters of server/cassette text on one line
 FINDINGS_SHOWN = 5  # per interaction, unless verbose

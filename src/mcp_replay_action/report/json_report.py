@@ -30,7 +30,7 @@ from mcp_replay_action.model.results import (
     Substitution,
 )
 from mcp_replay_action.report import _format
-from mcp_replay_action.report.safe import text_of
+from mcp_replay_action.values.safe import text_of
 
 SCHEMA_FILE = "report-1.schema.json"
 

@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 
 from mcp_replay_action.model.results import CassetteResult, InteractionResult, Report
 from mcp_replay_action.report import _format
-from mcp_replay_action.report.safe import xml_text
+from mcp_replay_action.values.safe import xml_text
 
 MESSAGE_LIMIT = 500  # the one-line message attribute
 TEXT_LIMIT = 20_000  # the body of one failure

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from mcp_replay_action.model.coverage import Coverage
 from mcp_replay_action.model.results import CassetteResult, InteractionResult, Report, Score
 from mcp_replay_action.report import _format
-from mcp_replay_action.report.safe import md_cell, md_code_block, no_workflow_commands
+from mcp_replay_action.values.safe import md_cell, md_code_block, no_workflow_commands
 
 MAX_BYTES = 1_000_000
 MIN_BYTES = 1024  # below this not even the headline and the truncation note fit

@@ -16,7 +16,7 @@ from typing import TextIO
 
 from mcp_replay_action.model.results import CassetteResult
 from mcp_replay_action.report import _format
-from mcp_replay_action.report.safe import no_workflow_commands, visible
+from mcp_replay_action.values.safe import no_workflow_commands, visible
 
 LIVE_MIN = 100  # interactions: a shorter cassette is over before a live line would help
 REDRAW_EVERY = 0.1  # seconds between two draws of the live line

@@ -26,7 +26,7 @@ from mcp_replay_action import __version__
 from mcp_replay_action.compare.classes import RULE
 from mcp_replay_action.model.results import CassetteResult, Finding, InteractionResult, Report
 from mcp_replay_action.report._format import finding_line
-from mcp_replay_action.report.safe import no_mentions, no_references, visible
+from mcp_replay_action.values.safe import no_mentions, no_references, visible
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/mcp-replay/mcp-replay-action"

@@ -330,7 +330,7 @@ def sse_event(message: Any, *, event: str = "message", event_id: str | None = No
 def log(text: str) -> None:
     """One line on stderr, for a person watching the proxy or the mock."""
     try:
-        from mcp_replay_action.report.safe import no_workflow_commands
+        from mcp_replay_action.values.safe import no_workflow_commands
 
         sys.stderr.write(no_workflow_commands(f"mcp-replay: {text}") + "\n")
         sys.stderr.flush()

@@ -550,7 +550,7 @@ class StderrTail:
         """Echo whole lines (a line split across reads could hide a ``::`` start), neutralised."""
         if self._echo is None:
             return
-        from mcp_replay_action.report.safe import no_workflow_commands
+        from mcp_replay_action.values.safe import no_workflow_commands
 
         data = self._unechoed + chunk
         cut = len(data) if final or len(data) > 65536 else data.rfind(b"\n") + 1
