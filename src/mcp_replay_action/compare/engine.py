@@ -753,7 +753,10 @@ class _Differ:
             # One item against one pair up whatever they hold (equal ones leave nothing behind).
             return self.align_pair(a, b, path)
         ca = [canonical(x) for x in a]
-        cb = [canonical(x) for x in b]
+        # An item that is the very object on both sides (a shared record, normalised once) is
+        # spelled once: canonical() is a function of the object alone.
+        spelled = {id(x): c for x, c in zip(a, ca, strict=True)}
+        cb = [spelled.get(id(y)) or canonical(y) for y in b]
         if ca == cb:
             return a, b
         if sorted(ca) == sorted(cb):
