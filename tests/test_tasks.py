@@ -12,15 +12,18 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from e2e_helpers import MCP_REPLAY, REPO, SERVERS, TAG_VAR, CliRun, cassette_lines, command, reap_strays, replay
+from e2e_helpers import MCP_REPLAY, PYTHON, REPO, SERVERS, TAG_VAR, CliRun, cassette_lines, command, reap_strays, replay
 from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.replay.tasks import Polls, milestone, status_of
+from mcp_replay_action.transport.session import ClientSession
+from mcp_replay_action.transport.stdio import StdioTransport
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -155,3 +158,90 @@ def test_only_an_ended_task_stops_its_interim_polls() -> None:
     assert polls.needless(poll(5, "working"))
     assert not polls.needless(poll(6, "completed"))  # the recorded end is always sent
     assert not polls.needless(poll(7, "working", task="t2"))  # another task
+
+
+# -- 2026-07-28: the io.modelcontextprotocol/tasks extension ---------------------------------------
+# ``tests/servers/tasks_ext_server.py`` serves it on the SDK 2.x extension API (the SDK has no
+# tasks runtime yet, and its client none either): the client here is the project's own
+# ``ClientSession`` speaking the extension's wire shapes to the real recording proxy.
+
+EXT_SERVER = SERVERS / "tasks_ext_server.py"
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "test_tasks", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+}
+
+
+def ext_server(*args: str) -> str:
+    return command(PYTHON, EXT_SERVER, *args)
+
+
+def drive_ext(client: ClientSession) -> None:
+    """A report task polled until it ends; an approve task polled to its input request, answered
+    with ``tasks/update``, and polled until it ends."""
+
+    def call(method: str, **params: Any) -> dict[str, Any]:
+        answer = client.call(method, {**params, "_meta": META})
+        assert "result" in answer, answer
+        return answer["result"]
+
+    def poll(task_id: str) -> str:
+        while (status := call("tasks/get", taskId=task_id)["status"]) == "working":
+            time.sleep(0.01)
+        return status
+
+    call("server/discover")
+    report = call("tools/call", name="report", arguments={"topic": "tides"})  # no ``task`` asked
+    assert report["resultType"] == "task", report
+    assert poll(report["taskId"]) == "completed"
+    approve = call("tools/call", name="approve", arguments={"item": "budget"})
+    assert poll(approve["taskId"]) == "input_required"
+    answer = {"action": "accept", "content": {"ok": True}}
+    call("tasks/update", taskId=approve["taskId"], inputResponses={"confirm": answer})
+    assert poll(approve["taskId"]) == "completed"
+
+
+@pytest.fixture(scope="module")
+def ext_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("tasks-ext") / "tasks-ext.jsonl"
+    tag = uuid.uuid4().hex
+    record = [str(MCP_REPLAY), "record", "--server", ext_server("--step-ms", "60"), "--cassette", str(path)]
+    transport = StdioTransport(record, cwd=REPO, env={TAG_VAR: tag})
+    try:
+        transport.start()
+        drive_ext(ClientSession(transport, timeout=30))
+    finally:
+        transport.close()
+        strays = reap_strays(tag)
+    assert not strays and path.exists(), strays
+    return path
+
+
+def test_the_extension_recording_holds_unasked_handles_and_an_update(ext_cassette: Path) -> None:
+    lines = cassette_lines(ext_cassette)[1:]
+    calls = [line for line in lines if line["message"].get("method") == "tools/call"]
+    assert [c["response"]["result"]["resultType"] for c in calls] == ["task", "task"]
+    assert not any("task" in c["message"]["params"] for c in calls)  # the handles came unasked
+    statuses = [line["response"]["result"]["status"] for line in lines if line["message"].get("method") == "tasks/get"]
+    assert statuses.count("working") >= 5 and statuses.count("input_required") == 1, statuses
+    (update,) = [line for line in lines if line["message"].get("method") == "tasks/update"]
+    assert update["message"]["params"]["taskId"] == calls[1]["response"]["result"]["taskId"]
+
+
+@pytest.mark.parametrize("step_ms", ["250", "0"])
+def test_an_extension_task_ending_later_or_sooner_is_clean(ext_cassette: Path, tmp_path: Path, step_ms: str) -> None:
+    run = replay(ext_server("--step-ms", step_ms), ext_cassette, report=tmp_path / "r.json")
+    assert run.code == 0, run.describe()
+    assert run.findings() == [], run.describe()
+    # tasks/update was sent with the live task id (threaded) and acknowledged as recorded.
+    (update,) = [i for i in run.interactions() if i["method"] == "tasks/update"]
+    assert update["status"] == "pass"
+
+
+def test_an_extension_task_whose_result_changed_is_caught(ext_cassette: Path, tmp_path: Path) -> None:
+    run = replay(ext_server("--step-ms", "60", "--changed"), ext_cassette, report=tmp_path / "r.json", gate=False)
+    found = [(f["method"], f["kind"], f["path"]) for f in run.findings()]
+    # 2026-07-28 has no tasks/result: the result is inline in the terminal tasks/get.
+    assert found == [("tasks/get", "value-change", "$.result.result.content[0].text")], run.describe()
+    assert run.code == 1

@@ -65,6 +65,36 @@ def milestone(inter: Interaction) -> bool:
     return status is not None and status != WORKING
 
 
+def as_handled(inter: Interaction, live: dict[str, Any]) -> dict[str, Any]:
+    """``live`` to compare with ``inter``'s recorded task handle: a handle (``CreateTaskResult``:
+    the 2025-11-25 ``result.task``, the 2026-07-28 ``resultType: "task"`` result) says how far the
+    task had got when it was made, which is timing; where the recording's said ``working`` and the
+    live one says ``working`` or ``completed``, the live handle is compared with the recorded
+    status and status message in place (the task's end is compared at its milestone poll). Any
+    other answer is ``live`` itself."""
+    recorded, got = _handle(inter.response), _handle(live)
+    if recorded is None or got is None or recorded.get("status") != WORKING:
+        return live
+    if got.get("status") not in (WORKING, "completed"):
+        return live
+    aligned = {k: v for k, v in got.items() if k not in ("status", "statusMessage")}
+    aligned.update({k: recorded[k] for k in ("status", "statusMessage") if k in recorded})
+    result = live["result"]
+    if "task" in result:
+        return {**live, "result": {**result, "task": aligned}}
+    return {**live, "result": aligned}
+
+
+def _handle(answer: Any) -> dict[str, Any] | None:
+    result = answer.get("result") if isinstance(answer, dict) else None
+    if not isinstance(result, dict):
+        return None
+    if result.get("resultType") == "task":
+        return result
+    task = result.get("task")
+    return task if isinstance(task, dict) and "taskId" in task else None
+
+
 class Polls:
     """One session's live tasks, as far as polling them goes: those already ``completed``,
     ``failed`` or ``cancelled`` live (a terminal status never changes), by their recorded id."""
