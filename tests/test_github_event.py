@@ -46,7 +46,6 @@ def test_workflow_run_from_a_fork() -> None:
     assert ev.workflow_run is not None
     assert ev.workflow_run.id == 99
     assert ev.workflow_run.event == "pull_request"
-    assert ev.workflow_run.pr_numbers == ()
     assert ev.is_fork and not ev.is_pull_request
 
 

@@ -91,12 +91,10 @@ scenarios:
 def test_loads_the_seed_shape_with_lines_and_interpolation(tmp_path: Path) -> None:
     path = write(tmp_path, SEED_LIKE)
     loaded = load_scenarios(path, environ={"API_KEY": "k-123456", "USER_NAME": "ada"})
-    assert loaded.schema_version == "1.0"
     assert loaded.target.command == ("node", "dist/index.js", "--port", "3")
     assert loaded.target.env == {"API_KEY": "k-123456", "REGION": "us-east-1"}
     # The current directory, as mcp-recorder runs a stdio target (not the file's directory).
     assert loaded.target.cwd == str(Path.cwd())
-    assert loaded.target_line == 4
     assert loaded.redact.env == ("API_KEY",) and loaded.redact.patterns == ("sk-[a-zA-Z0-9]+",)
     assert loaded.names == ("tools_and_schemas", "error_handling")
     first, second = loaded.scenarios

@@ -65,7 +65,6 @@ class Answer:
     before: tuple[dict[str, Any], ...] = ()
     after: tuple[dict[str, Any], ...] = ()
     interaction: Interaction | None = None
-    matched: bool = True
 
     @property
     def streamed(self) -> bool:
@@ -223,7 +222,7 @@ class Responder:
         log(text.replace("mcp-replay serve: ", "serve: ", 1))  # log() says "mcp-replay: " itself
         code = METHOD_NOT_FOUND if method not in self._methods else NO_MATCH
         error = {"code": code, "message": text, "data": data}
-        return Answer(response={"jsonrpc": "2.0", "id": message["id"], "error": error}, matched=False)
+        return Answer(response={"jsonrpc": "2.0", "id": message["id"], "error": error})
 
 
 def _retoken(message: dict[str, Any], recorded: Any, live: Any) -> dict[str, Any]:

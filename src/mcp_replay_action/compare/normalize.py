@@ -46,7 +46,7 @@ from itertools import compress
 from operator import is_not, itemgetter, methodcaller
 from typing import Any, Protocol
 
-from mcp_replay_action.values.minted import MINTED_KEYS, is_minted_key, looks_minted
+from mcp_replay_action.values.minted import is_minted_key, looks_minted
 from mcp_replay_action.values.narrow import (
     MISSING,
     Slice,
@@ -100,8 +100,6 @@ _TIME_WORDS = frozenset(
 _UNIT_WORDS = frozenset({"ms", "s", "sec", "secs", "seconds", "millis", "utc"})
 _KEY_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
-# Keys whose values a server mints and a client only echoes back: one definition, in minted.py.
-OPAQUE_KEYS = MINTED_KEYS
 # Keys whose string values are base64 payloads in MCP (resource ``blob``, image/audio ``data``).
 BASE64_KEYS = frozenset({"blob", "data"})
 # Identity keys of named things, most specific first (a resource has both ``uri`` and ``name``).
@@ -498,21 +496,6 @@ def _masked_string(value: str, days: tuple[int, ...] = ()) -> str:
     if masked == value and looks_minted(value):
         return OPAQUE
     return masked
-
-
-def is_opaque(value: str, key: str | None = None) -> bool:
-    """Whether ``value`` is a masked or minted value: one a new server run may legitimately change.
-
-    True for anything under a key that carries a minted token, for a whole UUID, hex id,
-    timestamp or random-looking token, and for a placeholder itself.
-    """
-    if key is not None and _opaque_key(key):
-        return True
-    if not isinstance(value, str) or not value:
-        return False
-    if value in PLACEHOLDERS or looks_minted(value):
-        return True
-    return mask_text(value.strip()) in PLACEHOLDERS
 
 
 def _decode_base64_text(value: str) -> str | None:

@@ -78,11 +78,6 @@ def neutralise(text: str) -> str:
     return no_workflow_commands(text)
 
 
-def is_debug(environ: Mapping[str, str]) -> bool:
-    """Whether the run has debug logging on (re-run with debug, or the ACTIONS_STEP_DEBUG secret)."""
-    return environ.get("RUNNER_DEBUG") == "1" or environ.get("ACTIONS_STEP_DEBUG", "").lower() == "true"
-
-
 @dataclass(frozen=True)
 class Annotation:
     """One annotation: shown on the file and line in the pull request and the run."""

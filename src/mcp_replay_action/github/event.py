@@ -30,8 +30,6 @@ class WorkflowRun:
     head_sha: str
     head_branch: str
     head_repository: str
-    pr_numbers: tuple[int, ...] = ()
-    conclusion: str = ""
 
 
 @dataclass(frozen=True)
@@ -120,12 +118,6 @@ def event_from_payload(name: str, payload: Mapping[str, Any], *, repository: str
                 head_sha=_str(run.get("head_sha")),
                 head_branch=_str(run.get("head_branch")),
                 head_repository=_str(_get(run, "head_repository", "full_name")),
-                pr_numbers=tuple(
-                    n
-                    for n in (_int(_get(p, "number")) for p in run.get("pull_requests") or () if isinstance(p, Mapping))
-                    if n is not None
-                ),
-                conclusion=_str(run.get("conclusion")),
             )
             return Event(
                 name=name,

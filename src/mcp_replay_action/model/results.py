@@ -184,7 +184,7 @@ class ResultList(Sequence[InteractionResult]):
         live_error: bool | None,
     ) -> None:
         """Add the result with these fields and no findings, noise or substitutions, without
-        building it (``verdict.judge_into``: most of a replay's results)."""
+        building it (``verdict.pass_into``: most of a replay's results)."""
         label = (method, name)
         number = self._labels.get(label)
         if number is None:

@@ -27,7 +27,7 @@ from mcp_replay_action.cassette.header import utc_now
 from mcp_replay_action.compare.carry import Carry
 from mcp_replay_action.compare.correlate import ThreadRules
 from mcp_replay_action.model.cassette import Cassette, Interaction
-from mcp_replay_action.model.results import CassetteResult, InteractionResult
+from mcp_replay_action.model.results import CassetteResult
 from mcp_replay_action.redact import Redactor
 
 
@@ -38,8 +38,6 @@ class UpdateSummary:
     path: str
     updated: int  # interactions whose response was rewritten
     kept: int  # interactions that differed but got no live response, left as recorded
-    # The verdicts of the rewritten interactions, with their classified findings: what changed.
-    changes: tuple[InteractionResult, ...] = ()
 
     @property
     def written(self) -> bool:
@@ -132,6 +130,5 @@ def rewrite(
         path=result.path,
         updated=len(rewritten),
         kept=sum(1 for r in result.results if r.status in ("missing", "skipped")),
-        changes=tuple(r for r in result.results if r.seq in rewritten),
     )
     return new, summary

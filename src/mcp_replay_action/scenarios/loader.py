@@ -366,13 +366,11 @@ def _parse(doc: _Doc, base: Path) -> Scenarios:
     return Scenarios(
         path=doc.path,
         target=target,
-        target_line=line_of(fields["target"][1]),
         scenarios=scenarios,
         redact=redact,
         timeout=timeout,
         startup_timeout=startup,
         client_capabilities=capabilities,
-        schema_version=version,
     )
 
 

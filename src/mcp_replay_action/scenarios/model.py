@@ -67,12 +67,10 @@ class Scenarios:
     path: str
     target: Target
     scenarios: tuple[Scenario, ...]
-    target_line: int = 0  # where ``target`` is written, for messages about it
     redact: Redaction = Redaction()
     timeout: float = DEFAULT_TIMEOUT
     startup_timeout: float = STARTUP_TIMEOUT
     client_capabilities: Mapping[str, Any] = field(default_factory=dict)
-    schema_version: str = SCHEMA_VERSION
 
     @property
     def names(self) -> tuple[str, ...]:

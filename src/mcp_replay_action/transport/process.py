@@ -344,11 +344,6 @@ def _signal_pid(pid: int, sig: int) -> None:
         pass
 
 
-def _group_alive(pgid: int) -> bool:
-    """Whether any process of the group still runs (zombies do not count)."""
-    return _survivors(pgid, None)[0]
-
-
 def _survivors(pgid: int, marker: str | None) -> tuple[bool, set[int]]:
     """Whether any process of group ``pgid`` still runs, and the live processes outside that group
     that carry ``marker`` in their environment. Zombies do not count: a container whose PID 1 never

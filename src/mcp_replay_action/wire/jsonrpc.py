@@ -10,24 +10,9 @@ import json
 from typing import Any
 
 
-def is_request(msg: Any) -> bool:
-    """A message that expects an answer (``method`` and ``id``)."""
-    return isinstance(msg, dict) and "method" in msg and "id" in msg
-
-
-def is_notification(msg: Any) -> bool:
-    """A one-way message (``method``, no ``id``)."""
-    return isinstance(msg, dict) and "method" in msg and "id" not in msg
-
-
 def is_response(msg: Any) -> bool:
     """An answer to a request (``id`` and ``result`` or ``error``, no ``method``)."""
     return isinstance(msg, dict) and "method" not in msg and "id" in msg and ("result" in msg or "error" in msg)
-
-
-def is_error(msg: Any) -> bool:
-    """A response that carries an ``error`` instead of a ``result``."""
-    return is_response(msg) and "error" in msg
 
 
 def is_failure(msg: Any) -> bool:
