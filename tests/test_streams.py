@@ -3,7 +3,7 @@ notifications compared as what arrived within the recorded window.
 
 The server is ``tests/servers/listen_server.py`` on the official ``mcp`` SDK 2.x, whose own
 listen handler serves the stream; the client is the same SDK's ``Client.listen``, recording
-through the real proxy.
+through the real proxy (stdio, and Streamable HTTP with the HTTP proxy and ``--url``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from e2e_helpers import PYTHON, SERVERS, cassette_lines, command, record_through_proxy, replay
+from e2e_helpers import PYTHON, SERVERS, cassette_lines, command, record_through_proxy, replay, run_cli
+from http_helpers import free_port, record_via_cli, running
 from mcp_replay_action.cassette import load
 from mcp_replay_action.errors import CassetteError
 from mcp_replay_action.replay.streams import ACK, Window, compare_stream
@@ -150,3 +151,26 @@ def test_only_a_listen_request_may_have_no_response(tmp_path: Path) -> None:
     with pytest.raises(CassetteError) as err:
         load(str(bad))
     assert err.value.line == 2
+
+
+def test_over_streamable_http_the_stream_records_and_replays(tmp_path: Path) -> None:
+    # The listen answer is an SSE stream that never ends: the HTTP recording proxy passes it
+    # through as it arrives, and the replay's HTTP transport reads it on its own thread.
+    path = tmp_path / "listen-http.jsonl"
+
+    def http_server(*args: str) -> Any:
+        port = free_port()
+        return running([PYTHON, str(SERVER), "--http", str(port), *args], f"http://127.0.0.1:{port}/mcp")
+
+    with http_server() as url:
+        record_via_cli(url, path, session)
+    (listen,) = [line for line in cassette_lines(path)[1:] if line["message"].get("method") == "subscriptions/listen"]
+    assert listen["response"] is None and on_stream(cassette_lines(path)[1:], listen["message"]["id"])[0] == ACK
+    with http_server() as url:
+        clean = run_cli("replay", "--url", url, "--cassette", path, report=tmp_path / "a.json")
+    assert clean.code == 0 and clean.findings() == [], clean.describe()
+    with http_server("--quiet") as url:
+        quiet = run_cli("replay", "--url", url, "--cassette", path, report=tmp_path / "b.json")
+    assert [(f["method"], f["rule"]) for f in quiet.findings()] == [("subscriptions/listen", "item-removed")], (
+        quiet.describe()
+    )

@@ -48,4 +48,7 @@ async def create(name: str, ctx: Context) -> str:
 
 
 if __name__ == "__main__":
-    server.run()
+    if "--http" in sys.argv:
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[sys.argv.index("--http") + 1]))
+    else:
+        server.run()
