@@ -28,10 +28,11 @@ import uuid
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import IO, Any, Literal
+from typing import IO, Literal
 
 from mcp_replay_action.compare.matchers import canonical, request_key, without_meta, without_progress_token
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.transport.httpd import (
     HEAD_TIMEOUT,
@@ -61,9 +62,9 @@ class Answer:
     """What the mock sends for one request: recorded server messages that came while the request
     was open (``before``) and after its answer (``after``), and the answer itself."""
 
-    response: dict[str, Any]
-    before: tuple[dict[str, Any], ...] = ()
-    after: tuple[dict[str, Any], ...] = ()
+    response: JSONObject
+    before: tuple[JSONObject, ...] = ()
+    after: tuple[JSONObject, ...] = ()
     interaction: Interaction | None = None
 
     @property
@@ -83,19 +84,19 @@ class ServeStats:
     unmatched_requests: list[str] = field(default_factory=list)
 
 
-def _key(message: dict[str, Any]) -> tuple[str, str]:
+def _key(message: JSONObject) -> tuple[str, str]:
     method = str(message.get("method", ""))
     if method in HANDSHAKE_METHODS:
         return method, ""  # any handshake gets the recorded one, whatever the client sent
     return request_key(message)
 
 
-def _short(value: Any, limit: int = 120) -> str:
+def _short(value: JSON, limit: int = 120) -> str:
     text = canonical(value) if value is not None else ""
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _progress_token(message: dict[str, Any]) -> Any:
+def _progress_token(message: JSONObject) -> JSON:
     params = message.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
     return meta.get("progressToken") if isinstance(meta, dict) else None
@@ -141,7 +142,7 @@ class Responder:
                 out[current.seq][1].append(inter)
         return out
 
-    def answer(self, message: dict[str, Any]) -> Answer | None:
+    def answer(self, message: JSONObject) -> Answer | None:
         """The answer to a client message; None for notifications and responses."""
         if "method" not in message:
             return None
@@ -166,7 +167,7 @@ class Responder:
             interaction=found,
         )
 
-    def _find(self, message: dict[str, Any]) -> tuple[Interaction | None, Interaction | None]:
+    def _find(self, message: JSONObject) -> tuple[Interaction | None, Interaction | None]:
         """(the matching recorded request, or None and the closest one)."""
         if self.match == "method_params":
             key = _key(message)
@@ -189,7 +190,7 @@ class Responder:
         self._next += 1
         return expected, None
 
-    def _closest(self, message: dict[str, Any]) -> Interaction | None:
+    def _closest(self, message: JSONObject) -> Interaction | None:
         method = str(message.get("method", ""))
         wanted = canonical(without_meta(message.get("params")))
         best: tuple[float, int] | None = None
@@ -201,11 +202,11 @@ class Responder:
                 best, found = (score, inter.seq), inter
         return found
 
-    def _unmatched(self, message: dict[str, Any], closest: Interaction | None) -> Answer:
+    def _unmatched(self, message: JSONObject, closest: Interaction | None) -> Answer:
         method = str(message.get("method", ""))
         asked = f"{method} {_short(without_meta(message.get('params')))}".strip()
         text = f"mcp-replay serve: no recorded answer for {asked} (matching: {self.match})"
-        data: dict[str, Any] = {"match": self.match}
+        data: JSONObject = {"match": self.match}
         if closest is not None:
             text += (
                 f"; closest recorded request: line {closest.line or '?'} "
@@ -225,7 +226,7 @@ class Responder:
         return Answer(response={"jsonrpc": "2.0", "id": message["id"], "error": error})
 
 
-def _retoken(message: dict[str, Any], recorded: Any, live: Any) -> dict[str, Any]:
+def _retoken(message: JSONObject, recorded: JSON, live: JSON) -> JSONObject:
     """A recorded progress notification, re-addressed to the live request's progress token."""
     params = message.get("params")
     if (
@@ -255,7 +256,7 @@ def serve_stdio(
     reader = stdin if stdin is not None else sys.stdin.buffer
     writer = stdout if stdout is not None else sys.stdout.buffer
 
-    def write(message: dict[str, Any]) -> None:
+    def write(message: JSONObject) -> None:
         writer.write(json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
         writer.flush()
 
@@ -414,7 +415,7 @@ def _make_handler(mock: MockHttpServer) -> type[Handler]:
                 self.write_chunk(sse_event(answer.response))
                 self.end_stream()
                 return
-            body: Any = answers[0].response if not isinstance(doc, list) else [a.response for a in answers]
+            body: JSON = answers[0].response if not isinstance(doc, list) else [a.response for a in answers]
             self.send_json(200, body, headers)
 
         def do_GET(self) -> None:  # noqa: N802

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_replay_action import __version__
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.transport import url_origin
 from mcp_replay_action.wire.protocol import META_SERVER_INFO, detect_era
@@ -27,7 +28,7 @@ def utc_now() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def server_info(interactions: Iterable[Interaction]) -> dict[str, Any] | None:
+def server_info(interactions: Iterable[Interaction]) -> JSONObject | None:
     """What the server said about itself: ``serverInfo`` of the first successful result that has
     one (``initialize``), or the stateless era's ``_meta`` entry for it (``server/discover`` and
     every later result)."""
@@ -46,7 +47,7 @@ def server_info(interactions: Iterable[Interaction]) -> dict[str, Any] | None:
     return None
 
 
-def session_facts(interactions: Sequence[Interaction]) -> dict[str, Any]:
+def session_facts(interactions: Sequence[Interaction]) -> JSONObject:
     """``era``, ``protocol_version`` and ``server_info`` as the traffic shows them (None when it
     does not)."""
     era = detect_era(interactions)
@@ -82,17 +83,17 @@ class CassetteHeader:
         self,
         interactions: Sequence[Interaction],
         *,
-        redaction: Mapping[str, Any] | None = None,
-        extra: Mapping[str, Any] | None = None,
+        redaction: Mapping[str, JSON] | None = None,
+        extra: Mapping[str, JSON] | None = None,
         era: str | None = None,
         protocol_version: str | None = None,
-        info: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
+        info: Mapping[str, JSON] | None = None,
+    ) -> JSONObject:
         """The header's ``meta`` for ``interactions``. ``era``/``protocol_version``/``info`` override
         what the traffic shows (a scenario knows its era); ``extra`` adds recorder-specific keys;
         ``redaction`` (the redactor's rules, hit counts included) comes last."""
         facts = session_facts(interactions)
-        meta: dict[str, Any] = {
+        meta: JSONObject = {
             "server": list(self.server) if self.server else None,
             "url": self.url,
             "transport": self.transport,
@@ -108,7 +109,7 @@ class CassetteHeader:
         return meta
 
 
-def recorded_line(path: object, interactions: int, meta: Mapping[str, Any] | None, *, unanswered: int = 0) -> str:
+def recorded_line(path: object, interactions: int, meta: Mapping[str, JSON] | None, *, unanswered: int = 0) -> str:
     """The line every recording ends with (``record`` over stdio and HTTP, each scenario of
     ``record-scenarios``): ``12 interactions recorded to cassettes/x.jsonl (handshake era,
     2025-06-18)``; with nothing recorded, that no file was written. ``path`` None: not yet written."""

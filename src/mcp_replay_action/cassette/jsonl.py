@@ -18,6 +18,7 @@ from mcp_replay_action.cassette.recorder_json import from_recorder_json
 from mcp_replay_action.cassette.schema import interaction_from_json, schema_error
 from mcp_replay_action.errors import CassetteError
 from mcp_replay_action.host.files import atomic_write_text
+from mcp_replay_action.model import JSON
 from mcp_replay_action.model.cassette import Cassette, Interaction
 
 SCHEMA_ID = "mcp-replay/cassette@1"
@@ -82,7 +83,7 @@ class StreamedInteractions:
         return self.count
 
 
-def _decode(text: str, path: str, line: int) -> Any:
+def _decode(text: str, path: str, line: int) -> JSON:
     if text[:1] == "{":
         # A line that is one object and JSON whitespace after it (every line written here) is
         # read by the decoder's scanner straight away: what json.loads does around it (a BOM,

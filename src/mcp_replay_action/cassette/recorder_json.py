@@ -26,10 +26,10 @@ import bisect
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 from mcp_replay_action.cassette.schema import interaction_from_json
 from mcp_replay_action.errors import CassetteError
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.wire.protocol import era_of
 
@@ -168,7 +168,7 @@ def from_recorder_text(text: str, *, path: str = "<string>") -> Cassette:
     ext = ext if isinstance(ext, dict) else {}
 
     interactions: list[Interaction] = []
-    lifecycle: list[dict[str, Any]] = []
+    lifecycle: list[JSONObject] = []
     for index, item in enumerate(raw):
         line = lines.at(item_offsets[index]) if index < len(item_offsets) else key_line("interactions")
         if not isinstance(item, dict):
@@ -196,7 +196,7 @@ def from_recorder_text(text: str, *, path: str = "<string>") -> Cassette:
     return Cassette(meta=meta, interactions=tuple(interactions), path=path, source_format="mcp-recorder-json")
 
 
-def _kind_of(item: dict[str, Any], *, path: str, line: int, index: int) -> str:
+def _kind_of(item: JSONObject, *, path: str, line: int, index: int) -> str:
     type_name = item.get("type")
     if not isinstance(type_name, str):
         raise CassetteError(path, line, f'interaction {index}: missing "type"')
@@ -210,7 +210,7 @@ def _kind_of(item: dict[str, Any], *, path: str, line: int, index: int) -> str:
     return kind
 
 
-def _interaction(item: dict[str, Any], kind: str, *, path: str, line: int, index: int, default_seq: int) -> Interaction:
+def _interaction(item: JSONObject, kind: str, *, path: str, line: int, index: int, default_seq: int) -> Interaction:
     message = item.get("request")
     if not isinstance(message, dict):
         raise CassetteError(path, line, f'interaction {index}: "request" must be a JSON-RPC message object')
@@ -227,7 +227,7 @@ def _interaction(item: dict[str, Any], kind: str, *, path: str, line: int, index
         raise CassetteError(path, line, f'{reason}, but "response" is {json.dumps(response)}')
     ext = item.get(EXTENSION_KEY)
     ext = ext if isinstance(ext, dict) else {}
-    doc: dict[str, Any] = {
+    doc: JSONObject = {
         "seq": ext.get("seq", default_seq),
         "kind": ext.get("kind", kind),
         "ts": ext.get("ts", 0.0),
@@ -247,18 +247,18 @@ def _interaction(item: dict[str, Any], kind: str, *, path: str, line: int, index
         raise CassetteError(path, line, f"interaction {index} ({message.get('method', '?')}): {exc.reason}") from None
 
 
-def _transport_facts(item: dict[str, Any]) -> dict[str, Any] | None:
+def _transport_facts(item: JSONObject) -> JSONObject | None:
     """HTTP status and SSE flag; None for stdio recordings, which have no HTTP layer."""
     status = item.get("response_status")
     sse = item.get("response_is_sse")
     if status is None and not sse:
         return None
-    out: dict[str, Any] = {"http_status": status if isinstance(status, int) else None}
+    out: JSONObject = {"http_status": status if isinstance(status, int) else None}
     out["sse"] = bool(sse)
     return out
 
 
-def _lifecycle_entry(item: dict[str, Any], *, position: int) -> dict[str, Any]:
+def _lifecycle_entry(item: JSONObject, *, position: int) -> JSONObject:
     return {
         "position": position,
         "http_method": item.get("http_method"),
@@ -269,13 +269,13 @@ def _lifecycle_entry(item: dict[str, Any], *, position: int) -> dict[str, Any]:
     }
 
 
-def _meta_from_recorder(metadata: dict[str, Any], saved: Any) -> dict[str, Any]:
+def _meta_from_recorder(metadata: JSONObject, saved: JSON) -> JSONObject:
     if isinstance(saved, dict):
         # Written by us: the full original header travels in the extension.
         return dict(saved)
     transport = metadata.get("transport_type")
     transport = transport if transport in _TRANSPORTS else ("http" if metadata.get("server_url") else None)
-    meta: dict[str, Any] = {}
+    meta: JSONObject = {}
     target = metadata.get("server_url") or None
     if transport == "stdio":
         meta["server"] = target
@@ -301,7 +301,7 @@ def _meta_from_recorder(metadata: dict[str, Any], saved: Any) -> dict[str, Any]:
 # --------------------------------------------------------------------------- writing
 
 
-def to_recorder_json(cassette: Cassette, *, extensions: bool = True) -> dict[str, Any]:
+def to_recorder_json(cassette: Cassette, *, extensions: bool = True) -> JSONObject:
     """The cassette as an mcp-recorder JSON document (a dict ready for ``json.dumps``).
     ``extensions=False`` leaves out the ``x_mcp_replay`` keys (and so what only we record): for
     rewriting a file mcp-recorder wrote, which must not gain keys."""
@@ -310,7 +310,7 @@ def to_recorder_json(cassette: Cassette, *, extensions: bool = True) -> dict[str
     server_side = [i for i in cassette.interactions if i.kind not in ("request", "notification")]
     lifecycle = [e for e in meta.get("http_lifecycle") or () if isinstance(e, dict)]
 
-    items: list[dict[str, Any]] = []
+    items: list[JSONObject] = []
     pending = sorted(lifecycle, key=lambda e: int(e.get("position") or 0))
     for index, inter in enumerate(client_side):
         while pending and int(pending[0].get("position") or 0) <= index:
@@ -319,7 +319,7 @@ def to_recorder_json(cassette: Cassette, *, extensions: bool = True) -> dict[str
     items.extend(_lifecycle_item(e) for e in pending)
 
     ext_meta = {k: v for k, v in meta.items() if k != "http_lifecycle"}
-    doc: dict[str, Any] = {
+    doc: JSONObject = {
         "version": RECORDER_VERSION,
         "metadata": _recorder_metadata(meta),
         "interactions": items,
@@ -347,7 +347,7 @@ def dumps_recorder_json(cassette: Cassette, *, extensions: bool = True) -> str:
     return json.dumps(to_recorder_json(cassette, extensions=extensions), indent=2, ensure_ascii=False) + "\n"
 
 
-def _recorder_metadata(meta: dict[str, Any]) -> dict[str, Any]:
+def _recorder_metadata(meta: JSONObject) -> JSONObject:
     server = meta.get("server")
     if isinstance(server, list):
         target = " ".join(str(part) for part in server)
@@ -367,10 +367,10 @@ def _recorder_metadata(meta: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _recorder_item(inter: Interaction, *, extensions: bool = True) -> dict[str, Any]:
+def _recorder_item(inter: Interaction, *, extensions: bool = True) -> JSONObject:
     transport = inter.transport or {}
     status = transport.get("http_status")
-    item: dict[str, Any] = {
+    item: JSONObject = {
         "type": _KIND_TO_TYPE[inter.kind],
         "request": inter.message,
         "response": inter.response,
@@ -388,7 +388,7 @@ def _recorder_item(inter: Interaction, *, extensions: bool = True) -> dict[str, 
     return item
 
 
-def _lifecycle_item(entry: dict[str, Any]) -> dict[str, Any]:
+def _lifecycle_item(entry: JSONObject) -> JSONObject:
     return {
         "type": "lifecycle",
         "request": None,

@@ -9,17 +9,18 @@ from pathlib import Path
 from typing import Any
 
 from mcp_replay_action.errors import CassetteError
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import KINDS, Interaction
 
 _new = object.__new__
 
 
 @lru_cache(maxsize=1)
-def _schema() -> dict[str, Any]:
+def _schema() -> JSONObject:
     # A path beside the package, not importlib.resources: that module costs every replay's start-up
     # more than reading the file does (the package is always installed as files).
     text = (Path(__file__).parent.parent / "schemas/cassette-1.schema.json").read_text(encoding="utf-8")
-    schema: dict[str, Any] = json.loads(text)
+    schema: JSONObject = json.loads(text)
     return schema
 
 
@@ -32,11 +33,11 @@ def _validator(kind: str) -> Any:
     return jsonschema.validators.validator_for(schema)(schema)
 
 
-_JSON_TYPES: dict[str, Any] = {"object": dict, "array": list, "string": str, "null": type(None), "boolean": bool}
+_JSON_TYPES: JSONObject = {"object": dict, "array": list, "string": str, "null": type(None), "boolean": bool}
 _SIMPLE_KEYWORDS = frozenset({"type", "enum", "const", "properties", "required", "items", "description"})
 
 
-def _fits(schema: Any, value: Any) -> bool:
+def _fits(schema: JSON, value: JSON) -> bool:
     """Whether ``value`` fits a schema fragment that uses only the simple keywords above; False
     (so the full validator decides) for anything else, which keeps this check never laxer."""
     if not isinstance(schema, dict) or not _SIMPLE_KEYWORDS.issuperset(schema):
@@ -59,7 +60,7 @@ def _fits(schema: Any, value: Any) -> bool:
     return True
 
 
-def schema_error(kind: str, doc: Any) -> str | None:
+def schema_error(kind: str, doc: JSON) -> str | None:
     """The first reason ``doc`` does not fit ``$defs/kind``, in one line, or None."""
     if kind == "header" and _fits(_schema()["$defs"]["header"], doc):
         return None
@@ -72,7 +73,7 @@ def schema_error(kind: str, doc: Any) -> str | None:
     return f"{where.lstrip('.') or 'line'}: {error.message}"
 
 
-def _fast_ok(doc: dict[str, Any]) -> bool:
+def _fast_ok(doc: JSONObject) -> bool:
     """A cheap structural check that lets the common well-formed line skip full schema validation."""
     kind = doc.get("kind")
     msg = doc.get("message")
@@ -88,7 +89,7 @@ def _fast_ok(doc: dict[str, Any]) -> bool:
     return isinstance(msg.get("method"), str) and "id" not in msg
 
 
-def interaction_from_json(doc: Any, *, path: str, line: int) -> Interaction:
+def interaction_from_json(doc: JSON, *, path: str, line: int) -> Interaction:
     """Build an Interaction from one decoded line, or raise CassetteError naming ``path:line``."""
     if not isinstance(doc, dict):
         raise CassetteError(path, line, f"expected a JSON object, got {type(doc).__name__}")

@@ -46,6 +46,7 @@ from mcp_replay_action.compare.correlate import (
 )
 from mcp_replay_action.compare.normalize import IDENTITY_KEYS, json_text_of, loosely_equal
 from mcp_replay_action.host.gcpause import paused
+from mcp_replay_action.model import JSON
 from mcp_replay_action.model.results import Substitution
 from mcp_replay_action.values.minted import is_minted_key
 
@@ -63,7 +64,7 @@ class Carry:
     """
 
     def __init__(
-        self, interactions: Iterable[Any] | Correlations | None = None, rules: ThreadRules | None = None
+        self, interactions: Iterable[JSON] | Correlations | None = None, rules: ThreadRules | None = None
     ) -> None:
         self.mapping: dict[str, str] = {}
         self.ints: dict[int, int] = {}  # the integers among them, sent as integers
@@ -85,7 +86,7 @@ class Carry:
         are learned from."""
         return seq in self.correlations.holders
 
-    def learn(self, recorded: Any, live: Any, seq: int) -> None:
+    def learn(self, recorded: JSON, live: JSON, seq: int) -> None:
         """Remember every correlated value that differs between the recorded and the live answer
         to interaction ``seq`` at the same place, and that the live answer no longer holds."""
         if not self.may_learn_from(seq):
@@ -107,11 +108,11 @@ class Carry:
                 self.ints[int(rec)] = int(value)
             self._pattern = None
 
-    def apply(self, message: Any) -> Any:
+    def apply(self, message: JSON) -> JSON:
         """A copy of ``message`` with every learned recorded value replaced by its live twin."""
         return self.rewrite(message)[0]
 
-    def rewrite(self, message: Any) -> tuple[Any, tuple[Substitution, ...]]:
+    def rewrite(self, message: JSON) -> tuple[Any, tuple[Substitution, ...]]:
         """``message`` with learned values replaced, and the substitutions that were made."""
         if not self.mapping:
             return message, ()
@@ -119,7 +120,7 @@ class Carry:
         out = self._apply(message, used)
         return out, tuple(Substitution(r, v) for r, v in used.items())
 
-    def expected(self, recorded: Any, seq: int, own: Mapping[str, str] | None = None) -> Any:
+    def expected(self, recorded: JSON, seq: int, own: Mapping[str, str] | None = None) -> JSON:
         """The recorded answer to interaction ``seq`` as the live server should give it: every
         value learned from an earlier answer replaced by its live twin (a later answer echoes
         what its request carried). The answer a value was learned from keeps the recorded value,
@@ -140,7 +141,7 @@ class Carry:
         """The ``recorded -> live`` values learned from the answer to interaction ``seq``."""
         return {r: v for r, v in self.mapping.items() if self.learned_at.get(r) == seq}
 
-    def _apply(self, value: Any, used: dict[str, str]) -> Any:
+    def _apply(self, value: JSON, used: dict[str, str]) -> JSON:
         if isinstance(value, dict):
             return {k: self._apply(v, used) for k, v in value.items()}
         if isinstance(value, list):
@@ -185,7 +186,7 @@ class Carry:
             return is_minted_key(key) or (bool(self.rules) and self.rules.threads(path))
         return True
 
-    def _pairs(self, recorded: Any, live: Any, path: Path, out: list[tuple[str, str, bool, Path]]) -> None:
+    def _pairs(self, recorded: JSON, live: JSON, path: Path, out: list[tuple[str, str, bool, Path]]) -> None:
         """Append to ``out`` every (recorded, live, integer, place) pair of differing correlated values
         at the same place in two answers, in document order."""
         if loosely_equal(recorded, live):
@@ -246,7 +247,7 @@ def _decimal(text: str) -> bool:
     return text.lstrip("-").isdigit() and text.isascii()
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: JSON) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -265,12 +266,12 @@ def _still_present(value: str, strings: set[str], dumped: str) -> bool:
     return word_at(dumped, json.dumps(value, ensure_ascii=False)[1:-1], _ASCII_ALNUM) >= 0
 
 
-def _identity(item: Any, field: str) -> Any:
+def _identity(item: JSON, field: str) -> JSON:
     value = item.get(field) if isinstance(item, dict) else None
     return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
 
 
-def _align(recorded: list[Any], live: list[Any]) -> list[tuple[int, int]]:
+def _align(recorded: list[JSON], live: list[JSON]) -> list[tuple[int, int]]:
     """Index pairs: by the first identity key both lists carry uniquely, the rest in order."""
     if len(recorded) == 1 == len(live):
         return [(0, 0)]  # paired by identity or left over, one item pairs with the other
@@ -294,7 +295,7 @@ def _align(recorded: list[Any], live: list[Any]) -> list[tuple[int, int]]:
     return [(i, i) for i in range(min(len(recorded), len(live)))]
 
 
-def _strings_of(message: Any) -> set[str]:
+def _strings_of(message: JSON) -> set[str]:
     """Every string ``message`` carries (integers by their decimal spelling), inside JSON text too."""
     from mcp_replay_action.compare.correlate import leaves
 

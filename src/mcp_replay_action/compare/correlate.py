@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.model import JSON
 from mcp_replay_action.values.minted import is_minted_key
 from mcp_replay_action.values.paths import parse_path
 
@@ -120,7 +121,7 @@ class ThreadRules:
         return out
 
     @classmethod
-    def from_meta(cls, meta: Mapping[str, Any] | None) -> ThreadRules:
+    def from_meta(cls, meta: Mapping[str, JSON] | None) -> ThreadRules:
         """The rules a cassette header stores (``threading``); none when it stores none."""
         entry = meta.get("threading") if isinstance(meta, Mapping) else None
         if not isinstance(entry, Mapping):
@@ -185,7 +186,7 @@ class Correlations:
 NONE = Correlations()
 
 
-def correlate(interactions: Iterable[Any], rules: ThreadRules | None = None) -> Correlations:
+def correlate(interactions: Iterable[JSON], rules: ThreadRules | None = None) -> Correlations:
     """The correlations of a recording (see the module docstring), read in one pass over its
     interactions plus one over what the client sent."""
     rules = rules or ThreadRules()
@@ -234,7 +235,7 @@ def correlate(interactions: Iterable[Any], rules: ThreadRules | None = None) -> 
     )
 
 
-def quoted_values(message: Mapping[str, Any]) -> set[str]:
+def quoted_values(message: Mapping[str, JSON]) -> set[str]:
     """Every value a client message quotes: each whole string and integer of its ``params`` (JSON
     text entered), and each word of its strings."""
     out: set[str] = set()
@@ -253,7 +254,7 @@ def quoted_values(message: Mapping[str, Any]) -> set[str]:
     return out
 
 
-def offered_values(result: Any, rules: ThreadRules) -> Iterator[tuple[str, bool]]:
+def offered_values(result: JSON, rules: ThreadRules) -> Iterator[tuple[str, bool]]:
     """(value, declared) for every value an answer's ``result`` may have minted: each whole string
     and integer (by its decimal spelling), each word of its texts, and whether a declared rule (a
     ``--thread`` place or a minted key) names its place; nothing at a ``--no-thread`` place."""
@@ -279,7 +280,7 @@ def plain_value(value: str) -> bool:
     return FLOOR <= len(value) <= LONGEST and value.lower() not in COMMON
 
 
-def leaves(value: Any, path: Path) -> Iterator[tuple[Path, Any]]:
+def leaves(value: JSON, path: Path) -> Iterator[tuple[Path, Any]]:
     """(path, leaf) for every string and integer (not boolean) in ``value``, entering JSON text."""
     from mcp_replay_action.compare.normalize import json_text_of
 

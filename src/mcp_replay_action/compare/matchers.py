@@ -15,13 +15,14 @@ compare engine.
 from __future__ import annotations
 
 import json
-from typing import Any
+
+from mcp_replay_action.model import JSON, JSONObject
 
 # The JSON-RPC envelope: never compared (``id`` is the client's choice, ``jsonrpc`` constant).
 ENVELOPE = ("jsonrpc", "id")
 
 
-def same_json(a: Any, b: Any) -> bool:
+def same_json(a: JSON, b: JSON) -> bool:
     """Whether two parsed JSON values are the same JSON, keys in the same order: ``==`` rejects
     most differing pairs at C speed, then ``_same_form`` rules out what ``==`` forgives (``True ==
     1 == 1.0``, key order, ``0.0 == -0.0``). False on hostile nesting: the depth-limited
@@ -36,7 +37,7 @@ def same_json(a: Any, b: Any) -> bool:
 _WALK_BELOW = 64
 
 
-def _same_form(a: Any, b: Any) -> bool:
+def _same_form(a: JSON, b: JSON) -> bool:
     """Given ``a == b``: whether they are spelled alike as JSON. ``repr`` tells apart what ``==``
     forgives as ``json.dumps`` does, at C speed and with no encoder built per call; but it copies
     every string, so short containers (an answer's envelope, its content list) are walked and a
@@ -66,7 +67,7 @@ def _same_form(a: Any, b: Any) -> bool:
     return True  # str, int, bool, None: equal values of one type are spelled alike
 
 
-def unchanged(recorded: Any, live: Any) -> bool:
+def unchanged(recorded: JSON, live: JSON) -> bool:
     """Whether a live JSON-RPC answer is its recorded one exactly, the envelope aside (so
     ``compare`` finds nothing)."""
     if not isinstance(recorded, dict) or not isinstance(live, dict):
@@ -86,14 +87,14 @@ def unchanged(recorded: Any, live: Any) -> bool:
     )
 
 
-def without_meta(params: Any) -> Any:
+def without_meta(params: JSON) -> JSON:
     """``params`` without its ``_meta`` entry (unchanged when it has none)."""
     if isinstance(params, dict) and "_meta" in params:
         return {k: v for k, v in params.items() if k != "_meta"}
     return params
 
 
-def without_progress_token(params: Any) -> Any:
+def without_progress_token(params: JSON) -> JSON:
     """``params`` with ``_meta.progressToken`` dropped (a client picks a fresh one per call)."""
     if isinstance(params, dict) and isinstance(params.get("_meta"), dict) and "progressToken" in params["_meta"]:
         meta = {k: v for k, v in params["_meta"].items() if k != "progressToken"}
@@ -101,16 +102,16 @@ def without_progress_token(params: Any) -> Any:
     return params
 
 
-def canonical(value: Any) -> str:
+def canonical(value: JSON) -> str:
     """``value`` as canonical JSON text: sorted keys, no spaces, so equal values give equal text."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def request_key(message: dict[str, Any]) -> tuple[str, str]:
+def request_key(message: JSONObject) -> tuple[str, str]:
     """What identifies a request: its method and its canonical params, ``_meta`` aside."""
     return str(message.get("method", "")), canonical(without_meta(message.get("params")))
 
 
-def same_request(a: dict[str, Any], b: dict[str, Any]) -> bool:
+def same_request(a: JSONObject, b: JSONObject) -> bool:
     """True when ``a`` and ``b`` ask the same thing (method and params, ``_meta`` aside)."""
     return a.get("method") == b.get("method") and without_meta(a.get("params")) == without_meta(b.get("params"))

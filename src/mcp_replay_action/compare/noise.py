@@ -31,6 +31,7 @@ from typing import Any
 
 from mcp_replay_action.compare.engine import CompareOptions, compare
 from mcp_replay_action.compare.normalize import BOX_TYPES, Keyed, normalize, parse_path
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.results import Finding
 
 EVIDENCE_CAP = 8  # values kept per rule
@@ -77,8 +78,8 @@ class NoiseRule:
     seq: int | None = None  # the interaction it was learned on (None: any)
     order: str | None = None  # the separator of items whose order varies (``in_order``)
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"path": self.path}
+    def to_json(self) -> JSONObject:
+        out: JSONObject = {"path": self.path}
         if self.seq is not None:
             out["seq"] = self.seq
         if self.pattern is not None:
@@ -89,7 +90,7 @@ class NoiseRule:
         return out
 
     @classmethod
-    def from_json(cls, data: Any) -> NoiseRule | None:
+    def from_json(cls, data: JSON) -> NoiseRule | None:
         """A rule from a cassette header entry, or None when the entry is not one."""
         if not isinstance(data, dict) or not isinstance(data.get("path"), str):
             return None
@@ -106,7 +107,7 @@ class NoiseRule:
         )
 
 
-def rules_by_seq(meta: Any) -> dict[int, list[NoiseRule]]:
+def rules_by_seq(meta: JSON) -> dict[int, list[NoiseRule]]:
     """The calibrated rules a cassette header holds (``noise``), by the interaction they apply to."""
     entries = meta.get("noise") if isinstance(meta, dict) else None
     out: dict[int, list[NoiseRule]] = {}
@@ -117,7 +118,7 @@ def rules_by_seq(meta: Any) -> dict[int, list[NoiseRule]]:
     return out
 
 
-def learn(lives: Sequence[Any], options: CompareOptions | None = None, seq: int | None = None) -> list[NoiseRule]:
+def learn(lives: Sequence[JSON], options: CompareOptions | None = None, seq: int | None = None) -> list[NoiseRule]:
     """The rules that explain every difference between live answers of one request (2 or more)."""
     options = options or CompareOptions()
     if len(lives) < 2:
@@ -146,9 +147,9 @@ def learn(lives: Sequence[Any], options: CompareOptions | None = None, seq: int 
 def split(
     findings: Sequence[Finding],
     rules: Iterable[NoiseRule],
-    recorded: Any,
+    recorded: JSON,
     options: CompareOptions | None = None,
-    live: Any = None,
+    live: JSON = None,
 ) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
     """``findings`` parted into (still gating, explained by a rule as noise). A text rule explains
     a finding when the recorded value, and the ``live`` one when given, both fit its pattern."""
@@ -168,7 +169,7 @@ def split(
     return tuple(kept), tuple(noise)
 
 
-def _explains(rule: NoiseRule, finding: Finding, answer: Any) -> bool:
+def _explains(rule: NoiseRule, finding: Finding, answer: JSON) -> bool:
     if rule.path == finding.path:
         if rule.pattern is None:
             return True
@@ -259,7 +260,7 @@ def _text_pattern(values: list[str]) -> tuple[str, tuple[str, ...]]:
     return pattern, shown
 
 
-def resolve(value: Any, path: str) -> Any:
+def resolve(value: JSON, path: str) -> JSON:
     """The value a finding path names inside a normalised answer, or a sentinel when it names none."""
     try:
         tokens = parse_path(path)
@@ -273,7 +274,7 @@ def resolve(value: Any, path: str) -> Any:
     return node
 
 
-def _step(node: Any, token: tuple[Any, ...]) -> Any:
+def _step(node: JSON, token: tuple[Any, ...]) -> JSON:
     kind = token[0]
     if kind == "box":
         for box in BOX_TYPES:
@@ -293,7 +294,7 @@ def _step(node: Any, token: tuple[Any, ...]) -> Any:
     return _MISSING
 
 
-def _show(value: Any) -> str:
+def _show(value: JSON) -> str:
     if value is _MISSING:
         return "(absent)"
     text = value if isinstance(value, str) else repr(value)

@@ -10,6 +10,7 @@ import datetime as dt
 from dataclasses import dataclass, replace
 from typing import Any
 
+from mcp_replay_action.model import JSON
 from mcp_replay_action.values.paths import parse_path
 
 
@@ -47,7 +48,7 @@ class CompareOptions:
             parse_path(pattern)
 
 
-def parse_moment(value: Any) -> float | None:
+def parse_moment(value: JSON) -> float | None:
     """Epoch seconds from a header's ``recorded_at`` (ISO-8601, ``Z`` allowed), or None."""
     if not isinstance(value, str) or not value:
         return None

@@ -18,9 +18,9 @@ loads it.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from mcp_replay_action.compare.classes import finding
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.results import Finding
 from mcp_replay_action.values.paths import index_segment, key_segment
 
@@ -33,10 +33,10 @@ class OutputSchemas:
     tool results against them."""
 
     def __init__(self) -> None:
-        self.schemas: dict[str, Any] = {}
-        self.validators: dict[str, Any] = {}  # built on a tool's first call
+        self.schemas: JSONObject = {}
+        self.validators: JSONObject = {}  # built on a tool's first call
 
-    def learn(self, live: dict[str, Any]) -> None:
+    def learn(self, live: JSONObject) -> None:
         """Take the output schemas a live ``tools/list`` answer declares (each page adds its own;
         a tool listed again without one loses it)."""
         result = live.get("result")
@@ -54,7 +54,7 @@ class OutputSchemas:
             else:
                 self.schemas.pop(name, None)
 
-    def check(self, sent: dict[str, Any], live: dict[str, Any]) -> tuple[Finding, ...]:
+    def check(self, sent: JSONObject, live: JSONObject) -> tuple[Finding, ...]:
         """The ``output-schema`` findings of a live ``tools/call`` answer to ``sent``: nothing for
         an error result, a tool without a declared schema, or a conforming result."""
         params = sent.get("params")
@@ -89,7 +89,7 @@ class OutputSchemas:
             findings.insert(0, error)
         return tuple(findings)
 
-    def _first_error(self, name: str, schema: dict[str, Any], instance: Any) -> Finding | None:
+    def _first_error(self, name: str, schema: JSONObject, instance: JSON) -> Finding | None:
         # Only a session whose server declares an output schema needs these.
         import jsonschema
         import referencing.exceptions
@@ -129,7 +129,7 @@ class OutputSchemas:
         )
 
 
-def _text_disagrees(result: dict[str, Any], structured: Any) -> tuple[Finding, ...]:
+def _text_disagrees(result: JSONObject, structured: JSON) -> tuple[Finding, ...]:
     """A finding when the result's only text block is a JSON object other than
     ``structuredContent`` (the spec's copy for clients that read text)."""
     if not isinstance(structured, dict):

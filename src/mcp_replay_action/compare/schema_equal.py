@@ -28,6 +28,8 @@ import json
 import math
 from typing import Any
 
+from mcp_replay_action.model import JSON, JSONObject
+
 # Keywords whose value is a schema, or holds schemas: compared schema by schema, not here.
 SUBSCHEMA_KEYS = frozenset(
     {
@@ -83,7 +85,7 @@ _NO_CONSTRAINT: dict[str, tuple[Any, ...]] = {
 }
 
 
-def validation_keys(schema: dict[str, Any], beside: dict[str, Any]) -> list[str]:
+def validation_keys(schema: JSONObject, beside: JSONObject) -> list[str]:
     """The keys of ``schema`` that ``validation_form`` reads when it is compared with ``beside``:
     its own validation keywords, and a subschema keyword unless both hold a subschema that
     constrains (those two are compared subschema by subschema, by the caller)."""
@@ -95,7 +97,7 @@ def validation_keys(schema: dict[str, Any], beside: dict[str, Any]) -> list[str]
     ]
 
 
-def validation_form(schema: dict[str, Any]) -> str:
+def validation_form(schema: JSONObject) -> str:
     """The canonical form of ``schema``'s validation keywords, as a string: equal for two
     schemas (each cut to its ``validation_keys``) exactly when, by the rules above, they accept
     the same values as far as those keywords go. Subschema keywords are read only where they say
@@ -135,11 +137,11 @@ def validation_form(schema: dict[str, Any]) -> str:
     return json.dumps(own, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def _says_nothing(key: str, value: Any) -> bool:
+def _says_nothing(key: str, value: JSON) -> bool:
     return key in _NO_CONSTRAINT and any(type(value) is type(v) and value == v for v in _NO_CONSTRAINT[key])
 
 
-def _types(value: Any) -> list[str] | None:
+def _types(value: JSON) -> list[str] | None:
     if isinstance(value, str):
         return [value]
     if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
@@ -147,15 +149,15 @@ def _types(value: Any) -> list[str] | None:
     return None
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: JSON) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _spelling(value: Any) -> str:
+def _spelling(value: JSON) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def _integer_bounds(own: dict[str, Any]) -> None:
+def _integer_bounds(own: JSONObject) -> None:
     """An integer's bounds as one inclusive integer ``maximum`` and ``minimum``."""
     uppers = []
     if _is_number(own.get("maximum")):
@@ -175,7 +177,7 @@ def _integer_bounds(own: dict[str, Any]) -> None:
         del own["multipleOf"]
 
 
-def _tighter(own: dict[str, Any], inclusive: str, exclusive: str, *, upper: bool) -> None:
+def _tighter(own: JSONObject, inclusive: str, exclusive: str, *, upper: bool) -> None:
     """Keep only the tighter of a number's inclusive and exclusive bound on one side."""
     a, b = own.get(inclusive), own.get(exclusive)
     if not (_is_number(a) and _is_number(b)):

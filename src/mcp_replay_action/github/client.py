@@ -21,6 +21,7 @@ from typing import Any
 
 from mcp_replay_action import __version__
 from mcp_replay_action.errors import EXIT_INFRA, ReplayError
+from mcp_replay_action.model import JSON
 
 DEFAULT_API_URL = "https://api.github.com"
 RETRY_STATUSES = (500, 502, 503, 504)
@@ -81,7 +82,7 @@ class Response:
 
     status: int
     headers: Mapping[str, str]
-    data: Any
+    data: JSON
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -124,19 +125,19 @@ class GitHubClient:
 
     # -- the public verbs -------------------------------------------------------------------
 
-    def get(self, path: str, params: Mapping[str, Any] | None = None) -> Any:
+    def get(self, path: str, params: Mapping[str, JSON] | None = None) -> JSON:
         """GET ``path`` (relative to the API URL); the decoded JSON."""
         return self.request("GET", path, params=params).data
 
-    def post(self, path: str, body: Any) -> Any:
+    def post(self, path: str, body: JSON) -> JSON:
         """POST ``body`` as JSON; the decoded JSON answer."""
         return self.request("POST", path, body=body).data
 
-    def patch(self, path: str, body: Any) -> Any:
+    def patch(self, path: str, body: JSON) -> JSON:
         """PATCH ``body`` as JSON; the decoded JSON answer."""
         return self.request("PATCH", path, body=body).data
 
-    def paginate(self, path: str, params: Mapping[str, Any] | None = None, *, max_pages: int = 1000) -> Iterator[Any]:
+    def paginate(self, path: str, params: Mapping[str, JSON] | None = None, *, max_pages: int = 1000) -> Iterator[Any]:
         """Every item of a list endpoint, following ``Link: <...>; rel="next"`` page by page."""
         query = {"per_page": 100, **(params or {})}
         url: str | None = self._url(path, query)
@@ -153,7 +154,7 @@ class GitHubClient:
 
     # -- one request, with retries ------------------------------------------------------------
 
-    def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, body: Any = None) -> Response:
+    def request(self, method: str, path: str, *, params: Mapping[str, JSON] | None = None, body: JSON = None) -> Response:
         """Send one request, retrying server errors, rate limits and network faults (bounded)."""
         url = path if path.startswith(("http://", "https://")) else self._url(path, params)
         if _origin(url) != self._origin:
@@ -250,7 +251,7 @@ class GitHubClient:
     def _backoff(self, attempt: int) -> float:
         return float(min(2 ** (attempt - 1), self.max_wait))
 
-    def _url(self, path: str, params: Mapping[str, Any] | None) -> str:
+    def _url(self, path: str, params: Mapping[str, JSON] | None) -> str:
         url = self.api_url + "/" + path.lstrip("/")
         if params:
             url += "?" + urllib.parse.urlencode({k: v for k, v in params.items() if v is not None})
@@ -273,7 +274,7 @@ def next_link(header: str) -> str | None:
 
 def _response(status: int, headers: Any, raw: bytes) -> Response:
     lowered = {k.lower(): v for k, v in headers.items()} if headers is not None else {}
-    data: Any = None
+    data: JSON = None
     if raw:
         try:
             data = json.loads(raw[:MAX_BODY_BYTES])

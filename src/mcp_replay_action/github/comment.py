@@ -18,7 +18,7 @@ import copy
 import json
 import os
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal
+from typing import Literal
 
 from mcp_replay_action.cassette import atomic_write_text
 from mcp_replay_action.errors import ConfigError
@@ -26,6 +26,7 @@ from mcp_replay_action.github.client import Forbidden, GitHubClient, NotFound, U
 from mcp_replay_action.github.event import PULL_REQUEST_EVENTS, Event
 from mcp_replay_action.github.settings import clean_comment_id
 from mcp_replay_action.host.files import read_json_object
+from mcp_replay_action.model import JSON, JSONObject
 
 BOT_LOGIN = "github-actions[bot]"
 MAX_COMMENT_CHARS = 65536
@@ -55,7 +56,7 @@ class SavedComment:
     pr_number: int
     head_sha: str
     comment_id: str
-    report: dict[str, Any]  # the JSON report (``report.json_report.to_dict``), rendered by the trusted job
+    report: JSONObject  # the JSON report (``report.json_report.to_dict``), rendered by the trusted job
     run_id: str = ""
     schema: str = COMMENT_FILE_SCHEMA
 
@@ -71,13 +72,13 @@ def my_login(gh: GitHubClient) -> str:
     return login if isinstance(login, str) and login else BOT_LOGIN
 
 
-def find_comment(gh: GitHubClient, repo: str, pr_number: int, comment_id: str, login: str) -> dict[str, Any] | None:
+def find_comment(gh: GitHubClient, repo: str, pr_number: int, comment_id: str, login: str) -> JSONObject | None:
     """Our earlier comment on the pull request (marker and author both match), oldest first."""
     mark = marker(comment_id)
     return next((c for c in gh.paginate(f"repos/{repo}/issues/{pr_number}/comments") if is_ours(c, mark, login)), None)
 
 
-def is_ours(item: Any, mark: str, login: str) -> bool:
+def is_ours(item: JSON, mark: str, login: str) -> bool:
     """Whether a comment or issue from the API is ours: written by ``login`` and carrying ``mark``
     (a marker quoted by someone else is never taken for ours)."""
     if not isinstance(item, dict):
@@ -119,7 +120,7 @@ def upsert_comment(
         return _write(gh, repo, pr_number, fallback, existing)
 
 
-def _write(gh: GitHubClient, repo: str, pr_number: int, body: str, existing: dict[str, Any] | None) -> Posted:
+def _write(gh: GitHubClient, repo: str, pr_number: int, body: str, existing: JSONObject | None) -> Posted:
     if existing is not None:
         comment_id = int(existing["id"])
         url = str(existing.get("html_url", ""))
@@ -150,7 +151,7 @@ def save_comment_file(path: str | os.PathLike[str], saved: SavedComment) -> None
     atomic_write_text(path, text)
 
 
-def slim_report(report: dict[str, Any]) -> dict[str, Any]:
+def slim_report(report: JSONObject) -> JSONObject:
     """The JSON report without the bulky parts: findings' before/after values and diffs, and
     stderr tails."""
     out = copy.deepcopy(report)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from mcp_replay_action.host.files import read_json_object
+from mcp_replay_action.model import JSON, JSONObject
 
 PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
 # The events on which the action may write to the repository (a refresh's commit, branch and pull
@@ -85,12 +85,12 @@ def read_event(environ: Mapping[str, str]) -> Event:
     return event_from_payload(name, payload, repository=repository, sha=sha)
 
 
-def load_payload(path: str) -> dict[str, Any]:
+def load_payload(path: str) -> JSONObject:
     """The decoded event JSON. Raises ConfigError naming the file."""
     return read_json_object(path, "event payload", MAX_EVENT_BYTES)
 
 
-def event_from_payload(name: str, payload: Mapping[str, Any], *, repository: str = "", sha: str = "") -> Event:
+def event_from_payload(name: str, payload: Mapping[str, JSON], *, repository: str = "", sha: str = "") -> Event:
     """Pick what we need out of a payload of any event; missing keys give empty values."""
     repository = _str(_get(payload, "repository", "full_name")) or repository
     if name in PULL_REQUEST_EVENTS or "pull_request" in payload:
@@ -146,7 +146,7 @@ def event_from_payload(name: str, payload: Mapping[str, Any], *, repository: str
     )
 
 
-def _get(obj: Any, *keys: str) -> Any:
+def _get(obj: JSON, *keys: str) -> JSON:
     for key in keys:
         if not isinstance(obj, Mapping):
             return None
@@ -154,11 +154,11 @@ def _get(obj: Any, *keys: str) -> Any:
     return obj
 
 
-def _str(value: Any) -> str:
+def _str(value: JSON) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _int(value: Any) -> int | None:
+def _int(value: JSON) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):

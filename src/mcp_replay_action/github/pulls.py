@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from mcp_replay_action.github.client import Forbidden, GitHubClient, MissingPermission
 from mcp_replay_action.github.comment import is_ours, same_body
 from mcp_replay_action.github.gitdata import needs
+from mcp_replay_action.model import JSONObject
 
 PULLS_WRITE = "`pull-requests: write` in the workflow's `permissions:`"
 ISSUES_WRITE = "`issues: write` in the workflow's `permissions:`"
@@ -32,7 +33,7 @@ class Opened:
     action: Literal["created", "updated", "unchanged", "closed"]
 
 
-def find_open_pull(gh: GitHubClient, repo: str, branch: str) -> dict[str, Any] | None:
+def find_open_pull(gh: GitHubClient, repo: str, branch: str) -> JSONObject | None:
     """The open pull request whose head is ``branch`` of this repository, or None."""
     owner = repo.split("/", 1)[0]
     for pull in gh.paginate(f"repos/{repo}/pulls", {"state": "open", "head": f"{owner}:{branch}"}):
@@ -85,7 +86,7 @@ def add_labels(gh: GitHubClient, repo: str, number: int, labels: Sequence[str]) 
         gh.post(f"repos/{repo}/issues/{number}/labels", {"labels": list(labels)})
 
 
-def find_issue(gh: GitHubClient, repo: str, marker: str, login: str) -> dict[str, Any] | None:
+def find_issue(gh: GitHubClient, repo: str, marker: str, login: str) -> JSONObject | None:
     """Our open issue carrying ``marker`` (written by ``login``; pull requests are skipped)."""
     # No ``creator`` filter: how GitHub spells a bot there (``github-actions[bot]`` or
     # ``app/github-actions``) is not something to bet one issue per run on; the author is
@@ -103,7 +104,7 @@ def upsert_issue(
     existing = find_issue(gh, repo, marker, login)
     with needs(ISSUES_WRITE):
         if existing is None:
-            payload: dict[str, Any] = {"title": title, "body": body}
+            payload: JSONObject = {"title": title, "body": body}
             if labels:
                 payload["labels"] = list(labels)
             data = gh.post(f"repos/{repo}/issues", payload)

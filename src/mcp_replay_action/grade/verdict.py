@@ -3,9 +3,8 @@ both judge through here, so a verdict means the same everywhere)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from mcp_replay_action.compare.classes import finding as classed
+from mcp_replay_action.model import JSONObject
 from mcp_replay_action.model.cassette import Interaction, subject_of
 from mcp_replay_action.model.results import Finding, InteractionResult, ResultList, Substitution
 from mcp_replay_action.wire.jsonrpc import is_failure
@@ -16,10 +15,10 @@ DETAIL_LIMIT = 300  # characters of a missing-response account kept in the findi
 def judge(
     inter: Interaction,
     findings: tuple[Finding, ...],
-    live: dict[str, Any] | None,
+    live: JSONObject | None,
     *,
     latency_ms: float | None = None,
-    sent: dict[str, Any] | None = None,
+    sent: JSONObject | None = None,
     substitutions: tuple[Substitution, ...] = (),
     noise: tuple[Finding, ...] = (),
 ) -> InteractionResult:
@@ -49,10 +48,10 @@ def judge(
 def pass_into(
     results: ResultList,
     inter: Interaction,
-    live: dict[str, Any],
+    live: JSONObject,
     *,
     latency_ms: float | None = None,
-    sent: dict[str, Any] | None = None,
+    sent: JSONObject | None = None,
 ) -> None:
     """Append ``judge(inter, (), live, latency_ms=..., sent=...)`` to ``results``: a clean pass
     with nothing substituted (nearly every answer of a replay), packed straight in rather than

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.model import JSON, JSONObject
 
 # Deeper than any report, event or comment file we write or GitHub sends; far below the depth at
 # which json, jsonschema or a renderer would run out of stack.
@@ -116,7 +117,7 @@ def hand_to_owner_of(path: str | os.PathLike[str], workspace: str | os.PathLike[
             os.chown(item, owner.st_uid, owner.st_gid, follow_symlinks=False)
 
 
-def read_json_object(path: str, what: str, max_bytes: int, *, missing: str = "") -> dict[str, Any]:
+def read_json_object(path: str, what: str, max_bytes: int, *, missing: str = "") -> JSONObject:
     """A bounded JSON object read from a file that came from outside (an event, a fork's comment
     file). Every failure is a one-line ConfigError naming the file; ``missing`` replaces the
     message for an absent file."""
@@ -148,7 +149,7 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _depth_over(value: Any, limit: int) -> bool:
+def _depth_over(value: JSON, limit: int) -> bool:
     """Whether ``value`` nests containers more than ``limit`` deep (walked without recursion:
     whatever reads it later, the schema check or a renderer, may recurse once per level)."""
     level: list[tuple[Any, int]] = [(value, 1)]

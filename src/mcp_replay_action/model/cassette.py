@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Literal
+
+from mcp_replay_action.model import JSON, JSONObject
 
 Kind = Literal["request", "notification", "server-request", "server-notification"]
 KINDS: tuple[str, ...] = ("request", "notification", "server-request", "server-notification")
 
 
-def subject_of(message: Mapping[str, Any]) -> str | None:
+def subject_of(message: Mapping[str, JSON]) -> str | None:
     """The tool, prompt or resource a request is about (its ``name`` or ``uri``), for display."""
     params = message.get("params")
     if not isinstance(params, dict):
@@ -35,11 +37,11 @@ class Interaction:
 
     seq: int
     kind: Kind
-    message: dict[str, Any]
-    response: dict[str, Any] | None = None
+    message: JSONObject
+    response: JSONObject | None = None
     ts: float = 0.0
     latency_ms: float | None = None
-    transport: dict[str, Any] | None = None
+    transport: JSONObject | None = None
     line: int = 0
 
     @property
@@ -56,8 +58,8 @@ class Interaction:
         name = self.tool_name
         return f"{self.method} {name}" if name else self.method
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> JSONObject:
+        out: JSONObject = {
             "seq": self.seq,
             "kind": self.kind,
             "ts": round(self.ts, 6),
@@ -75,7 +77,7 @@ class Interaction:
 class Cassette:
     """A header's ``meta`` plus the interactions, in recorded order."""
 
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: JSONObject = field(default_factory=dict)
     interactions: tuple[Interaction, ...] = ()
     path: str = ""
     source_format: Literal["jsonl", "mcp-recorder-json"] = "jsonl"

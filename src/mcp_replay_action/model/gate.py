@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+from mcp_replay_action.model import JSON, JSONObject
 
 FailOn = Literal["breaking", "any", "none"]
 FAIL_ON: tuple[FailOn, ...] = ("breaking", "any", "none")
@@ -45,7 +47,7 @@ class Gate:
     accepted_classes: tuple[tuple[str, int], ...] = ()
     coverage_held: bool = True
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         coverage = {"min_coverage": self.policy.min_coverage, "coverage_held": self.coverage_held}
         return {
             "passed": self.passed,
@@ -59,7 +61,7 @@ class Gate:
         }
 
 
-def gate_from_json(data: Mapping[str, Any]) -> Gate:
+def gate_from_json(data: Mapping[str, JSON]) -> Gate:
     """A ``Gate`` from a report's ``gate`` object, already checked against the report schema
     (which requires ``passed`` and ``reasons``). A report from before ``fail_on`` existed says
     ``fail_on_regression`` instead."""

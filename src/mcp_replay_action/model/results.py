@@ -9,8 +9,9 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, overload
+from typing import Literal, overload
 
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.coverage import Coverage, Listed
 from mcp_replay_action.model.gate import Gate
 
@@ -59,13 +60,13 @@ class Finding:
     cls: FindingClass
     path: str
     message: str
-    before: Any = None
-    after: Any = None
+    before: JSON = None
+    after: JSON = None
     diff: str = ""
     rule: str = ""
     also: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         out = {
             "kind": self.kind,
             "class": self.cls,

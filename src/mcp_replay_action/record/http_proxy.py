@@ -26,6 +26,7 @@ from mcp_replay_action.cassette import save
 from mcp_replay_action.cassette.header import CassetteHeader, header_url, recorded_line, utc_now
 from mcp_replay_action.compare.correlate import ThreadRules
 from mcp_replay_action.errors import ConfigError, MessageTooLarge, ServerStartError
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Cassette
 from mcp_replay_action.record.tape import Tape, TapeEntry
 from mcp_replay_action.transport import MAX_MESSAGE
@@ -235,12 +236,12 @@ def _default_redactor() -> Any:
     return Redactor()
 
 
-def _messages(doc: Any) -> list[dict[str, Any]]:
+def _messages(doc: JSON) -> list[JSONObject]:
     items = doc if isinstance(doc, list) else [doc]
     return [m for m in items if isinstance(m, dict) and ("method" in m or "id" in m)]
 
 
-def _decode(raw: bytes | str) -> Any:
+def _decode(raw: bytes | str) -> JSON:
     try:
         return json.loads(raw)
     except (ValueError, RecursionError):

@@ -22,12 +22,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO
 
 from mcp_replay_action.cassette import save
 from mcp_replay_action.cassette.header import CassetteHeader, recorded_line
 from mcp_replay_action.compare.correlate import ThreadRules
 from mcp_replay_action.errors import ReplayError
+from mcp_replay_action.model import JSONObject
 from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.record.tape import Tape
 from mcp_replay_action.redact import Redactor, env_secrets
@@ -50,7 +51,7 @@ class RecordSummary:
     stderr_tail: str
     non_json_lines: int
     ended_by: str  # "client" (stdin closed), "server" (it exited) or "signal"
-    meta: dict[str, Any] | None = None  # the header last saved (None when nothing was)
+    meta: JSONObject | None = None  # the header last saved (None when nothing was)
     server_failure: str = ""  # a server that exited non-zero: what happened, its stderr headline, a hint
 
     @property
@@ -91,7 +92,7 @@ class _Recording:
         self._save_lock = threading.Lock()
         self._saved_completed = 0
         self.saved = False
-        self.meta: dict[str, Any] | None = None
+        self.meta: JSONObject | None = None
 
     def end(self, why: str) -> None:
         if not self.done.is_set():
@@ -155,7 +156,7 @@ class _Recording:
             self.meta = dict(cassette.meta)
 
     def cassette(self, interactions: list[Interaction]) -> Cassette:
-        extra: dict[str, Any] = {"unanswered": self.tape.unanswered}
+        extra: JSONObject = {"unanswered": self.tape.unanswered}
         if self.tape.unmatched_responses:
             extra["unmatched_responses"] = self.tape.unmatched_responses
         if self.tape.non_json_lines:
@@ -342,7 +343,7 @@ def _main(argv: Sequence[str]) -> int:
     [--isolate] [--shutdown-grace S]``: the proxy without the CLI, for tests that run it as a
     subprocess. The real command line is ``mcp-replay record``."""
     args = list(argv)
-    opts: dict[str, Any] = {"keys": [], "patterns": [], "isolate": False, "cwd": None, "grace": SHUTDOWN_GRACE}
+    opts: JSONObject = {"keys": [], "patterns": [], "isolate": False, "cwd": None, "grace": SHUTDOWN_GRACE}
     command = cassette = None
     while args:
         flag = args.pop(0)

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.redact import Redactor
 from mcp_replay_action.wire.jsonrpc import decode_all
@@ -28,12 +29,12 @@ class TapeEntry:
 
     order: int
     kind: str
-    message: dict[str, Any]
+    message: JSONObject
     seen: float  # monotonic time the initiating message passed through
-    raw_id: Any = None
-    response: dict[str, Any] | None = None
+    raw_id: JSON = None
+    response: JSONObject | None = None
     answered: float | None = None
-    transport: dict[str, Any] | None = None
+    transport: JSONObject | None = None
 
 
 @dataclass
@@ -43,7 +44,7 @@ class Tape:
 
     redactor: Redactor | None = None
     t0: float = field(default_factory=time.monotonic)
-    lifecycle: list[dict[str, Any]] = field(default_factory=list)  # HTTP GET/DELETE exchanges
+    lifecycle: list[JSONObject] = field(default_factory=list)  # HTTP GET/DELETE exchanges
     changed: bool = False  # something new since the flag was last cleared (a saver clears it)
     unanswered_dropped: int = 0  # a request whose id was reused before it was answered
     unmatched_responses: int = 0
@@ -76,7 +77,7 @@ class Tape:
             else:
                 self.from_client(message, seen=seen)
 
-    def from_client(self, message: dict[str, Any], *, scope: str = "", seen: float | None = None) -> TapeEntry | None:
+    def from_client(self, message: JSONObject, *, scope: str = "", seen: float | None = None) -> TapeEntry | None:
         """A message the client sent; returns the entry of a request (to attach its answer to)."""
         seen = time.monotonic() if seen is None else seen
         with self._lock:
@@ -87,12 +88,12 @@ class Tape:
 
     def from_server(
         self,
-        message: dict[str, Any],
+        message: JSONObject,
         *,
         scope: str = "",
         seen: float | None = None,
         request: TapeEntry | None = None,
-        facts: dict[str, Any] | None = None,
+        facts: JSONObject | None = None,
     ) -> bool:
         """A message the server sent. ``request`` is the request this exchange carried (HTTP), tried
         first; ``facts`` are its transport facts. True when the message answered ``request``."""
@@ -161,11 +162,11 @@ class Tape:
 
     # -- inside the lock --------------------------------------------------------------------------
 
-    def _redact(self, value: Any) -> Any:
+    def _redact(self, value: JSON) -> JSON:
         return self.redactor.apply(value) if self.redactor is not None else value
 
     def _ask(
-        self, message: dict[str, Any], seen: float, scope: str, kind: str, one_way: str, asked: dict[Key, TapeEntry]
+        self, message: JSONObject, seen: float, scope: str, kind: str, one_way: str, asked: dict[Key, TapeEntry]
     ) -> TapeEntry | None:
         if "id" not in message:
             self._add(one_way, message, seen)
@@ -179,7 +180,7 @@ class Tape:
         asked[key] = entry
         return entry
 
-    def _add(self, kind: str, message: dict[str, Any], seen: float) -> TapeEntry:
+    def _add(self, kind: str, message: JSONObject, seen: float) -> TapeEntry:
         entry = TapeEntry(
             order=len(self._entries), kind=kind, message=self._redact(message), seen=seen, raw_id=message.get("id")
         )
@@ -189,13 +190,13 @@ class Tape:
 
     def _answer(
         self,
-        message: dict[str, Any],
+        message: JSONObject,
         seen: float,
         scope: str,
         asked: dict[Key, TapeEntry],
         *,
         request: TapeEntry | None = None,
-        facts: dict[str, Any] | None = None,
+        facts: JSONObject | None = None,
     ) -> TapeEntry | None:
         raw_id = message.get("id")
         entry = request if request is not None and request.raw_id == raw_id else None
@@ -213,7 +214,7 @@ class Tape:
         return entry
 
 
-def _id_key(value: Any) -> str:
+def _id_key(value: JSON) -> str:
     # 1 and "1" are different ids; JSON text keeps them apart.
     return json.dumps(value)
 

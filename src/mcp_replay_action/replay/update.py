@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from mcp_replay_action.cassette import atomic_write_text, dumps_over, save
 from mcp_replay_action.cassette.header import utc_now
 from mcp_replay_action.compare.carry import Carry
 from mcp_replay_action.compare.correlate import ThreadRules
+from mcp_replay_action.model import JSONObject
 from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.model.results import CassetteResult
 from mcp_replay_action.redact import Redactor
@@ -52,7 +52,7 @@ def changed_seqs(result: CassetteResult) -> tuple[int, ...]:
 
 def update_cassette(
     cassette: Cassette,
-    live_by_seq: Mapping[int, dict[str, Any]],
+    live_by_seq: Mapping[int, JSONObject],
     redactor: Redactor,
     *,
     seqs: Collection[int] | None = None,
@@ -90,7 +90,7 @@ def update_cassette(
     return replace(cassette, meta={**cassette.meta, "updated_at": stamp}, interactions=tuple(interactions))
 
 
-def _minted_back(cassette: Cassette, live_by_seq: Mapping[int, dict[str, Any]]) -> Carry:
+def _minted_back(cassette: Cassette, live_by_seq: Mapping[int, JSONObject]) -> Carry:
     """A Carry that turns live server-minted values back into the recorded ones later requests
     quote (the inverse of what a replay threads forward)."""
     forward = Carry(cassette.interactions, ThreadRules.from_meta(cassette.meta))
@@ -118,7 +118,7 @@ def write_cassette(cassette: Cassette, original: Cassette | None = None) -> None
 
 
 def rewrite(
-    cassette: Cassette, result: CassetteResult, live_by_seq: Mapping[int, dict[str, Any]], redactor: Redactor
+    cassette: Cassette, result: CassetteResult, live_by_seq: Mapping[int, JSONObject], redactor: Redactor
 ) -> tuple[Cassette, UpdateSummary]:
     """The rewritten cassette (not written yet) and what was done to it, from one replay's result
     (whose ``path`` the summary names) and its unredacted live answers by request ``seq``."""

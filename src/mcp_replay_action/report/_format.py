@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
 
+from mcp_replay_action.model import JSON
 from mcp_replay_action.model.coverage import LISTED_BY, UNKNOWN_BY, Coverage, percent_text
 from mcp_replay_action.model.gate import Gate
 from mcp_replay_action.model.results import (
@@ -33,7 +33,7 @@ _SECRET_PARAM_RE = re.compile(
 )
 
 
-def show_value(value: Any, limit: int = VALUE_LIMIT) -> str:
+def show_value(value: JSON, limit: int = VALUE_LIMIT) -> str:
     """A recorded/live value as a short token: strings quoted (``'5'``), everything else as
     compact JSON (``{"a": 1}``), ``None`` as ``null``."""
     if isinstance(value, str):
@@ -86,7 +86,7 @@ def finding_line(finding: Finding, row_cls: str | None = None) -> str:
     return line
 
 
-def json_spelling(before: Any, after: Any) -> tuple[str, str]:
+def json_spelling(before: JSON, after: JSON) -> tuple[str, str]:
     """Two values as a reader must see them to tell them apart: both texts as they are when both
     are strings, else both in their JSON spelling (``2`` and ``"2"``, never ``2`` and ``2``)."""
     if isinstance(before, str) and isinstance(after, str):
@@ -94,7 +94,7 @@ def json_spelling(before: Any, after: Any) -> tuple[str, str]:
     return _json(before), _json(after)
 
 
-def _json(value: Any) -> str:
+def _json(value: JSON) -> str:
     try:
         return json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr)
     except (TypeError, ValueError):

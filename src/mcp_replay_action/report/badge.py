@@ -7,8 +7,8 @@ Publish the file anywhere shields.io can fetch it and point
 from __future__ import annotations
 
 import json
-from typing import Any
 
+from mcp_replay_action.model import JSONObject
 from mcp_replay_action.model.results import Report
 from mcp_replay_action.report import _format
 
@@ -16,7 +16,7 @@ from mcp_replay_action.report import _format
 GRADE_COLOURS = {"A": "brightgreen", "B": "green", "C": "yellow", "D": "orange", "F": "red"}
 
 
-def to_dict(report: Report, *, label: str = "mcp-replay") -> dict[str, Any]:
+def to_dict(report: Report, *, label: str = "mcp-replay") -> JSONObject:
     """The shields.io endpoint document:
     ``{"schemaVersion": 1, "label": "mcp-replay", "message": "A (97.5)", "color": "brightgreen"}``."""
     grade = report.score.grade

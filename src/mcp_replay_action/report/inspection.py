@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from typing import Any
 
 from mcp_replay_action.cassette.header import server_info
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.wire.protocol import LIFECYCLE_METHODS, detect_era, is_input_required
 
@@ -115,7 +115,7 @@ def summarize(cassette: Cassette) -> CassetteSummary:
     )
 
 
-def _threading_rules(meta: Any) -> tuple[str, ...]:
+def _threading_rules(meta: JSON) -> tuple[str, ...]:
     """The header's declared threading rules, one line each (``--thread KEY``, ``--no-thread PATH``)."""
     from mcp_replay_action.compare.correlate import ThreadRules
 
@@ -123,7 +123,7 @@ def _threading_rules(meta: Any) -> tuple[str, ...]:
     return (*(f"--thread {r}" for r in rules.thread), *(f"--no-thread {r}" for r in rules.no_thread))
 
 
-def _noise_rules(meta: Any) -> tuple[str, ...]:
+def _noise_rules(meta: JSON) -> tuple[str, ...]:
     """The header's calibrated noise rules (``calibrate``), one short line each."""
     from mcp_replay_action.compare.noise import rules_by_seq
 
@@ -139,7 +139,7 @@ def _noise_rules(meta: Any) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def _http_lifecycle(entries: Any) -> tuple[HttpLifecycle, ...]:
+def _http_lifecycle(entries: JSON) -> tuple[HttpLifecycle, ...]:
     if not isinstance(entries, list):
         return ()
     out = []
@@ -162,7 +162,7 @@ def _http_lifecycle(entries: Any) -> tuple[HttpLifecycle, ...]:
     return tuple(out)
 
 
-def _str_or_none(value: Any) -> str | None:
+def _str_or_none(value: JSON) -> str | None:
     return str(value) if value not in (None, "") else None
 
 
@@ -176,7 +176,7 @@ def _server_identity(cassette: Cassette) -> tuple[str | None, str | None]:
     return _str_or_none(info.get("name")), _str_or_none(info.get("version"))
 
 
-def _target(meta: dict[str, Any]) -> str | None:
+def _target(meta: JSONObject) -> str | None:
     server = meta.get("server")
     command = None
     if isinstance(server, list) and server:
@@ -210,7 +210,7 @@ def _summarize_one(inter: Interaction) -> InteractionSummary:
     )
 
 
-def _outcome(response: dict[str, Any] | None) -> tuple[str, int | None]:
+def _outcome(response: JSONObject | None) -> tuple[str, int | None]:
     if not isinstance(response, dict):
         return "no-response", None
     error = response.get("error")
@@ -244,7 +244,7 @@ def _totals(cassette: Cassette, items: tuple[InteractionSummary, ...]) -> Totals
     )
 
 
-def _redaction_rules(rules: Any) -> tuple[str, ...]:
+def _redaction_rules(rules: JSON) -> tuple[str, ...]:
     """The header's redaction record as one short line per rule family (``keys: a, b``)."""
     if not isinstance(rules, dict):
         return ()

@@ -18,6 +18,7 @@ from importlib import resources
 from typing import Any
 
 from mcp_replay_action import __version__
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.coverage import Coverage, Listed
 from mcp_replay_action.model.gate import gate_from_json
 from mcp_replay_action.model.results import (
@@ -35,7 +36,7 @@ from mcp_replay_action.values.safe import text_of
 SCHEMA_FILE = "report-1.schema.json"
 
 
-def to_dict(report: Report) -> dict[str, Any]:
+def to_dict(report: Report) -> JSONObject:
     """The report as plain JSON data following ``mcp-replay/report@1``. Every value is
     JSON-serialisable and strictly valid (no NaN, no lone surrogates)."""
     return _document(report, lazy=False)
@@ -57,14 +58,14 @@ class _Interactions(list):  # type: ignore[type-arg]
         super().__init__()
         self.results = results
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:  # type: ignore[override]
+    def __iter__(self) -> Iterator[JSONObject]:  # type: ignore[override]
         return (_interaction(r) for r in self.results)
 
     def __len__(self) -> int:
         return len(self.results)
 
 
-def _document(report: Report, *, lazy: bool) -> dict[str, Any]:
+def _document(report: Report, *, lazy: bool) -> JSONObject:
     return {
         "schema": REPORT_SCHEMA,
         "tool_version": report.tool_version or __version__,
@@ -87,14 +88,14 @@ def dumps(report: Report, *, indent: int | None = 2) -> str:
 
 
 @lru_cache(maxsize=1)
-def schema() -> dict[str, Any]:
+def schema() -> JSONObject:
     """The JSON Schema of the report (``schemas/report-1.schema.json``)."""
     text = resources.files("mcp_replay_action").joinpath("schemas", SCHEMA_FILE).read_text("utf-8")
-    loaded: dict[str, Any] = json.loads(text)
+    loaded: JSONObject = json.loads(text)
     return loaded
 
 
-def _score_fields(score: Score) -> dict[str, Any]:
+def _score_fields(score: Score) -> JSONObject:
     return {
         "grade": score.grade,
         "score": round(score.score, 2),
@@ -109,7 +110,7 @@ def _score_fields(score: Score) -> dict[str, Any]:
     }
 
 
-def _cassette(cassette: CassetteResult, lazy: bool = False) -> dict[str, Any]:
+def _cassette(cassette: CassetteResult, lazy: bool = False) -> JSONObject:
     return {
         "path": text_of(cassette.path),
         **_score_fields(cassette.score),
@@ -129,7 +130,7 @@ def _cassette(cassette: CassetteResult, lazy: bool = False) -> dict[str, Any]:
     }
 
 
-def _interaction(result: InteractionResult) -> dict[str, Any]:
+def _interaction(result: InteractionResult) -> JSONObject:
     return {
         "seq": result.seq,
         "line": result.line,
@@ -148,7 +149,7 @@ def _interaction(result: InteractionResult) -> dict[str, Any]:
     }
 
 
-def _finding(finding: Finding) -> dict[str, Any]:
+def _finding(finding: Finding) -> JSONObject:
     return {
         "kind": finding.kind,
         "class": finding.cls,
@@ -168,7 +169,7 @@ def _number(value: float | None) -> float | None:
     return round(value, 3)
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: JSON) -> JSON:
     """``value`` as strictly valid JSON data: non-string keys become strings, tuples lists,
     non-finite floats and unknown objects their text, lone surrogates escaped."""
     if value is None or isinstance(value, bool | int):
@@ -184,7 +185,7 @@ def _plain(value: Any) -> Any:
     return text_of(repr(value))
 
 
-def from_dict(data: Any, where: str = "report") -> Report:
+def from_dict(data: JSON, where: str = "report") -> Report:
     """A Report from JSON data that may come from untrusted code (the comment file a fork's run
     uploads): checked against the report's JSON Schema first, so every field read below has the
     type the schema promises. Raises ConfigError naming ``where`` and the first violation."""
@@ -212,7 +213,7 @@ def _validator() -> Any:
     return jsonschema.Draft202012Validator(schema())
 
 
-def _score_from(data: dict[str, Any]) -> Score:
+def _score_from(data: JSONObject) -> Score:
     dims = data.get("dimensions") or {}
     return Score(
         score=float(data["score"]),
@@ -226,7 +227,7 @@ def _score_from(data: dict[str, Any]) -> Score:
     )
 
 
-def _cassette_from(data: dict[str, Any]) -> CassetteResult:
+def _cassette_from(data: JSONObject) -> CassetteResult:
     return CassetteResult(
         path=str(data["path"]),
         results=tuple(_interaction_from(i) for i in data.get("interactions") or ()),
@@ -241,7 +242,7 @@ def _cassette_from(data: dict[str, Any]) -> CassetteResult:
     )
 
 
-def _interaction_from(data: dict[str, Any]) -> InteractionResult:
+def _interaction_from(data: JSONObject) -> InteractionResult:
     latency = data.get("latency_ms")
     recorded_latency = data.get("recorded_latency_ms")
     live_error = data.get("live_error")
@@ -263,7 +264,7 @@ def _interaction_from(data: dict[str, Any]) -> InteractionResult:
     )
 
 
-def _finding_from(f: dict[str, Any]) -> Finding:
+def _finding_from(f: JSONObject) -> Finding:
     return Finding(
         kind=f["kind"],
         cls=f["class"],

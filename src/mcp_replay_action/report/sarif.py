@@ -19,11 +19,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from typing import Any
 from urllib.parse import quote
 
 from mcp_replay_action import __version__
 from mcp_replay_action.compare.classes import RULE
+from mcp_replay_action.model import JSONObject
 from mcp_replay_action.model.results import CassetteResult, Finding, InteractionResult, Report
 from mcp_replay_action.report._format import finding_line
 from mcp_replay_action.values.safe import no_mentions, no_references, visible
@@ -75,7 +75,7 @@ def render(report: Report, root: str | os.PathLike[str] | None = None) -> str:
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
-def _results(report: Report, base: str) -> Iterator[dict[str, Any]]:
+def _results(report: Report, base: str) -> Iterator[JSONObject]:
     for cassette in report.cassettes:
         uri = _uri(cassette, base)
         for result in cassette.results:
@@ -88,9 +88,9 @@ def _results(report: Report, base: str) -> Iterator[dict[str, Any]]:
                 yield _result(uri, result, finding, drift)
 
 
-def _result(uri: str, result: InteractionResult, finding: Finding, drift: bool) -> dict[str, Any]:
+def _result(uri: str, result: InteractionResult, finding: Finding, drift: bool) -> JSONObject:
     text = f"{result.label}: {finding_line(finding)}"
-    out: dict[str, Any] = {
+    out: JSONObject = {
         "ruleId": finding.rule or finding.kind,
         "level": LEVELS[finding.cls],
         "message": {"text": no_references(no_mentions(visible(text, MESSAGE_LIMIT)))},
@@ -113,11 +113,11 @@ def _result(uri: str, result: InteractionResult, finding: Finding, drift: bool) 
     return out
 
 
-def _rule(rule_id: str) -> dict[str, Any]:
+def _rule(rule_id: str) -> JSONObject:
     row = RULE.get(rule_id)
     if row is None:
         return {"id": rule_id, "shortDescription": {"text": rule_id}}
-    out: dict[str, Any] = {
+    out: JSONObject = {
         "id": rule_id,
         "shortDescription": {"text": _plain(row.when)},
         "fullDescription": {"text": _plain(f"{row.when}: {row.cls}, because {row.why}")},

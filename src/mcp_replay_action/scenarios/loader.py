@@ -42,11 +42,11 @@ import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.scenarios.model import (
     DEFAULT_TIMEOUT,
     SCHEMA_VERSION,
@@ -129,7 +129,7 @@ class _Doc:
             pairs[key] = (key_node, value_node)
         return [(key, key_node, value_node) for key, (key_node, value_node) in pairs.items()]
 
-    def scalar(self, node: yaml.Node) -> Any:
+    def scalar(self, node: yaml.Node) -> JSON:
         if not isinstance(node, yaml.ScalarNode):
             raise self.error(node, f"expected a single value, got {_node_kind(node)}")
         if node.tag.endswith(":timestamp"):
@@ -142,7 +142,7 @@ class _Doc:
             raise self.error(node, "binary (!!binary) values are not supported")
         return value
 
-    def value(self, node: yaml.Node, depth: int = 0, within: yaml.Node | None = None) -> Any:
+    def value(self, node: yaml.Node, depth: int = 0, within: yaml.Node | None = None) -> JSON:
         """Plain Python data for a node, with ``${VAR}`` interpolated in every string value.
 
         The composed document shares an anchored node among its aliases, but the data read from
@@ -184,7 +184,7 @@ class _Doc:
             raise self.error(node, f"{what} must be a list of strings, got {_node_kind(node)}")
         return tuple(self.string(item, f"each entry of {what}") for item in node.value)
 
-    def optional_mapping(self, node: yaml.Node, what: str) -> dict[str, Any]:
+    def optional_mapping(self, node: yaml.Node, what: str) -> JSONObject:
         value = self.value(node)
         if value is None:
             return {}
@@ -192,7 +192,7 @@ class _Doc:
             raise self.error(node, f"{what} must be a mapping, got {_describe(value)}")
         return value
 
-    def interpolate(self, text: str, node: yaml.Node) -> Any:
+    def interpolate(self, text: str, node: yaml.Node) -> JSON:
         """``text`` with ``${VAR}`` expanded; with a reference to a saved answer in it, a ``Ref``
         (the whole string) or a ``Template`` (text around references), filled in when recorded."""
         parts: list[str | Ref] = []
@@ -278,7 +278,7 @@ def _node_kind(node: yaml.Node) -> str:
     return f"{node.value!r}" if node.value else "nothing"
 
 
-def _describe(value: Any) -> str:
+def _describe(value: JSON) -> str:
     if value is None or value == "":
         return "nothing"
     if isinstance(value, dict):
@@ -357,7 +357,7 @@ def _parse(doc: _Doc, base: Path) -> Scenarios:
     startup = STARTUP_TIMEOUT
     if "startup_timeout" in fields:
         startup = _seconds(doc, fields["startup_timeout"][1], "startup_timeout")
-    capabilities: dict[str, Any] = {}
+    capabilities: JSONObject = {}
     if "client_capabilities" in fields:
         capabilities = doc.optional_mapping(fields["client_capabilities"][1], "client_capabilities")
     redact = _redaction(doc, fields["redact"][1]) if "redact" in fields else Redaction()
@@ -606,7 +606,7 @@ def _action(doc: _Doc, node: yaml.Node) -> Action:
                 save = _save_name(doc, value)
     if name not in ACTIONS:
         raise doc.unknown(name_node, f"unknown action {name!r}", str(name), ACTIONS)
-    fields: dict[str, Any] = {}
+    fields: JSONObject = {}
     if body is not None:
         fields = doc.optional_mapping(body, name)
     where = body if body is not None else node

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.transport import Target
 from mcp_replay_action.wire.protocol import HANDSHAKE_VERSION, era_of
 
@@ -33,15 +33,15 @@ class Action:
 
     kind: str  # the action as written: list_tools, call_tool, request, ...
     method: str
-    params: dict[str, Any] | None = None
+    params: JSONObject | None = None
     line: int = 0
     notification: bool = False
-    input_responses: dict[str, Any] | None = None  # answers for a stateless input_required result
+    input_responses: JSONObject | None = None  # answers for a stateless input_required result
     save: str | None = None  # ``save: note``: later steps may quote this answer as ``${note...}``
 
     @property
     def label(self) -> str:
-        name: Any = None
+        name: JSON = None
         if self.params:
             name = self.params.get("name") or self.params.get("uri")
         return f"{self.method} {name}" if isinstance(name, str) else self.method
@@ -70,7 +70,7 @@ class Scenarios:
     redact: Redaction = Redaction()
     timeout: float = DEFAULT_TIMEOUT
     startup_timeout: float = STARTUP_TIMEOUT
-    client_capabilities: Mapping[str, Any] = field(default_factory=dict)
+    client_capabilities: Mapping[str, JSON] = field(default_factory=dict)
 
     @property
     def names(self) -> tuple[str, ...]:

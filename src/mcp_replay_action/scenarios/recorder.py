@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from mcp_replay_action import __version__
 from mcp_replay_action import cassette as cassette_mod
@@ -20,6 +19,7 @@ from mcp_replay_action.errors import (
     ServerStartError,
     TransportTimeout,
 )
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.scenarios.loader import did_you_mean
 from mcp_replay_action.scenarios.model import Action, Scenario, Scenarios
@@ -138,7 +138,7 @@ class _Session:
         self.first = True
         self.protocol_version = scenario.protocol_version
         self.recorded_at = utc_now()
-        self.answers: dict[str, Any] = {}  # ``save: name`` -> that step's result (refs.Failed for an error)
+        self.answers: JSONObject = {}  # ``save: name`` -> that step's result (refs.Failed for an error)
         self.tools_called: list[tuple[Action, str]] = []  # each call_tool as sent: its step and tool name
         self.tools_seen: set[str] = set()  # names in the scenario's own tools/list answers
         self.tools_complete = False  # one of those answers was a last page (no nextCursor)
@@ -157,7 +157,7 @@ class _Session:
             else:
                 self._perform(action, params)
 
-    def _filled(self, action: Action) -> dict[str, Any] | None:
+    def _filled(self, action: Action) -> JSONObject | None:
         """The step's params with ``${saved...}`` references filled in from earlier answers."""
         if not has_refs(action.params):
             return action.params
@@ -194,7 +194,7 @@ class _Session:
                 f"not {self.scenario.protocol_version}"
             )
 
-    def _perform(self, action: Action, params: dict[str, Any] | None) -> None:
+    def _perform(self, action: Action, params: JSONObject | None) -> None:
         response = self.request(action.method, params, action=action)
         rounds = 0
         # A stateless server that needs the user (elicitation, roots) answers input_required; a
@@ -211,7 +211,7 @@ class _Session:
             response = self.request(action.method, retry, action=action)
         self._note(action, params, response)
 
-    def _note(self, action: Action, params: dict[str, Any] | None, response: dict[str, Any]) -> None:
+    def _note(self, action: Action, params: JSONObject | None, response: JSONObject) -> None:
         """Keep what later steps and the tool check need from one answered step."""
         if action.save:
             self.answers[action.save] = response["result"] if "result" in response else Failed(response.get("error"))
@@ -220,7 +220,7 @@ class _Session:
         if action.method == "tools/list" and isinstance(response.get("result"), dict):
             self._seen_tools(response["result"])
 
-    def _seen_tools(self, result: dict[str, Any]) -> None:
+    def _seen_tools(self, result: JSONObject) -> None:
         tools = result.get("tools")
         for tool in tools if isinstance(tools, list) else ():
             if isinstance(tool, dict) and isinstance(tool.get("name"), str):
@@ -252,7 +252,7 @@ class _Session:
 
     def _list_tools_unrecorded(self) -> str:
         """List every page of tools without recording it; why not, when it could not."""
-        cursor: Any = None
+        cursor: JSON = None
         for _ in range(MAX_TOOL_PAGES):
             message = self.client.message("tools/list", self._stamp({"cursor": cursor} if cursor else None))
             try:
@@ -267,9 +267,9 @@ class _Session:
                 return ""
         return f"tools/list still had more after {MAX_TOOL_PAGES} pages"
 
-    def _input_responses(self, action: Action, requests: Any) -> dict[str, Any]:
+    def _input_responses(self, action: Action, requests: JSON) -> JSONObject:
         given = action.input_responses or {}
-        answers: dict[str, Any] = {}
+        answers: JSONObject = {}
         if not isinstance(requests, dict):
             return answers
         for key, request in requests.items():
@@ -289,7 +289,7 @@ class _Session:
 
     # -- messages -----------------------------------------------------------------------------
 
-    def _stamp(self, params: dict[str, Any] | None) -> dict[str, Any] | None:
+    def _stamp(self, params: JSONObject | None) -> JSONObject | None:
         """Stateless requests carry the protocol version and client capabilities in ``_meta``."""
         if not self.stateless:
             return params
@@ -308,7 +308,7 @@ class _Session:
     def _now(self) -> float:
         return time.monotonic() - self.t0
 
-    def notify(self, method: str, params: dict[str, Any] | None, *, action: Action | None) -> None:
+    def notify(self, method: str, params: JSONObject | None, *, action: Action | None) -> None:
         message = self.client.message(method, self._stamp(params), request=False)
         seq, ts = self._take_seq(), self._now()
         try:
@@ -317,7 +317,7 @@ class _Session:
             raise _located(exc, self._where(action), message) from None
         self.items.append(Interaction(seq=seq, kind="notification", message=message, ts=ts))
 
-    def request(self, method: str, params: dict[str, Any] | None, *, action: Action | None) -> dict[str, Any]:
+    def request(self, method: str, params: JSONObject | None, *, action: Action | None) -> JSONObject:
         message = self.client.message(method, self._stamp(params))
         seq, ts = self._take_seq(), self._now()
         started = time.monotonic()
@@ -349,10 +349,10 @@ class _Session:
         )
         return response
 
-    def _keep_notification(self, msg: dict[str, Any]) -> None:
+    def _keep_notification(self, msg: JSONObject) -> None:
         self.items.append(Interaction(seq=self._take_seq(), kind="server-notification", message=msg, ts=self._now()))
 
-    def _keep_server_request(self, msg: dict[str, Any], answer: dict[str, Any]) -> None:
+    def _keep_server_request(self, msg: JSONObject, answer: JSONObject) -> None:
         self.items.append(
             Interaction(seq=self._take_seq(), kind="server-request", message=msg, response=answer, ts=self._now())
         )
@@ -417,7 +417,7 @@ class _Scrubber:
         self.secrets = sorted(secrets, key=len, reverse=True)
         self.env_hits = 0
 
-    def rules(self) -> dict[str, Any]:
+    def rules(self) -> JSONObject:
         out = dict(self.redactor.rules())
         out["env"] = list(self.env_names)
         out["server_url"] = self.redact.server_url
@@ -437,7 +437,7 @@ class _Scrubber:
                 text = text.replace(value, self.placeholder)
         return text
 
-    def _values(self, obj: Any) -> Any:
+    def _values(self, obj: JSON) -> JSON:
         if not self.secrets:
             return obj
         if isinstance(obj, str):
@@ -448,7 +448,7 @@ class _Scrubber:
             return [self._values(v) for v in obj]
         return obj
 
-    def message(self, obj: dict[str, Any] | None) -> Any:
+    def message(self, obj: JSONObject | None) -> JSON:
         if obj is None:
             return None
         return self._values(self.redactor.apply(obj))
@@ -457,14 +457,14 @@ class _Scrubber:
         return [self.text(arg) for arg in self.redactor.apply_argv(list(argv))]
 
 
-def _error_text(response: dict[str, Any]) -> str:
+def _error_text(response: JSONObject) -> str:
     error = response.get("error")
     if not isinstance(error, dict):
         return "an error"
     return f"{error.get('code')} {' '.join(str(error.get('message', '')).split())[:200]}".strip()
 
 
-def _answer(msg: dict[str, Any]) -> dict[str, Any]:
+def _answer(msg: JSONObject) -> JSONObject:
     """What the recording client answers a server request: no roots, pong, and a refusal for the
     rest (a scenario cannot know what a person would have said)."""
     method = msg.get("method")
@@ -475,7 +475,7 @@ def _answer(msg: dict[str, Any]) -> dict[str, Any]:
     return error_answer(msg, f"mcp-replay scenarios: the recording client does not do {method}")
 
 
-def _located(exc: ServerError, where: str, message: dict[str, Any]) -> ServerError:
+def _located(exc: ServerError, where: str, message: JSONObject) -> ServerError:
     """The same failure, told with the scenario file's line and the request that met it."""
     label = str(message.get("method") or "a response")
     params = message.get("params")

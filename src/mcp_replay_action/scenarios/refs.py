@@ -23,9 +23,9 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.model import JSON
 from mcp_replay_action.values.paths import Token, box_segment, ident_segment, index_segment, key_segment, parse_path
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -52,7 +52,7 @@ class Template:
 class Failed:
     """What ``save`` keeps when the step was answered with an error."""
 
-    error: Any
+    error: JSON
 
 
 class RefError(Exception):
@@ -85,7 +85,7 @@ def parse_ref(inner: str) -> Ref:
     return Ref(name=name, tokens=tokens, text=inner)
 
 
-def has_refs(value: Any) -> bool:
+def has_refs(value: JSON) -> bool:
     if isinstance(value, (Ref, Template)):
         return True
     if isinstance(value, dict):
@@ -95,7 +95,7 @@ def has_refs(value: Any) -> bool:
     return False
 
 
-def fill(value: Any, answers: Mapping[str, Any]) -> Any:
+def fill(value: JSON, answers: Mapping[str, JSON]) -> JSON:
     """``value`` with every reference replaced by what it names in ``answers``; RefError if one
     cannot be."""
     if isinstance(value, Ref):
@@ -113,7 +113,7 @@ def fill(value: Any, answers: Mapping[str, Any]) -> Any:
     return value
 
 
-def lookup(ref: Ref, answers: Mapping[str, Any]) -> Any:
+def lookup(ref: Ref, answers: Mapping[str, JSON]) -> JSON:
     """The value ``ref`` names."""
     if ref.name not in answers:
         raise RefError(f"${{{ref.text}}}: no answer was saved as {ref.name!r}")
@@ -127,7 +127,7 @@ def lookup(ref: Ref, answers: Mapping[str, Any]) -> Any:
     return value
 
 
-def _step(value: Any, token: Token, where: str, ref: Ref) -> Any:
+def _step(value: JSON, token: Token, where: str, ref: Ref) -> JSON:
     kind = token[0]
     if isinstance(value, str):
         parsed = _json_in(value)
@@ -157,7 +157,7 @@ def _step(value: Any, token: Token, where: str, ref: Ref) -> Any:
     raise RefError(f"${{{ref.text}}}: cannot follow {token!r}")  # parse_ref refused the rest
 
 
-def _json_in(text: str) -> Any:
+def _json_in(text: str) -> JSON:
     if not text.lstrip().startswith(("{", "[")):
         return None
     try:
@@ -166,7 +166,7 @@ def _json_in(text: str) -> Any:
         return None
 
 
-def _kind(value: Any) -> str:
+def _kind(value: JSON) -> str:
     if isinstance(value, dict):
         return f"an object of {len(value)} keys"
     if isinstance(value, list):

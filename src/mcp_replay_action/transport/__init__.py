@@ -13,7 +13,9 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
+
+from mcp_replay_action.model import JSONObject
 
 
 class Transport(Protocol):
@@ -22,18 +24,18 @@ class Transport(Protocol):
     def start(self) -> None:
         """Start the server process and/or open the connection. Raises ServerStartError."""
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: JSONObject) -> None:
         """Send one JSON-RPC message (request, notification or a response to a server request).
         Raises ServerExited when the server is gone."""
 
-    def receive(self, timeout: float) -> dict[str, Any]:
+    def receive(self, timeout: float) -> JSONObject:
         """The next JSON-RPC message from the server. Raises TransportTimeout after ``timeout``
         seconds, ServerExited when the server has ended and nothing is left to read."""
 
     def close(self) -> None:
         """End the session and reap every process started. Idempotent, bounded in time."""
 
-    def diagnostics(self) -> dict[str, Any]:
+    def diagnostics(self) -> JSONObject:
         """Facts that explain a failure: ``stderr_tail`` (str), ``exit_status`` (int|None),
         ``non_json_lines`` (int)."""
 

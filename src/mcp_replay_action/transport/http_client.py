@@ -43,6 +43,7 @@ from mcp_replay_action.errors import (
     ServerStartError,
     TransportTimeout,
 )
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.transport import MAX_MESSAGE, message_too_large
 from mcp_replay_action.wire.protocol import request_protocol_version
 
@@ -81,7 +82,7 @@ class HttpFacts:
     content_type: str
     sse: bool
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"http_status": self.http_status, "content_type": self.content_type, "sse": self.sse}
 
 
@@ -131,11 +132,11 @@ def encode_header_value(value: str) -> str:
     return f"=?base64?{base64.b64encode(value.encode('utf-8')).decode('ascii')}?="
 
 
-def param_header_map(input_schema: Any) -> dict[tuple[str, ...], str]:
+def param_header_map(input_schema: JSON) -> dict[tuple[str, ...], str]:
     """``x-mcp-header`` annotations of a tool's input schema, keyed by the property path."""
     found: dict[tuple[str, ...], str] = {}
 
-    def walk(schema: Any, path: tuple[str, ...]) -> None:
+    def walk(schema: JSON, path: tuple[str, ...]) -> None:
         if not isinstance(schema, dict):
             return
         token = schema.get("x-mcp-header")
@@ -150,7 +151,7 @@ def param_header_map(input_schema: Any) -> dict[tuple[str, ...], str]:
     return found
 
 
-def _scalar_header(value: Any) -> str | None:
+def _scalar_header(value: JSON) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (str, int, float)):
@@ -158,7 +159,7 @@ def _scalar_header(value: Any) -> str | None:
     return None
 
 
-def _value_at(arguments: Any, path: tuple[str, ...]) -> Any:
+def _value_at(arguments: JSON, path: tuple[str, ...]) -> JSON:
     node = arguments
     for key in path:
         if not isinstance(node, dict):
@@ -167,7 +168,7 @@ def _value_at(arguments: Any, path: tuple[str, ...]) -> Any:
     return node
 
 
-def wait_for_port(url: str, timeout: float, *, alive: Any = None) -> None:
+def wait_for_port(url: str, timeout: float, *, alive: JSON = None) -> None:
     """Poll until the URL's host and port accept a TCP connection, or raise ServerStartError.
 
     ``alive`` is an optional callable returning False once the server process has ended, so a
@@ -257,7 +258,7 @@ class HttpTransport:
         self._client: httpx.Client | None = None
         self._process: ServerProcess | None = None
         self._output: StderrTail | None = None
-        self._queue: queue.Queue[dict[str, Any] | _Fault] = queue.Queue()
+        self._queue: queue.Queue[JSONObject | _Fault] = queue.Queue()
         self._lock = threading.Lock()
         self._open: set[httpx.Response] = set()
         self._threads: list[threading.Thread] = []
@@ -307,7 +308,7 @@ class HttpTransport:
         if self._mode == "sse" or (self._mode == "auto" and urlsplit(self.url).path.rstrip("/").endswith("/sse")):
             self._open_legacy(self._start_timeout)
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: JSONObject) -> None:
         """POST one message. A request's answer is read in the background and handed out by
         ``receive``; a notification or a response to a server request is POSTed at once (so it
         reaches the server before anything sent after it). Raises ServerExited."""
@@ -330,7 +331,7 @@ class HttpTransport:
         if message.get("method") == "notifications/initialized" and self._listen and self._session_id:
             self._open_listen_stream()
 
-    def receive(self, timeout: float) -> dict[str, Any]:
+    def receive(self, timeout: float) -> JSONObject:
         """The next message from the server, in arrival order across every open stream."""
         try:
             item = self._queue.get(timeout=max(timeout, 0.0))
@@ -365,9 +366,9 @@ class HttpTransport:
         if self._process is not None:
             self._stop_process()
 
-    def diagnostics(self) -> dict[str, Any]:
+    def diagnostics(self) -> JSONObject:
         """Failure facts; never a header value."""
-        out: dict[str, Any] = {
+        out: JSONObject = {
             "stderr_tail": "",
             "exit_status": None,
             "non_json_lines": self._non_json,
@@ -382,7 +383,7 @@ class HttpTransport:
 
     # -- extras the engine and the recorder may use -----------------------------------------------
 
-    def transport_facts(self, request_id: Any) -> dict[str, Any] | None:
+    def transport_facts(self, request_id: JSON) -> JSONObject | None:
         """HTTP status, content type and SSE-or-JSON of the answer to ``request_id``, if seen."""
         facts = self._facts.get(json.dumps(request_id))
         return facts.to_json() if facts else None
@@ -401,7 +402,7 @@ class HttpTransport:
             headers[VERSION_HEADER] = self._protocol_version
         return headers
 
-    def _headers_for(self, message: dict[str, Any]) -> dict[str, str]:
+    def _headers_for(self, message: JSONObject) -> dict[str, str]:
         headers = self._base_headers()
         headers["Accept"] = ACCEPT_BOTH
         headers["Content-Type"] = "application/json"
@@ -414,7 +415,7 @@ class HttpTransport:
             if isinstance(method, str):
                 headers[METHOD_HEADER] = method
             raw_params = message.get("params")
-            params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
+            params: JSONObject = raw_params if isinstance(raw_params, dict) else {}
             key = NAME_BEARING_METHODS.get(str(method))
             if key and isinstance(params.get(key), str):
                 headers[NAME_HEADER] = encode_header_value(params[key])
@@ -422,7 +423,7 @@ class HttpTransport:
                 headers.update(self._tool_param_headers(params))
         return headers
 
-    def _tool_param_headers(self, params: dict[str, Any]) -> dict[str, str]:
+    def _tool_param_headers(self, params: JSONObject) -> dict[str, str]:
         header_map = self._param_headers.get(str(params.get("name")), {})
         out: dict[str, str] = {}
         for path, token in header_map.items():
@@ -431,7 +432,7 @@ class HttpTransport:
                 out[f"{PARAM_HEADER_PREFIX}{token}"] = encode_header_value(rendered)
         return out
 
-    def _learn(self, message: dict[str, Any]) -> None:
+    def _learn(self, message: JSONObject) -> None:
         """Pick up what later requests need from a server message: the negotiated protocol version
         and the ``x-mcp-header`` annotations of listed tools."""
         msg_id = message.get("id")
@@ -457,7 +458,7 @@ class HttpTransport:
 
     # -- message delivery --------------------------------------------------------------------------
 
-    def _deliver(self, message: Any) -> bool:
+    def _deliver(self, message: JSON) -> bool:
         """Queue one decoded body or event; False when it was not a JSON-RPC message."""
         items = message if isinstance(message, list) else [message]
         delivered = False
@@ -474,7 +475,7 @@ class HttpTransport:
         if not self._closing.is_set():
             self._queue.put(_Fault(error))
 
-    def _decode(self, text: str) -> Any:
+    def _decode(self, text: str) -> JSON:
         try:
             return json.loads(text)
         except (json.JSONDecodeError, RecursionError):
@@ -483,7 +484,7 @@ class HttpTransport:
 
     # -- streamable HTTP ---------------------------------------------------------------------------
 
-    def _spawn_thread(self, target: Any, *args: Any) -> None:
+    def _spawn_thread(self, target: JSON, *args: Any) -> None:
         thread = threading.Thread(target=target, args=args, daemon=True, name="mcp-replay-http")
         self._threads = [t for t in self._threads if t.is_alive()]
         self._threads.append(thread)
@@ -504,7 +505,7 @@ class HttpTransport:
             self._open.discard(response)
         response.close()
 
-    def _exchange(self, message: dict[str, Any], first: bool) -> None:
+    def _exchange(self, message: JSONObject, first: bool) -> None:
         """Reader thread of one request POST: queue everything the answer carries."""
         label = _label(message)
         body = json.dumps(message, ensure_ascii=False).encode("utf-8")
@@ -541,7 +542,7 @@ class HttpTransport:
         finally:
             self._release(response)
 
-    def _read_answer(self, response: httpx.Response, message: dict[str, Any], label: str) -> None:
+    def _read_answer(self, response: httpx.Response, message: JSONObject, label: str) -> None:
         ctype = content_type_of(response)
         status = response.status_code
         want = message.get("id")
@@ -577,7 +578,7 @@ class HttpTransport:
             what = f"content type {ctype!r}" if ctype not in ("application/json", "") else "no JSON-RPC answer"
             self._fault(ServerExited(f"{label}: HTTP {status} with {what}{_snippet(raw)}", **self._diag_kwargs()))
 
-    def _read_sse(self, response: httpx.Response, want: Any, cursor: _Cursor) -> bool:
+    def _read_sse(self, response: httpx.Response, want: JSON, cursor: _Cursor) -> bool:
         """Queue each event's message; True once the response to ``want`` arrived."""
         for event in sse_events(response, self.max_message):
             if event.id:
@@ -594,7 +595,7 @@ class HttpTransport:
                 return True
         return False
 
-    def _resume_or_fail(self, want: Any, label: str, cursor: _Cursor) -> None:
+    def _resume_or_fail(self, want: JSON, label: str, cursor: _Cursor) -> None:
         """A stream that ended before its answer: resume it with ``Last-Event-ID`` when the server
         gave event ids (servers may close streams on purpose and expect this), else fail."""
         attempts = 0
@@ -628,7 +629,7 @@ class HttpTransport:
         ) as response:
             return response, read_capped(response, self.max_message)
 
-    def _post_one_way(self, message: dict[str, Any]) -> None:
+    def _post_one_way(self, message: JSONObject) -> None:
         """POST a notification or a response; the server acknowledges with 202 (or 200)."""
         assert self._client is not None
         label = _label(message)
@@ -688,7 +689,7 @@ class HttpTransport:
 
     # -- legacy HTTP+SSE ---------------------------------------------------------------------------
 
-    def _try_legacy_fallback(self, response: httpx.Response, message: dict[str, Any]) -> bool:
+    def _try_legacy_fallback(self, response: httpx.Response, message: JSONObject) -> bool:
         """The first POST was refused: per the backwards-compatibility rule, try the old
         transport (GET an SSE stream that announces an endpoint). True when it took over."""
         raw = read_capped(response, self.max_message)
@@ -774,7 +775,7 @@ class HttpTransport:
             self._legacy_ready.set()
             self._release(response)
 
-    def _post_legacy(self, message: dict[str, Any]) -> None:
+    def _post_legacy(self, message: JSONObject) -> None:
         assert self._client is not None and self._legacy_endpoint is not None
         label = _label(message)
         try:
@@ -826,7 +827,7 @@ class HttpTransport:
     def _process_alive(self) -> bool:
         return self._process is None or self._process.popen.poll() is None
 
-    def _process_diagnostics(self) -> dict[str, Any]:
+    def _process_diagnostics(self) -> JSONObject:
         return {
             "stderr_tail": self._output.text() if self._output is not None else "",
             "exit_status": self._process.popen.poll() if self._process is not None else None,
@@ -890,7 +891,7 @@ class _CappedEvents:
             yield text
 
 
-def _answers(doc: Any, want: Any) -> bool:
+def _answers(doc: JSON, want: JSON) -> bool:
     """True when ``doc`` (a message or a batch) holds the response to request id ``want``."""
     items = doc if isinstance(doc, list) else [doc]
     return any(
@@ -899,7 +900,7 @@ def _answers(doc: Any, want: Any) -> bool:
     )
 
 
-def _label(message: dict[str, Any]) -> str:
+def _label(message: JSONObject) -> str:
     method = message.get("method")
     if method is None:
         return f"response to server request {message.get('id')!r}"

@@ -31,6 +31,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.model import JSON
 
 # Request bodies larger than this are refused: a JSON-RPC message is never this big in practice.
 MAX_BODY = 16 * 1024 * 1024
@@ -119,7 +120,7 @@ class StoppableServer(ThreadingHTTPServer):
         host = str(host)
         return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
-    def process_request(self, request: Any, client_address: Any) -> None:
+    def process_request(self, request: JSON, client_address: JSON) -> None:
         with self._conn_lock:
             busy = len(self._connections) >= MAX_CONNECTIONS
             if not busy:
@@ -134,7 +135,7 @@ class StoppableServer(ThreadingHTTPServer):
             return
         super().process_request(request, client_address)
 
-    def shutdown_request(self, request: Any) -> None:
+    def shutdown_request(self, request: JSON) -> None:
         with self._conn_lock:
             self._connections.discard(request)
         super().shutdown_request(request)
@@ -177,7 +178,7 @@ class _HeadClock(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: Any) -> int:
+    def readinto(self, buffer: JSON) -> int:
         if self.deadline is not None:
             left = self.deadline - time.monotonic()
             if left <= 0:
@@ -295,7 +296,7 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
         self.wfile.flush()
 
-    def send_json(self, status: int, doc: Any, headers: Mapping[str, str] | None = None) -> None:
+    def send_json(self, status: int, doc: JSON, headers: Mapping[str, str] | None = None) -> None:
         body = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         self.send_bytes(status, body, "application/json", headers)
 
@@ -320,7 +321,7 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
-def sse_event(message: Any, *, event: str = "message", event_id: str | None = None) -> bytes:
+def sse_event(message: JSON, *, event: str = "message", event_id: str | None = None) -> bytes:
     """One SSE event carrying a JSON-RPC message."""
     data = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
     head = f"id: {event_id}\n" if event_id else ""

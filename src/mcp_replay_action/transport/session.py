@@ -15,9 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 from mcp_replay_action.errors import ServerExited, TransportTimeout
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.transport import Transport
 
-Message = dict[str, Any]
+Message = JSONObject
 # A server-to-client request -> the full JSON-RPC answer to send back.
 AnswerServerRequest = Callable[[Message], Message]
 
@@ -32,7 +33,7 @@ def error_answer(request: Message, text: str, code: int = -32601) -> Message:
     return {"jsonrpc": "2.0", "id": request.get("id"), "error": {"code": code, "message": text}}
 
 
-def result_answer(request: Message, result: dict[str, Any]) -> Message:
+def result_answer(request: Message, result: JSONObject) -> Message:
     """A JSON-RPC result answer to ``request``."""
     return {"jsonrpc": "2.0", "id": request.get("id"), "result": result}
 
@@ -63,7 +64,7 @@ class ClientSession:
         self.on_notification = on_notification
         self.answer_errors = answer_errors
         self.timeout = timeout  # for ``call``
-        self.stray_ids: list[Any] = []  # ids of responses that answered nothing we waited for
+        self.stray_ids: list[JSON] = []  # ids of responses that answered nothing we waited for
         self._next_id = 0
 
     def new_id(self) -> int:
@@ -71,7 +72,7 @@ class ClientSession:
         self._next_id += 1
         return self._next_id - 1
 
-    def message(self, method: str, params: dict[str, Any] | None = None, *, request: bool = True) -> Message:
+    def message(self, method: str, params: JSONObject | None = None, *, request: bool = True) -> Message:
         """A request (with a fresh id) or a notification; ``params`` left out when None."""
         message: Message = {"jsonrpc": "2.0"}
         if request:
@@ -81,11 +82,11 @@ class ClientSession:
             message["params"] = params
         return message
 
-    def call(self, method: str, params: dict[str, Any] | None = None) -> Message:
+    def call(self, method: str, params: JSONObject | None = None) -> Message:
         """Send a new request and return the server's response (result or error) within ``timeout``."""
         return self.request(self.message(method, params), self.timeout)
 
-    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+    def notify(self, method: str, params: JSONObject | None = None) -> None:
         """Send a notification."""
         self.transport.send(self.message(method, params, request=False))
 
@@ -96,7 +97,7 @@ class ClientSession:
         self.transport.send(message)
         return self.await_response(message.get("id"), timeout)
 
-    def await_response(self, request_id: Any, timeout: float, idle: Callable[[], bool] | None = None) -> Message:
+    def await_response(self, request_id: JSON, timeout: float, idle: Callable[[], bool] | None = None) -> Message:
         """Read until the response to ``request_id`` arrives (see ``request``). ``idle``: work to
         do while a slow server works, a short step per call (False once there is none left),
         begun once nothing has arrived for ``IDLE_AFTER``; the transport is looked at between

@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterator
 from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
 
+from mcp_replay_action.model import JSON
+
 # Characters of ``known`` escaped and compared with the line at a time: big enough that the
 # per-chunk calls cost little, small enough that an escaped chunk is a small copy.
 _CHUNK = 1 << 18
@@ -326,7 +328,7 @@ def _middle(line: bytearray, start: int, cut: int) -> str | None:
     return middle if end == len(text) else None
 
 
-def _envelope(line: bytearray, q: int, e: int) -> tuple[Any, tuple[Any, Any]] | None:
+def _envelope(line: bytearray, q: int, e: int) -> tuple[Any, tuple[JSON, JSON]] | None:
     """``line`` parsed with a placeholder string for its token ``line[q:e + 1]``, and where in the
     value the placeholder is (its container and key); None unless it is there exactly once, as a
     value (a key, or a duplicate key's lost value, is left to the usual decode)."""
@@ -334,7 +336,7 @@ def _envelope(line: bytearray, q: int, e: int) -> tuple[Any, tuple[Any, Any]] | 
     spelled = line[:q] + b'"' + placeholder.encode("ascii") + b'"' + line[e + 1 :]
     value = _DECODE(spelled.decode("utf-8", "surrogatepass"))
     del spelled
-    spots: list[tuple[Any, Any]] = []
+    spots: list[tuple[JSON, JSON]] = []
     todo = [value]
     while todo:
         node = todo.pop()

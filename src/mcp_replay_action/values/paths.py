@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.model import JSON
 
 SEGMENT_CAP = 100  # characters of a key or identity shown in one step
 _PLAIN_KEY = re.compile(r"[A-Za-z_$@][\w$@-]*")
@@ -83,7 +84,7 @@ def parse_path(pattern: str) -> tuple[Token, ...]:
     return tuple(tokens)
 
 
-def key_segment(key: Any) -> str:
+def key_segment(key: JSON) -> str:
     """One object step: ``.name``, or ``['odd key']`` for a key that is not a plain word."""
     text = str(key)
     if _PLAIN_KEY.fullmatch(text):
@@ -91,12 +92,12 @@ def key_segment(key: Any) -> str:
     return "[" + json.dumps(_cap(text), ensure_ascii=False).replace("'", "\\'")[1:-1].join("''") + "]"
 
 
-def index_segment(index: Any) -> str:
+def index_segment(index: JSON) -> str:
     """One list step by position: ``[3]``."""
     return f"[{index}]"
 
 
-def ident_segment(field: str, value: Any) -> str:
+def ident_segment(field: str, value: JSON) -> str:
     """One named-list step by identity: ``[name=add]``, quoted when the value needs it."""
     text = _cap(str(value))
     if re.search(r"[\[\]'\"\s=]", text):

@@ -25,7 +25,8 @@ Everything here is a pure ``str -> str`` function. The rules, and why:
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from mcp_replay_action.model import JSON
 
 ZWJ = "\u200d"
 ELLIPSIS = "…"
@@ -64,7 +65,7 @@ _BACKTICK_RUN_RE = re.compile(r"`+")
 _XML_ILLEGAL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
-def text_of(value: Any) -> str:
+def text_of(value: JSON) -> str:
     """``value`` as text that encodes to UTF-8: ``None`` is empty, lone surrogates are escaped."""
     if value is None:
         return ""
@@ -81,7 +82,7 @@ def cap(text: str, limit: int) -> str:
     return text[: limit - 1] + ELLIPSIS
 
 
-def visible(value: Any, limit: int = 300) -> str:
+def visible(value: JSON, limit: int = 300) -> str:
     """One line of plain text for a terminal or a log: line breaks shown as ``\\n``, control and
     bidi characters as escapes, capped at ``limit`` characters, safe from workflow commands."""
     text = text_of(value).replace("\t", " ")
@@ -115,7 +116,7 @@ def no_workflow_commands(text: str) -> str:
 _ORDERED_MARKER_RE = re.compile(r"\d{1,9}[.)](?:\s|$)")
 
 
-def md_cell(value: Any, limit: int = 200) -> str:
+def md_cell(value: JSON, limit: int = 200) -> str:
     """``value`` as inert inline Markdown, safe inside a GFM table cell, a heading, a
     ``<summary>`` or running text: one line, at most ``limit`` visible characters, no markup, no
     HTML, no mentions, no workflow commands."""
@@ -131,7 +132,7 @@ def md_cell(value: Any, limit: int = 200) -> str:
     return out
 
 
-def md_code_block(value: Any, limit: int = 4000, info: str = "") -> str:
+def md_code_block(value: JSON, limit: int = 4000, info: str = "") -> str:
     """``value`` as a fenced code block that nothing inside can close early: the fence is longer
     than any run of backticks in the text. At most ``limit`` characters (a note says how many were
     cut). Control characters are escaped and no line can be a workflow command. Mentions inside
@@ -150,7 +151,7 @@ def md_code_block(value: Any, limit: int = 4000, info: str = "") -> str:
     return f"{fence}{info}\n{no_workflow_commands(text)}\n{fence}\n"
 
 
-def xml_text(value: Any, limit: int | None = None) -> str:
+def xml_text(value: JSON, limit: int | None = None) -> str:
     """``value`` with every character XML 1.0 forbids shown as an escape (``\\x00``) and line
     ends as ``\\n`` (what an XML parser would turn them into anyway), optionally capped; the XML
     serializer does the ``<&>"`` escaping."""

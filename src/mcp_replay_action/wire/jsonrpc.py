@@ -7,15 +7,16 @@ A *request* has a ``method`` and an ``id``; a *notification* has a ``method`` an
 from __future__ import annotations
 
 import json
-from typing import Any
+
+from mcp_replay_action.model import JSON, JSONObject
 
 
-def is_response(msg: Any) -> bool:
+def is_response(msg: JSON) -> bool:
     """An answer to a request (``id`` and ``result`` or ``error``, no ``method``)."""
     return isinstance(msg, dict) and "method" not in msg and "id" in msg and ("result" in msg or "error" in msg)
 
 
-def is_failure(msg: Any) -> bool:
+def is_failure(msg: JSON) -> bool:
     """A JSON-RPC error, or a tool result that reports failure (``result.isError: true``): the
     success/error class that error parity compares."""
     if not isinstance(msg, dict):
@@ -26,7 +27,7 @@ def is_failure(msg: Any) -> bool:
     return isinstance(result, dict) and result.get("isError") is True
 
 
-def is_message(value: Any) -> bool:
+def is_message(value: JSON) -> bool:
     """Anything that is shaped like a JSON-RPC message at all.
 
     Servers sometimes print structured logs (``{"level": "info", ...}``) on stdout; those are JSON
@@ -42,12 +43,12 @@ def is_message(value: Any) -> bool:
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
-def encode(msg: dict[str, Any]) -> bytes:
+def encode(msg: JSONObject) -> bytes:
     """One message as a compact JSON line (UTF-8, ending in ``\\n``) for a stdio pipe."""
     return (_COMPACT.encode(msg) + "\n").encode("utf-8")
 
 
-def decode(line: bytes | str) -> dict[str, Any] | None:
+def decode(line: bytes | str) -> JSONObject | None:
     """The message on one line, or None when the line is not a JSON-RPC message.
 
     A batch (a JSON array, allowed by protocol versions before 2025-06-18) is not a single message;
@@ -60,7 +61,7 @@ def decode(line: bytes | str) -> dict[str, Any] | None:
     return value if is_message(value) else None
 
 
-def decode_all(line: bytes | str) -> list[dict[str, Any]] | None:
+def decode_all(line: bytes | str) -> list[JSONObject] | None:
     """Every message on one line: one for a plain message, several for a batch, None for no JSON-RPC."""
     try:
         value = json.loads(line)

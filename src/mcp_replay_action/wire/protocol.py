@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mcp_replay_action.model import JSONObject
 
 if TYPE_CHECKING:
     from mcp_replay_action.model.cassette import Interaction
@@ -39,7 +41,7 @@ def era_of(protocol_version: str | None) -> str | None:
     return "stateless" if protocol_version >= STATELESS_VERSION else "handshake"
 
 
-def request_protocol_version(message: dict[str, Any]) -> str | None:
+def request_protocol_version(message: JSONObject) -> str | None:
     """The protocol version a stateless-era request declares in ``params._meta``, if any."""
     params = message.get("params")
     if isinstance(params, dict):
@@ -51,7 +53,7 @@ def request_protocol_version(message: dict[str, Any]) -> str | None:
     return None
 
 
-def detect_era(interactions: Iterable[Interaction], meta: dict[str, Any] | None = None) -> Era:
+def detect_era(interactions: Iterable[Interaction], meta: JSONObject | None = None) -> Era:
     """The era and protocol version, from the traffic, else from the header.
 
     A successful ``initialize`` means the handshake era, whatever came before it: the official
@@ -102,7 +104,7 @@ def refused_probes(interactions: Iterable[Interaction]) -> frozenset[int]:
     return frozenset()
 
 
-def is_input_required(response: dict[str, Any] | None) -> bool:
+def is_input_required(response: JSONObject | None) -> bool:
     """True for a stateless-era ``input_required`` result (a multi round-trip request's first leg)."""
     result = (response or {}).get("result")
     return isinstance(result, dict) and result.get("resultType") == "input_required"
