@@ -32,4 +32,11 @@ fi
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/mypy
 .venv/bin/lint-imports
+# The plain path, the reference every fast path is tested against: the tests of compare,
+# redaction, carry and replay once more with every fast path off (MCP_REPLAY_FAST=0). Tests that
+# compare a fast path with the plain one set their own limits and still run both.
+if [ "$#" -eq 0 ]; then
+  MCP_REPLAY_FAST=0 .venv/bin/pytest -q \
+    tests/test_compare*.py tests/test_redact*.py tests/test_carry*.py tests/test_replay*.py
+fi
 exec .venv/bin/pytest "$@"

@@ -826,19 +826,16 @@ def _body_of(answer: dict[str, Any]) -> dict[str, Any]:
 def test_keys_starting_with_two_underscores_are_data_and_compared(one_leaf: bool) -> None:
     # DeepDiff skips "__" keys as private attributes by default: a GraphQL __typename that
     # changed beside another change, or vanished, was never reported.
-    import mcp_replay_action.compare.engine as compare_module
+    from mcp_replay_action.values.limits import Limits
 
     def answer(user: dict[str, Any]) -> dict[str, Any]:
         return {"jsonrpc": "2.0", "id": 1, "result": {"structuredContent": {"user": user}}}
 
     before = answer({"__typename": "User", "name": "x", "age": 3})
-    compare_module.ONE_LEAF = one_leaf
-    try:
-        alone = compare(before, answer({"__typename": "Admin", "name": "x", "age": 3}))
-        beside = compare(before, answer({"__typename": "Admin", "name": "x", "age": 4}))
-        gone = compare(before, answer({"name": "x", "age": 3}))
-    finally:
-        compare_module.ONE_LEAF = True
+    options = CompareOptions(limits=Limits(fast=one_leaf))  # the fast paths off: DeepDiff decides
+    alone = compare(before, answer({"__typename": "Admin", "name": "x", "age": 3}), options)
+    beside = compare(before, answer({"__typename": "Admin", "name": "x", "age": 4}), options)
+    gone = compare(before, answer({"name": "x", "age": 3}), options)
     assert [(f.path, f.before, f.after) for f in alone] == [
         ("$.result.structuredContent.user.__typename", "User", "Admin")
     ]

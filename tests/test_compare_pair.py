@@ -292,14 +292,12 @@ def _one_leaf_changed(value: Any, data: st.DataObject) -> Any:
 
 
 def _with_and_without_one_leaf(a: Any, b: Any, options: CompareOptions) -> tuple[Any, Any]:
-    import mcp_replay_action.compare.engine as compare_module
+    from dataclasses import replace
 
-    fast = compare(a, b, options)
-    compare_module.ONE_LEAF = False
-    try:
-        slow = compare(a, b, options)
-    finally:
-        compare_module.ONE_LEAF = True
+    from mcp_replay_action.values.limits import Limits
+
+    fast = compare(a, b, replace(options, limits=Limits()))
+    slow = compare(a, b, replace(options, limits=Limits(fast=False)))  # DeepDiff decides
     return fast, slow
 
 

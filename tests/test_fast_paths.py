@@ -399,12 +399,14 @@ def test_a_long_recording_read_ahead_loads_the_compare_engine_while_the_server_w
     # and confirmed without those imports on the way (an answer that is its recording needs
     # neither, nor carry).
     from mcp_replay_action.transport.process import usable_cpus
-    from mcp_replay_action.values.narrow import READ_AHEAD_CHARS
+    from mcp_replay_action.values.limits import Limits
 
     if usable_cpus() < 2:
         pytest.skip("reading ahead needs a second CPU")
     slow = [sys.executable, str(ROOT / "tests/fakes/echo_server.py"), "--delay", "0.8"]
-    records = [{"name": f"item-{i}", "score": i % 7} for i in range(READ_AHEAD_CHARS // 30)]
+    if not Limits.from_env().fast:
+        pytest.skip("the fast paths are off (MCP_REPLAY_FAST=0)")
+    records = [{"name": f"item-{i}", "score": i % 7} for i in range(Limits().read_ahead_chars // 30)]
     calls = [{"method": "tools/call", "params": {"name": "echo", "arguments": {"records": records}}}]
     _record_calc(tmp_path / "long.jsonl", calls, slow)
     server = " ".join(slow)

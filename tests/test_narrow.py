@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import uuid
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -13,9 +14,25 @@ import pytest
 from mcp_replay_action.compare import normalize
 from mcp_replay_action.compare.engine import CompareOptions, compare
 from mcp_replay_action.values import narrow
+from mcp_replay_action.values.limits import Limits
 from mcp_replay_action.values.narrow import common_prefix, common_suffix, skeletons
+from mcp_replay_action.values.prepared import Prepared
 
-FULL = 1 << 62  # NARROW_MIN_CHARS that no text reaches: the full path
+FULL = 1 << 62  # a ``Limits.narrow_min_chars`` that no text reaches: the full path
+
+
+def _at(options: CompareOptions | None = None, **limits: Any) -> CompareOptions:
+    """``options`` with these ``Limits`` (the fast paths on, whatever ``MCP_REPLAY_FAST`` says)."""
+    return replace(options or CompareOptions(), limits=Limits(**limits))
+
+
+def _read_ahead(before: Any, ahead: narrow.ReadAhead | None) -> Prepared:
+    """What a replay prepares for the answer ``before`` records, with ``ahead`` read of its text."""
+    prepared = Prepared(Limits(), before)
+    prepared.ahead = ahead
+    return prepared
+
+
 WORDS = [
     "alpha",
     "beta",
@@ -155,11 +172,9 @@ OPTIONS = [
 ]
 
 
-def _both_ways(monkeypatch: pytest.MonkeyPatch, before: Any, after: Any, options: CompareOptions) -> tuple[Any, Any]:
-    monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", 0)
-    narrowed = compare(before, after, options)
-    monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", FULL)
-    full = compare(before, after, options)
+def _both_ways(before: Any, after: Any, options: CompareOptions, stretch_min: int = 256) -> tuple[Any, Any]:
+    narrowed = compare(before, after, _at(options, narrow_min_chars=0, stretch_min=stretch_min))
+    full = compare(before, after, _at(options, narrow_min_chars=FULL))
     return narrowed, full
 
 
@@ -172,15 +187,15 @@ def test_narrowed_compare_finds_exactly_what_the_full_compare_finds(monkeypatch:
     # Runs of one to a few items: shared items read in runs, a run's end tried at many commas.
     monkeypatch.setattr(narrow, "RUN_CHARS", (60, 250, 700)[seed % 3])
     # Shared items of a list as one Stretch from one, two or four of them on, or never.
-    monkeypatch.setattr(narrow, "STRETCH_MIN", (1, 2, 4, 1 << 30)[seed % 4])
+    stretch_min = (1, 2, 4, 1 << 30)[seed % 4]
     settled = 0
     calls = 0
     real = narrow.skeletons
 
-    def counted(a: str, b: str, levels: int, mark: Any = None) -> Any:
+    def counted(a: str, b: str, levels: int, *rest: Any) -> Any:
         nonlocal settled, calls
         calls += 1
-        got = real(a, b, levels, mark)
+        got = real(a, b, levels, *rest)
         settled += got is not None
         return got
 
@@ -192,7 +207,7 @@ def test_narrowed_compare_finds_exactly_what_the_full_compare_finds(monkeypatch:
             edited = _edit(rng, edited)
         before, after = _answer(_text(rng, doc)), _answer(_text(rng, edited))
         options = rng.choice(OPTIONS)
-        narrowed, full = _both_ways(monkeypatch, before, after, options)
+        narrowed, full = _both_ways(before, after, options, stretch_min)
         assert narrowed == full, (seed, case, options)
     # The narrowing did the work in most cases (it gives up on a pair it cannot settle).
     assert calls > 50 and settled > calls // 2, (settled, calls)
@@ -213,11 +228,11 @@ def test_one_changed_leaf_in_a_long_list_is_read_from_the_skeletons() -> None:
     assert items_a[0].items()[5].load() == {"id": 5, "name": "item-5", "score": 5}
     assert items_a[0].items() is items_b[0].items()  # read item by item once, for both sides
     # Compared, the two named lists are their changed record alone on each side.
-    before, after = normalize.normalize_pair(_answer(a), _answer(b))
+    before, after = normalize.normalize_pair(_answer(a), _answer(b), _at())
     named_a = before["result"]["content"][0]["text"]["{json}"]["records"]
     named_b = after["result"]["content"][0]["text"]["{json}"]["records"]
     assert isinstance(named_a, normalize.Keyed) and list(named_a) == list(named_b) == ["item-1000"]
-    assert compare(_answer(a), _answer(b)) == (
+    assert compare(_answer(a), _answer(b), _at()) == (
         compare.__globals__["Finding"](
             "value-change",
             "breaking",
@@ -256,7 +271,7 @@ def test_a_renamed_record_between_stretches_is_compared_as_the_full_parse_compar
     monkeypatch.setattr(normalize._Pairer, "stretched", counted)
     for options in (CompareOptions(), CompareOptions(allow_reorder=True), CompareOptions(ignore_keys=("score",))):
         got.clear()
-        narrowed, full = _both_ways(monkeypatch, _answer(a), _answer(b), options)
+        narrowed, full = _both_ways(_answer(a), _answer(b), options)
         assert narrowed == full and narrowed, (name, options)
         assert [x is not None for x in got] == [settled], (name, options)
 
@@ -274,7 +289,7 @@ def test_a_renamed_record_between_stretches_is_compared_as_the_full_parse_compar
     ],
 )
 def test_texts_the_narrowing_cannot_settle_compare_as_before(monkeypatch: pytest.MonkeyPatch, a: str, b: str) -> None:
-    narrowed, full = _both_ways(monkeypatch, _answer(a), _answer(b), CompareOptions())
+    narrowed, full = _both_ways(_answer(a), _answer(b), CompareOptions())
     assert narrowed == full
 
 
@@ -336,17 +351,17 @@ def test_shared_items_of_a_skeleton_list_are_taken_a_stretch_at_a_time_as_one_at
     at a time. Both make the same items, sharing the same subtrees, on random documents and edits
     (records, scalars and arrays in runs, lists of other lengths)."""
     rng = random.Random(100 + seed)
-    monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", 0)
     monkeypatch.setattr(narrow, "RUN_CHARS", (60, 250, 700)[seed % 3])
-    monkeypatch.setattr(narrow, "STRETCH_MIN", 1 << 30)  # a Slice per shared item, as the walk takes them
-    nothing = CompareOptions(ignore_paths=("result.content[].text.nothing",))
+    # A Slice per shared item, as the walk takes them.
+    limits = {"narrow_min_chars": 0, "stretch_min": 1 << 30}
+    nothing = _at(CompareOptions(ignore_paths=("result.content[].text.nothing",)), **limits)
     for _ in range(40):
         doc = _document(rng)
         if rng.random() < 0.3:
             doc = [rng.choice([1, "x", [1, 2], None, {"a": 1}]) for _ in range(rng.randint(1, 40))]
         edited = _edit(rng, doc)
         before, after = _answer(_text(rng, doc)), _answer(_text(rng, edited))
-        fast = normalize.normalize_pair(before, after)
+        fast = normalize.normalize_pair(before, after, _at(**limits))
         slow = normalize.normalize_pair(before, after, nothing)
         seen_fast: dict[int, int] = {}
         seen_slow: dict[int, int] = {}
@@ -362,7 +377,6 @@ def test_comparisons_in_several_threads_find_what_each_finds_alone(monkeypatch: 
     import sys
     import threading
 
-    monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", 0)
     monkeypatch.setattr(narrow, "RUN_CHARS", 120)  # many short runs: the kept run changes often
     rng = random.Random(7)
     pairs = []
@@ -373,7 +387,7 @@ def test_comparisons_in_several_threads_find_what_each_finds_alone(monkeypatch: 
         edited = json.loads(json.dumps(doc))
         edited["records"][rng.randrange(len(doc["records"]))]["score"] = "changed"
         text = json.dumps(doc, separators=(",", ":"))
-        options = rng.choice([OPTIONS[0], OPTIONS[1], OPTIONS[3]])
+        options = _at(rng.choice([OPTIONS[0], OPTIONS[1], OPTIONS[3]]), narrow_min_chars=0)
         pairs.append((_answer(text), _answer(json.dumps(edited, separators=(",", ":"))), options))
     alone = [compare(before, after, options) for before, after, options in pairs]
     loads = 0
@@ -446,7 +460,6 @@ def test_a_recorded_text_read_ahead_is_narrowed_as_one_read_then(monkeypatch: py
     if seed % 2:
         monkeypatch.setattr(narrow, "_WINDOWS", (3, 7, 20))
     monkeypatch.setattr(narrow, "RUN_CHARS", (60, 250, 700, 3000)[seed % 4])
-    monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", 0)
     fresh = 0  # runs a narrowing read itself
     real_run = narrow._run_values
     ahead: narrow.ReadAhead | None = None
@@ -470,7 +483,7 @@ def test_a_recorded_text_read_ahead_is_narrowed_as_one_read_then(monkeypatch: py
             edited = _edit(rng, edited)
         text_a, text_b = _text(rng, doc), _text(rng, edited)
         before, after = _answer(text_a), _answer(text_b)
-        options = rng.choice(OPTIONS)
+        options = _at(rng.choice(OPTIONS), narrow_min_chars=0)
         fresh = 0
         ahead = None
         alone = compare(before, after, options), _loaded(skeletons(text_a, text_b, 100))
@@ -483,20 +496,20 @@ def test_a_recorded_text_read_ahead_is_narrowed_as_one_read_then(monkeypatch: py
                 break
         try:
             fresh = 0
-            read_ahead = compare(before, after, options), _loaded(skeletons(text_a, text_b, 100))
+            read_ahead = (
+                compare(before, after, options, _read_ahead(before, ahead)),
+                _loaded(skeletons(text_a, text_b, 100, ahead=ahead)),
+            )
             ahead_runs += fresh if whole else 0
         finally:
             ahead.close()
         assert read_ahead[0] == alone[0], (seed, case, options, steps)
         assert json.dumps(read_ahead[1]) == json.dumps(alone[1]), (seed, case, options, steps)  # True is not 1
-        assert not narrow._BY_TEXT
     # Read ahead whole, a text leaves its narrowing few runs to read: those near the difference.
     assert ahead_runs < alone_runs // 2, (ahead_runs, alone_runs)
 
 
-def test_a_read_ahead_is_found_by_its_text_only_and_lets_go_when_closed() -> None:
-    import gc
-
+def test_a_read_ahead_is_taken_for_its_text_only_and_stops_when_closed() -> None:
     text = json.dumps({"records": [{"name": f"item-{i}", "v": i} for i in range(3000)]})
     copy = "".join(text)  # an equal text, another object
     assert copy == text and copy is not text
@@ -504,22 +517,20 @@ def test_a_read_ahead_is_found_by_its_text_only_and_lets_go_when_closed() -> Non
     while ahead.step():
         pass
     assert len(ahead.runs) > 1 and list(ahead.starts) == sorted(ahead.runs)
-    assert narrow._Narrower(text, text.replace("item-7", "item-8"), 10).ahead is ahead
-    assert narrow._Narrower(copy, text.replace("item-7", "item-8"), 10).ahead is None
-    ahead.close()
-    assert narrow._Narrower(text, text.replace("item-7", "item-8"), 10).ahead is None
+    assert narrow._Narrower(text, text.replace("item-7", "item-8"), 10, None, ahead, 256).ahead is ahead
+    assert narrow._Narrower(copy, text.replace("item-7", "item-8"), 10, None, ahead, 256).ahead is None
+    prepared = _read_ahead({}, ahead)
+    assert prepared.ahead_of(text) is ahead and prepared.ahead_of(copy) is None
+    prepared.close()
+    assert prepared.ahead_of(text) is None
     assert not ahead.step()  # closed: nothing more is read
-    forgotten = narrow.ReadAhead(text)  # never closed, then dropped: not kept by the registry
-    assert narrow._Narrower(text, copy, 10).ahead is forgotten
-    del forgotten
-    gc.collect()  # its reading (a generator) refers back to it
-    assert narrow._Narrower(text, copy, 10).ahead is None and not narrow._BY_TEXT
     # What is worth reading ahead: the longest text that opens as JSON, in a few hundred values.
-    long = "[" + "1," * narrow.READ_AHEAD_CHARS + "1]"
-    assert narrow.long_json_text({"result": {"content": [{"type": "text", "text": long}]}}) is long
-    assert narrow.long_json_text({"a": long[:-2], "b": ["x" * (2 * narrow.READ_AHEAD_CHARS), long]}) is long
-    assert narrow.long_json_text({"a": "[" + "1," * 10 + "1]", "b": " " + long}) is None
-    assert narrow.long_json_text([[[[list(range(1000))]]], long]) is long
+    least = Limits().read_ahead_chars
+    long = "[" + "1," * least + "1]"
+    assert narrow.long_json_text({"result": {"content": [{"type": "text", "text": long}]}}, least) is long
+    assert narrow.long_json_text({"a": long[:-2], "b": ["x" * (2 * least), long]}, least) is long
+    assert narrow.long_json_text({"a": "[" + "1," * 10 + "1]", "b": " " + long}, least) is None
+    assert narrow.long_json_text([[[[list(range(1000))]]], long], least) is long
 
 
 # Names a named list's records may have: plain ones, ones the normaliser masks (a timestamp, a
@@ -602,7 +613,7 @@ def test_named_lists_with_stretches_compare_as_read_item_by_item(monkeypatch: py
     of them (a list it cannot settle so is read item by item)."""
     rng = random.Random(900 + seed)
     monkeypatch.setattr(narrow, "RUN_CHARS", (60, 250, 700, 3000)[seed % 4])
-    monkeypatch.setattr(narrow, "STRETCH_MIN", (1, 3, 16)[seed % 3])
+    stretch_min = (1, 3, 16)[seed % 3]
     settled = tried = 0
     real = normalize._Pairer.stretched
 
@@ -637,9 +648,7 @@ def test_named_lists_with_stretches_compare_as_read_item_by_item(monkeypatch: py
             text_a, text_b = _text(rng, doc), _text(rng, edited)
         before, after = _answer(text_a), _answer(text_b)
         options = rng.choice(OPTIONS[:3] if clean else OPTIONS)  # the first three: no ignore path
-        monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", FULL)
-        full = compare(before, after, options)
-        monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", 0)
+        full = compare(before, after, _at(options, narrow_min_chars=FULL))
         # Read ahead as the replay reads it (its runs' names kept), or only where runs end, or not.
         mark = normalize.run_names if rng.random() < 0.7 else None
         ahead = narrow.ReadAhead(text_a, mark) if rng.random() < 0.6 else None
@@ -647,7 +656,9 @@ def test_named_lists_with_stretches_compare_as_read_item_by_item(monkeypatch: py
             if not ahead.step():  # type: ignore[union-attr]
                 break
         try:
-            narrowed = compare(before, after, options)
+            narrowed = compare(
+                before, after, _at(options, narrow_min_chars=0, stretch_min=stretch_min), _read_ahead(before, ahead)
+            )
         finally:
             if ahead is not None:
                 ahead.close()
@@ -660,7 +671,7 @@ def test_names_read_ahead_are_not_read_again(monkeypatch: pytest.MonkeyPatch) ->
     reading those names again: only the items outside runs are named in the comparison; a name
     that is not its own normal form (a date) leaves its run to be named there, as it is."""
     monkeypatch.setattr(narrow, "RUN_CHARS", 700)
-    monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", 0)
+    options = _at(narrow_min_chars=0)
     named: list[int] = []
     real = normalize._Normalizer.raw_identities
 
@@ -677,13 +688,13 @@ def test_names_read_ahead_are_not_read_again(monkeypatch: pytest.MonkeyPatch) ->
         text_a = json.dumps({"records": records}, separators=(",", ":"))
         records[1500]["score"] = -1
         text_b = json.dumps({"records": records}, separators=(",", ":"))
-        full = compare(_answer(text_a), _answer(text_b))
+        full = compare(_answer(text_a), _answer(text_b), options)
         ahead = narrow.ReadAhead(text_a, normalize.run_names)
         while ahead.step():
             pass
         named.clear()
         try:
-            assert compare(_answer(text_a), _answer(text_b)) == full
+            assert compare(_answer(text_a), _answer(text_b), options, _read_ahead(_answer(text_a), ahead)) == full
         finally:
             ahead.close()
         runs = sum(1 for marks in ahead.marks.values() if "name" in marks)
@@ -723,7 +734,7 @@ def test_a_text_read_ahead_is_narrowed_without_windows_over_what_it_read(monkeyp
         monkeypatch.setattr(narrow, "_fit", fit)
         windows.clear()
         try:
-            read = _loaded(skeletons(text_a, text_b, 100))
+            read = _loaded(skeletons(text_a, text_b, 100, ahead=ahead))
         finally:
             monkeypatch.setattr(narrow, "_fit", real_fit)
             ahead.close()
@@ -737,12 +748,11 @@ def test_a_named_list_held_as_its_changed_records_renders_whole(monkeypatch: pyt
     those back in wherever it is needed whole: materialised, and rendered."""
     from mcp_replay_action.compare.engine import _render
 
-    monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", 0)
     records = [{"name": f"item-{i}", "score": i % 7} for i in range(600)]
     a = json.dumps({"records": records}, separators=(",", ":"))
     records[300]["score"] = -1
     b = json.dumps({"records": records}, separators=(",", ":"))
-    before, after = normalize.normalize_pair(_answer(a), _answer(b))
+    before, after = normalize.normalize_pair(_answer(a), _answer(b), _at(narrow_min_chars=0))
     part = before["result"]["content"][0]["text"]["{json}"]["records"]
     assert type(part) is normalize.PartKeyed and list(part) == ["item-300"]
     whole = normalize.normalize(_answer(a))["result"]["content"][0]["text"]["{json}"]["records"]

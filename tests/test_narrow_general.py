@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -15,8 +16,9 @@ import pytest
 from mcp_replay_action.compare import normalize
 from mcp_replay_action.compare.engine import CompareOptions, compare
 from mcp_replay_action.values import narrow
+from mcp_replay_action.values.limits import Limits
 
-FULL = 1 << 62  # NARROW_MIN_CHARS that no text reaches: the full path
+FULL = 1 << 62  # a ``Limits.narrow_min_chars`` that no text reaches: the full path
 STRINGS = ['quote " in it', "back\\slash", "line\nbreak", "caf\u00e9", "\u2028sep", "emoji \U0001f600", "tab\t", ""]
 NUMBERS = [0, -1, 7, 10**12, 1.5, -0.0, 1e21, 2.5e-7, 3.0]
 
@@ -75,10 +77,10 @@ def test_a_long_list_narrowed_finds_what_the_whole_parse_finds(monkeypatch: pyte
     settled = calls = marked = 0
     real_skeletons, real_mark_of = narrow.skeletons, narrow.Stretch.mark_of
 
-    def counted(a: str, b: str, levels: int, mark: Any = None) -> Any:
+    def counted(a: str, b: str, levels: int, *rest: Any) -> Any:
         nonlocal settled, calls
         calls += 1
-        got = real_skeletons(a, b, levels, mark)
+        got = real_skeletons(a, b, levels, *rest)
         settled += got is not None
         return got
 
@@ -99,10 +101,8 @@ def test_a_long_list_narrowed_finds_what_the_whole_parse_finds(monkeypatch: pyte
         if after == before:
             continue
         options = rng.choice([CompareOptions(), CompareOptions(allow_reorder=True)])
-        monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", 1 << 12)
-        narrowed = compare(_answer(before), _answer(after), options)
-        monkeypatch.setattr(normalize, "NARROW_MIN_CHARS", FULL)
-        full = compare(_answer(before), _answer(after), options)
+        narrowed = compare(_answer(before), _answer(after), replace(options, limits=Limits(narrow_min_chars=1 << 12)))
+        full = compare(_answer(before), _answer(after), replace(options, limits=Limits(narrow_min_chars=FULL)))
         assert narrowed == full, (key, case)
         assert narrowed, (key, case)  # every edit here is a difference
     # The narrowing settled most pairs; a named list's names came from what it marked as it read.

@@ -269,7 +269,7 @@ def test_under_an_ignore_rule_the_slow_path_runs_and_records_the_rule_as_used(op
         return {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": json.dumps(doc)}]}}
 
     recorded, live = answer("2026-12-01T11:54:08+00:00", U1), answer("2026-12-01T11:55:08+00:00", U2)
-    assert unused_rules(options)  # no compare in this process has used the rule yet
+    assert unused_rules(options)  # no compare under these options has used the rule yet
     assert not normalized_alike(_body(recorded), _body(live), options)
     assert compare(recorded, live, options) == ()
     assert unused_rules(options) == []

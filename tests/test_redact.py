@@ -11,6 +11,7 @@ import secrets
 import string
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -665,14 +666,17 @@ def test_a_long_text_beside_its_learned_twin_is_redacted_as_it_is_alone(monkeypa
     redactors with user keys, patterns, env values or no built-in rules, the redacted text and
     the hits are those of ``apply`` on the text alone."""
     from mcp_replay_action import redact
+    from mcp_replay_action.values.limits import Limits
+    from mcp_replay_action.values.prepared import Prepared
 
     monkeypatch.setattr(redact, "_LONG_TEXT", 200)  # long texts of a few hundred characters
+    limits = Limits(learn_min_chars=200)  # ... learned from 200 characters on
     quiet = 0
     looked = Redactor._quiet_beside
 
-    def counted(self: Redactor, text: str, twin: str) -> bool:
+    def counted(self: Redactor, text: str, twin: str, held: Any) -> bool:
         nonlocal quiet
-        settled = looked(self, text, twin)
+        settled = looked(self, text, twin, held)
         quiet += settled
         return settled
 
@@ -708,13 +712,12 @@ def test_a_long_text_beside_its_learned_twin_is_redacted_as_it_is_alone(monkeypa
         alone = Redactor(**config)
         expected = alone.apply({"text": live})
         beside = Redactor(**config)
-        for _ in beside.learn(twin):
+        prepared = Prepared(limits, {"text": twin})
+        for _ in beside.learn(twin, prepared):
             pass
-        got = beside.apply_beside({"text": live}, {"text": twin})
+        got = beside.apply_beside({"text": live}, {"text": twin}, prepared)
         assert got == expected, (trial, config, live, twin)
         assert beside.hits == alone.hits, (trial, config)
-        beside.forget(twin)
-        assert not beside._twins
     assert quiet > 50, quiet  # the look around the edit alone settled a good share of them
 
 

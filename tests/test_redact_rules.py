@@ -13,8 +13,10 @@ import re
 import pytest
 
 from mcp_replay_action.redact import BUILTIN_TEXT_RULES, PLACEHOLDER, Found, Redactor, TextRule, _Hints
+from mcp_replay_action.values.limits import Limits
+from mcp_replay_action.values.prepared import Prepared
 
-# Longer than the length from which a text is learned beside its twin (``redact._LONG_TEXT``).
+# Longer than the length from which a text is learned beside its twin (``Limits.learn_min_chars``).
 RECORDS = 2000
 
 
@@ -27,10 +29,13 @@ def _acme(redactor: Redactor, hints: _Hints, key: str | None) -> str:
     return re.sub(r"ACME-\w+", lambda m: redactor._hit("acme"), hints.text)
 
 
-def _learned(redactor: Redactor, twin: str) -> Redactor:
-    for _ in redactor.learn(twin):
+def _learned(redactor: Redactor, twin: str) -> tuple[Redactor, Prepared]:
+    """``redactor``, and what it learned of ``twin`` (as a replay learns it, in a ``Prepared``)."""
+    prepared = Prepared(Limits(), {"text": twin})
+    for _ in redactor.learn(twin, prepared):
         pass
-    return redactor
+    assert prepared.learned_of(twin) is not None
+    return redactor, prepared
 
 
 class _Asked(Found):
@@ -120,14 +125,14 @@ def test_a_rule_added_through_the_api_is_looked_for_beside_a_twin() -> None:
     look at the whole), and the live twin that changed exactly where the rule finds something
     is redacted there, as redacting it alone does."""
     twin = _twin()
-    beside = _learned(Redactor(rules=(TextRule.literal("acme", "ACME-", _acme),)), twin)
+    beside, prepared = _learned(Redactor(rules=(TextRule.literal("acme", "ACME-", _acme),)), twin)
     at = len(twin) // 2
     elsewhere = twin[:at] + "zz" + twin[at:]
-    assert beside._quiet_beside(elsewhere, twin)  # the fast path was taken
-    assert beside.apply_beside({"text": elsewhere}, {"text": twin}) == {"text": elsewhere}
+    assert beside._quiet_beside(elsewhere, twin, prepared.learned_of(twin))  # the fast path was taken
+    assert beside.apply_beside({"text": elsewhere}, {"text": twin}, prepared) == {"text": elsewhere}
     changed = twin[:at] + "ACME-4f2 " + twin[at:]
-    assert not beside._quiet_beside(changed, twin)
-    got = beside.apply_beside({"text": changed}, {"text": twin})["text"]
+    assert not beside._quiet_beside(changed, twin, prepared.learned_of(twin))
+    got = beside.apply_beside({"text": changed}, {"text": twin}, prepared)["text"]
     assert "ACME-" not in got and got == twin[:at] + PLACEHOLDER + " " + twin[at:]
     alone = Redactor(rules=(TextRule.literal("acme", "ACME-", _acme),))
     assert alone.apply({"text": changed}) == {"text": got}
@@ -138,11 +143,13 @@ def test_an_env_value_new_in_a_long_answer_is_redacted_beside_its_twin() -> None
     """The env values are a rule like the others (their atoms are the values): one that appears
     only where the live answer changed is redacted there, as the fast path reads the values."""
     twin = _twin()
-    beside = _learned(Redactor(env_values={"DB_PASSWORD": "s3cr3t-env-value"}), twin)
+    beside, prepared = _learned(Redactor(env_values={"DB_PASSWORD": "s3cr3t-env-value"}), twin)
     at = len(twin) // 3
-    assert beside._quiet_beside(twin[:at] + "1" + twin[at:], twin)
+    assert beside._quiet_beside(twin[:at] + "1" + twin[at:], twin, prepared.learned_of(twin))
     changed = twin[:at] + "s3cr3t-env-value" + twin[at:]
-    assert beside.apply_beside({"text": changed}, {"text": twin}) == {"text": twin[:at] + PLACEHOLDER + twin[at:]}
+    assert beside.apply_beside({"text": changed}, {"text": twin}, prepared) == {
+        "text": twin[:at] + PLACEHOLDER + twin[at:]
+    }
 
 
 def test_a_gate_that_asks_of_an_undeclared_atom_fails_beside_a_twin() -> None:
@@ -150,6 +157,6 @@ def test_a_gate_that_asks_of_an_undeclared_atom_fails_beside_a_twin() -> None:
     the fast path: answering its gate from the learned atoms fails."""
     twin = _twin()
     sloppy = TextRule("sloppy", (), lambda text, found: found.has("ACME-"), _acme)
-    beside = _learned(Redactor(rules=(sloppy,)), twin)
+    beside, prepared = _learned(Redactor(rules=(sloppy,)), twin)
     with pytest.raises(KeyError):
-        beside._quiet_beside(twin[:100] + "ACME-1 " + twin[100:], twin)
+        beside._quiet_beside(twin[:100] + "ACME-1 " + twin[100:], twin, prepared.learned_of(twin))

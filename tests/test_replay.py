@@ -19,6 +19,7 @@ from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.model.gate import GatePolicy
 from mcp_replay_action.replay.engine import ReplayOptions, replay_cassette
 from mcp_replay_action.transport.stdio import StdioTransport
+from mcp_replay_action.values.limits import Limits
 
 FAKES = Path(__file__).parent / "fakes"
 CALC = [sys.executable, "-m", "mcp_replay_action.samples.calc_server"]
@@ -372,21 +373,21 @@ def test_a_long_recorded_text_read_ahead_replays_to_the_same_results(monkeypatch
     (``narrow.ReadAhead``); the replay finds exactly what it finds without (one CPU), for a named
     list changed at its first, middle and last record, a name changed or repeated, records moved
     or removed, a masked value, non-ASCII and escapes, 1 against 1.0 and true, nothing changed,
-    with and without an ignore rule and reordering allowed; and no read-ahead is left open."""
+    with and without an ignore rule and reordering allowed."""
     from mcp_replay_action import redact
     from mcp_replay_action.compare.options import CompareOptions
     from mcp_replay_action.replay import engine as replay
     from mcp_replay_action.values import narrow
 
-    monkeypatch.setattr(narrow, "READ_AHEAD_CHARS", 2000)
+    # Read ahead from 2,000 characters on, and learned for redaction from 1,000.
+    limits = Limits(read_ahead_chars=2000, learn_min_chars=1000)
     monkeypatch.setattr(narrow, "RUN_CHARS", 700)
-    monkeypatch.setattr(redact, "_LONG_TEXT", 1000)  # the text is also learned for redaction
     quiet = 0
     looked = redact.Redactor._quiet_beside
 
-    def counted_look(self: redact.Redactor, text: str, twin: str) -> bool:
+    def counted_look(self: redact.Redactor, text: str, twin: str, held: Any) -> bool:
         nonlocal quiet
-        settled = looked(self, text, twin)
+        settled = looked(self, text, twin, held)
         quiet += settled
         return settled
 
@@ -395,7 +396,10 @@ def test_a_long_recorded_text_read_ahead_replays_to_the_same_results(monkeypatch
     cases = _read_ahead_cases()
     recorded_doc = cases[-1][1]  # the unchanged one
     for what, live_doc in cases:
-        for compare in (CompareOptions(), CompareOptions(ignore_keys=("tags",), allow_reorder=True)):
+        for compare in (
+            CompareOptions(limits=limits),
+            CompareOptions(ignore_keys=("tags",), allow_reorder=True, limits=limits),
+        ):
             c = cassette(
                 *handshake(),
                 req(
@@ -418,7 +422,6 @@ def test_a_long_recorded_text_read_ahead_replays_to_the_same_results(monkeypatch
                 result = run(c, fake("echo_server", "--delay", "0.1"), compare=compare)
                 found.append([(r.status, r.findings, r.noise) for r in result.results])
                 assert steps[0] == 0 if cpus == 1 else steps[0] > 3, (what, cpus, steps[0])
-                assert not narrow._BY_TEXT
             assert found[0] == found[1], what
             assert "hunter2" not in repr(found[1]) and "ghp_" not in repr(found[1])
             # A named list is lined up by name: records moved are no failure, with or without reordering.
@@ -471,13 +474,12 @@ def test_an_answer_that_is_its_recording_exactly_closes_what_was_read_ahead_of_i
 ) -> None:
     """A slow server's answer whose long recording was read ahead meanwhile (``narrow.ReadAhead``)
     passes when it is that recording exactly, and leaves no read-ahead open."""
-    from mcp_replay_action import redact
+    from mcp_replay_action.compare.options import CompareOptions
     from mcp_replay_action.replay import engine as replay
     from mcp_replay_action.values import narrow
 
-    monkeypatch.setattr(narrow, "READ_AHEAD_CHARS", 2000)
+    limits = Limits(read_ahead_chars=2000, learn_min_chars=1000)
     monkeypatch.setattr(narrow, "RUN_CHARS", 700)
-    monkeypatch.setattr(redact, "_LONG_TEXT", 1000)
     monkeypatch.setattr(replay, "usable_cpus", lambda: 2)
     steps = _counted_read_ahead_steps(monkeypatch)
     opened: list[narrow.ReadAhead] = []
@@ -508,11 +510,10 @@ def test_an_answer_that_is_its_recording_exactly_closes_what_was_read_ahead_of_i
     exact = cassette(*(replace(inter, response=heard.get(inter.seq, inter.response)) for inter in first.interactions))
     opened.clear()
     closed.clear()
-    result = run(exact, server)
+    result = run(exact, server, compare=CompareOptions(limits=limits))
     assert statuses(result) == ["pass", "pass"]
     assert steps[0] > 3 and opened  # the recording was read ahead while the server slept
     assert {id(a) for a in closed} == {id(a) for a in opened}  # and closed once compared
-    assert not narrow._BY_TEXT
 
 
 def test_a_long_live_answer_is_decoded_beside_its_recording(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -520,10 +521,9 @@ def test_a_long_live_answer_is_decoded_beside_its_recording(monkeypatch: pytest.
     arrives (``beside.Reader``), and a confirming run beside the first run's live text: the
     recording's own text object where the answer is its recording, the first run's where the
     server repeats itself; the results are those of the usual decode."""
-    from mcp_replay_action.transport import stdio
-    from mcp_replay_action.values import beside, narrow
+    from mcp_replay_action.compare.options import CompareOptions
+    from mcp_replay_action.values import beside
 
-    monkeypatch.setattr(narrow, "READ_AHEAD_CHARS", 2000)
     calls: list[tuple[str, Any]] = []
     real = beside.Reader.finish
 
@@ -541,12 +541,12 @@ def test_a_long_live_answer_is_decoded_beside_its_recording(monkeypatch: pytest.
         c = cassette(*handshake(), req(2, 1, "tools/call", {"name": "echo", "arguments": cases[what]}, response))
         found = []
         for beside_from in (1 << 40, 4000):  # never, then for this answer
-            monkeypatch.setattr(stdio, "BESIDE_FROM", beside_from)
+            compare = CompareOptions(limits=Limits(read_ahead_chars=2000, beside_from=beside_from))
             calls.clear()
             result = replay_cassette(
                 c,
                 StdioTransport(fake("echo_server")),
-                ReplayOptions(timeout=10.0),
+                ReplayOptions(timeout=10.0, compare=compare),
                 confirm=lambda: StdioTransport(fake("echo_server")),
             )
             found.append([(r.status, r.findings, r.noise) for r in result.results])

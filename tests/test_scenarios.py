@@ -340,7 +340,7 @@ class FakeServer:
         self.sent.append(message)
         self.queue.extend(self.handler(message))
 
-    def receive(self, timeout: float) -> dict[str, Any]:
+    def receive(self, timeout: float, prepared: Any = None) -> dict[str, Any]:
         if not self.queue:
             raise TransportTimeout(f"no message from the server within {timeout:g} s", stderr_tail="fake: stuck")
         return self.queue.pop(0)

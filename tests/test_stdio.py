@@ -551,9 +551,12 @@ def test_a_long_line_is_decoded_beside_the_text_expected(tmp_path, transports):
     # A real server writes long lines: its answer as expected, changed in one record, a long line
     # that is JSON but no message, and with nothing expected. Each arrives as json.loads reads it;
     # the one the expected text spells holds that very text.
+    from mcp_replay_action.values.limits import Limits
+    from mcp_replay_action.values.prepared import Prepared
+
     known = json.dumps({"records": [{"id": i, "name": f"item-{i}", "note": 'é "q"'} for i in range(40000)]})
     changed = known.replace('"item-20000"', '"item-x"')
-    assert len(known) > stdio.BESIDE_FROM
+    assert len(known) > Limits().beside_from
 
     def answer(id_: int, text: str) -> dict[str, Any]:
         return {"jsonrpc": "2.0", "id": id_, "result": {"content": [{"type": "text", "text": text}]}}
@@ -572,18 +575,21 @@ def test_a_long_line_is_decoded_beside_the_text_expected(tmp_path, transports):
     t = transports([PY, "-c", code, str(tmp_path / "out.jsonl")])
     asked = []
 
-    def expect() -> str | None:
-        asked.append(1)
-        return known if len(asked) < 4 else None
+    class Asked(Prepared):
+        def beside(self, size: int) -> str | None:
+            asked.append(size)
+            return super().beside(size) if len(asked) < 4 else None
 
-    t.expect = expect
+    prepared = Asked(Limits(), answer(1, known))
     t.start()
-    first = t.receive(10)
+    first = t.receive(10, prepared)
     assert first == json.loads(lines[0]) and first["result"]["content"][0]["text"] is known
-    second = t.receive(10)
+    second = t.receive(10, prepared)
     assert second == json.loads(lines[1]) and second["result"]["content"][0]["text"] == changed
-    third = t.receive(10)  # the stray line was skipped, named by its start
+    assert prepared.taken["beside"] == 2
+    third = t.receive(10, prepared)  # the stray line was skipped, named by its start
     assert third == json.loads(lines[3])  # nothing expected: decoded as usual
     assert t.non_json_lines == 1 and t.last_non_json == lines[2][:200]
-    assert t.receive(10) == json.loads(lines[4])
+    assert t.receive(10, prepared) == json.loads(lines[4])
     assert len(asked) == 4  # asked for long lines only
+    assert prepared.taken["beside"] == 3  # the stray line too

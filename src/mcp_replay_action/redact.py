@@ -34,10 +34,13 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.values.minted import MINTED_KEYS
+
+if TYPE_CHECKING:
+    from mcp_replay_action.values.prepared import Prepared
 
 PLACEHOLDER = "[REDACTED]"
 MIN_VALUE_LENGTH = 4
@@ -657,9 +660,6 @@ class Redactor:
         self._key_cache: dict[str, bool] = {}
         self._opaque_cache: dict[str, bool] = {}
         self.hits: collections.Counter[str] = collections.Counter()
-        # Long redacted texts (recorded answers) learned ahead of their live twins (``learn``):
-        # by the text's id, the text and what it holds of what ``_text`` looks for.
-        self._twins: dict[int, tuple[str, dict[tuple[str, bool], bool]]] = {}
 
     @staticmethod
     def _compile(pattern: str) -> re.Pattern[str]:
@@ -674,15 +674,17 @@ class Redactor:
         """A redacted deep copy of ``obj`` (any JSON value); ``obj`` itself is never changed."""
         return self._walk(obj, None, False)
 
-    def apply_beside(self, obj: Any, clean: Any) -> Any:
+    def apply_beside(self, obj: Any, clean: Any, prepared: Prepared | None = None) -> Any:
         """``apply(obj)``, where ``clean`` is an already redacted twin of ``obj`` (a live answer
         and its recording): every part of ``obj`` equal to the part of ``clean`` at the same place
         is kept as it is, without a walk, since redaction is idempotent and depends only on the
         place (the keys above) and the value. Only what the live server changed is redacted. The
         result shares those unchanged parts with ``obj`` (neither is changed). Equal is ``==``, as
         everywhere a live answer is matched to its recording: a 1 where the recording has true
-        (under a secret key, the one place they redact differently) is kept."""
-        return self._walk(obj, None, False, clean)
+        (under a secret key, the one place they redact differently) is kept. ``prepared``: what
+        ``learn`` learned of the long text ``clean`` holds, so that its live twin is searched only
+        where the two differ."""
+        return self._walk(obj, None, False, clean, prepared)
 
     def apply_argv(self, argv: Sequence[str]) -> list[str]:
         """A server command line with secrets hidden: values of ``--token X``, ``--api-key=X``,
@@ -750,13 +752,14 @@ class Redactor:
 
     # -- long texts beside their recording ------------------------------------------------------
 
-    def learn(self, text: str) -> Iterator[None]:
+    def learn(self, text: str, prepared: Prepared) -> Iterator[None]:
         """Learn, a step at a time (for a replay waiting on a slow server), what the long
         redacted ``text`` holds of everything ``_text`` looks for before it changes anything (see
         ``_looked_for``), so that a live twin of it that differs in a few places is redacted by
         looking only around those places (``apply_beside``), where ``_text`` searched the whole
-        twin (~0.15 s for a 37 MB text). Until ``forget``."""
-        if len(text) < _LONG_TEXT:
+        twin (~0.15 s for a 37 MB text). Kept in ``prepared`` (``Prepared.learned``), for the
+        ``apply_beside`` given it."""
+        if len(text) < prepared.limits.learn_min_chars:
             return
         hints = _Hints(text)
         has = _literal_test(hints)
@@ -767,13 +770,7 @@ class Redactor:
             else:
                 held[atom, folded] = hints.any((atom,)) if folded else has(atom)
             yield
-        self._twins[id(text)] = (text, held)
-
-    def forget(self, text: str) -> None:
-        """Drop what ``learn`` learned of ``text``."""
-        twin = self._twins.get(id(text))
-        if twin is not None and twin[0] is text:
-            del self._twins[id(text)]
+        prepared.learned = (text, held)
 
     def _looked_for(self) -> list[Atom]:
         """Everything ``_text`` tests a text for before it changes it: the atoms its rules
@@ -782,17 +779,16 @@ class Redactor:
         its length."""
         return list(dict.fromkeys(atom for rule in self.text_rules for atom in rule.atoms))
 
-    def _quiet_beside(self, text: str, twin: str) -> bool:
+    def _quiet_beside(self, text: str, twin: str, held: dict[tuple[str, bool], bool]) -> bool:
         """Whether ``_text(text)`` would return ``text`` unchanged without looking further, found
         from what its learned ``twin`` holds: every atom the twin lacks is looked for only where
         the two differ (with its length less one on each side); an atom the twin holds, in all
-        of ``text``. False when some rule would run (``_text`` then decides, as always)."""
-        learned = self._twins.get(id(twin))
-        if learned is None or learned[0] is not twin or self._patterns or len(text) < _LONG_TEXT:
+        of ``text``. False when some rule would run (``_text`` then decides, as always).
+        ``held``: what ``learn`` learned of ``twin``."""
+        if self._patterns:
             return False
         from mcp_replay_action.values.narrow import common_prefix, common_suffix
 
-        held = learned[1]
         atoms = self._looked_for()
         margin = max(19, *(len(atom) - 1 for atom, _ in atoms))
         p = common_prefix(text, twin)
@@ -837,8 +833,11 @@ class Redactor:
         self.hits[rule] += 1
         return PLACEHOLDER
 
-    def _walk(self, value: Any, key: str | None, secret: bool, clean: Any = _NO_TWIN) -> Any:
-        """``value`` redacted; ``clean``: its already redacted twin at the same place, if any."""
+    def _walk(
+        self, value: Any, key: str | None, secret: bool, clean: Any = _NO_TWIN, prepared: Prepared | None = None
+    ) -> Any:
+        """``value`` redacted; ``clean``: its already redacted twin at the same place, if any;
+        ``prepared``: what was learned of a long text ``clean`` holds (``learn``)."""
         kind = type(value)
         if clean is not _NO_TWIN and kind is type(clean):
             try:
@@ -849,8 +848,15 @@ class Redactor:
         if kind is str:
             if secret:
                 return self._hit("secret-keys") if value else value
-            if type(clean) is str and id(clean) in self._twins and self._quiet_beside(value, clean):
-                return value
+            if type(clean) is str and prepared is not None:
+                held = prepared.learned_of(clean)
+                if (
+                    held is not None
+                    and len(value) >= prepared.limits.learn_min_chars
+                    and self._quiet_beside(value, clean, held)
+                ):
+                    prepared.taken["learned_redaction"] += 1
+                    return value
             return self._text(value, key)
         if kind is dict:
             twins = clean if type(clean) is dict else _NO_TWINS
@@ -860,13 +866,13 @@ class Redactor:
                 if k in _CONTENT_KEYS or (media and k == "data"):
                     out[k] = _copy(v)
                 else:
-                    out[k] = self._walk(v, k, secret or self._secret_key(k), twins.get(k, _NO_TWIN))
+                    out[k] = self._walk(v, k, secret or self._secret_key(k), twins.get(k, _NO_TWIN), prepared)
             return out
         if kind is list:
             if type(clean) is list and clean:
                 twin_list = clean
                 return [
-                    self._walk(v, key, secret, twin_list[i] if i < len(twin_list) else _NO_TWIN)
+                    self._walk(v, key, secret, twin_list[i] if i < len(twin_list) else _NO_TWIN, prepared)
                     for i, v in enumerate(value)
                 ]
             return [self._walk(v, key, secret) for v in value]

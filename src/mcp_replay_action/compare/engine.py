@@ -61,6 +61,7 @@ from mcp_replay_action.host.gcpause import paused
 from mcp_replay_action.model.results import CLASS_ORDER, KIND_ORDER, Finding, Status
 from mcp_replay_action.values.narrow import common_prefix, forget
 from mcp_replay_action.values.paths import box_segment, ident_segment, index_segment, key_segment
+from mcp_replay_action.values.prepared import Prepared
 
 RENDER_CAP = 200  # before/after renderings
 BRIEF_CAP = 60  # values quoted inside a message
@@ -88,12 +89,16 @@ def status_for(findings: Sequence[Finding]) -> Status:
 
 
 def compare(
-    recorded: dict[str, Any] | None, live: dict[str, Any] | None, options: CompareOptions | None = None
+    recorded: dict[str, Any] | None,
+    live: dict[str, Any] | None,
+    options: CompareOptions | None = None,
+    prepared: Prepared | None = None,
 ) -> tuple[Finding, ...]:
     """The differences between a recorded and a live JSON-RPC response, worst first.
 
     ``live`` None means no response arrived (one ``missing-response`` finding). Empty when the two
-    match after normalisation.
+    match after normalisation. ``prepared``: what the replay prepared for this answer (what was
+    read ahead of the recording's long text, ``prepared.py``); the findings are the same without.
     """
     options = options or CompareOptions()
     if live is None:
@@ -127,9 +132,9 @@ def compare(
         # Both sides at once: what they share is left out as one ``Same`` object on each side.
         with paused():
             try:
-                pair = normalize_pair(raw_before, raw_after, options)
+                pair = normalize_pair(raw_before, raw_after, options, prepared)
                 _in_time(deadline)
-                return compare_normal(*pair, options, deadline)
+                return compare_normal(*pair, options, deadline, prepared)
             finally:
                 forget()  # the run of shared items kept parsed, and the text it holds
     except _OverBudget:
@@ -157,7 +162,7 @@ def _in_time(deadline: float | None) -> None:
 
 
 def compare_normal(
-    before: Any, after: Any, options: CompareOptions, deadline: float | None = None
+    before: Any, after: Any, options: CompareOptions, deadline: float | None = None, prepared: Prepared | None = None
 ) -> tuple[Finding, ...]:
     """The differences between two normalised bodies (``normalize`` each, or ``normalize_pair``
     both); ``before`` and ``after`` may be changed in place."""
@@ -172,7 +177,9 @@ def compare_normal(
     if settled and same_canonical(before, after):
         return tuple(settled)
     _in_time(deadline)
-    return _Differ(options, settled=settled, error_result=_is_error_result(before)).run(before, after)
+    return _Differ(options, settled=settled, error_result=_is_error_result(before), prepared=prepared).run(
+        before, after
+    )
 
 
 # -- error flips ------------------------------------------------------------------------------
@@ -562,7 +569,6 @@ def _window(text: str, at: int, limit: int = RENDER_CAP) -> str:
 # content (difflib) rather than by index; so is anything else. Keys starting with "__" (a
 # GraphQL ``__typename``) are data like any other: DeepDiff is told not to skip them either.
 
-ONE_LEAF = True  # tests turn this off to compare against DeepDiff
 _LEAF_TYPES = frozenset({str, int, float, bool, type(None)})
 _BASIC_TYPES = (str, bytes, int, float, complex, bool, type(None))  # what DeepDiff aligns by content
 
@@ -628,8 +634,10 @@ class _Differ:
         drop_equal: bool = True,
         settled: Sequence[Finding] = (),
         error_result: bool = False,
+        prepared: Prepared | None = None,
     ) -> None:
         self.options = options
+        self.prepared = prepared  # counts the shortcut taken, if given
         self.allow_reorder = options.allow_reorder
         self.drop_equal = drop_equal
         self.settled = tuple(settled)  # equivalent schema rewrites, settled before the differ ran
@@ -644,8 +652,10 @@ class _Differ:
     def run(self, before: Any, after: Any) -> tuple[Finding, ...]:
         self.before = before  # whole: the differing leaf's siblings are left out of ``a`` and ``b``
         a, b = self.align(before, after, "$", None)
-        leaf = one_leaf(a, b) if ONE_LEAF else None
+        leaf = one_leaf(a, b) if self.options.limits.fast else None
         if leaf is not None:
+            if self.prepared is not None:
+                self.prepared.taken["one_leaf"] += 1
             self.findings.append(self.finding(*leaf, a, b))
         else:
             # DeepDiff costs ~100 ms to import: only a replay that found more than one changed
@@ -668,7 +678,13 @@ class _Differ:
         if self.dropped and not same_canonical([x for x, _ in self.dropped], [y for _, y in self.dropped]):
             # Something ``==`` forgave (True == 1, the order of named items) was left out: look
             # again with nothing left out.
-            again = _Differ(self.options, drop_equal=False, settled=self.settled, error_result=self.error_result)
+            again = _Differ(
+                self.options,
+                drop_equal=False,
+                settled=self.settled,
+                error_result=self.error_result,
+                prepared=self.prepared,
+            )
             return again.run(materialize(before), materialize(after))
         return _finish(_drop_echoes(self.findings))
 

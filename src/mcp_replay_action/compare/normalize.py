@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import copy
 import datetime as dt
 import hashlib
 import json
@@ -44,19 +45,23 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from itertools import compress
 from operator import is_not, itemgetter, methodcaller
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from mcp_replay_action.values.limits import Limits
 from mcp_replay_action.values.minted import is_minted_key, looks_minted
 from mcp_replay_action.values.narrow import (
+    IDENTITY_KEYS,
     MISSING,
     Slice,
     Stretch,
     identity_index,
-    read_ahead_of,
-    set_identity_keys,
     skeletons,
 )
 from mcp_replay_action.values.paths import Token, parse_path
+
+if TYPE_CHECKING:
+    from mcp_replay_action.compare.options import RuleUse
+    from mcp_replay_action.values.prepared import Prepared
 
 # -- placeholders -----------------------------------------------------------------------------
 
@@ -102,15 +107,11 @@ _KEY_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 # Keys whose string values are base64 payloads in MCP (resource ``blob``, image/audio ``data``).
 BASE64_KEYS = frozenset({"blob", "data"})
-# Identity keys of named things, most specific first (a resource has both ``uri`` and ``name``).
-IDENTITY_KEYS = ("uriTemplate", "uri", "name")
-set_identity_keys(IDENTITY_KEYS)
+# Identity keys of named things (``IDENTITY_KEYS``, most specific first: a resource has both
+# ``uri`` and ``name``) are defined in narrow.py, whose ``Slice`` keeps their raw values.
 # Deeper than this, a subtree is compared by a digest of its canonical JSON: a hostile response
 # must not exhaust the stack, and a difference down there is still caught.
 MAX_DEPTH = 128
-# Two differing JSON texts at least this long (each) are narrowed at text level (``narrow.py``)
-# before they are parsed: only the containers around the bytes that differ are read.
-NARROW_MIN_CHARS = 1 << 16
 
 # An MCP App (a ``ui://`` resource, ``text/html;profile=mcp-app``) or any text/html this long is a
 # document: its text is compared as it is (size, digest, the changed region: ``compare``), never
@@ -305,6 +306,10 @@ class NormalizeRules(Protocol):
     def allow_reorder(self) -> bool: ...
     @property
     def moments(self) -> Sequence[float]: ...
+    @property
+    def limits(self) -> Limits: ...
+    @property
+    def rule_use(self) -> RuleUse: ...
 
 
 # The ignore-path notation lives in paths.py (parse and render, documented once).
@@ -592,6 +597,9 @@ class _Normalizer:
         self.ignore_keys = ignore_keys
         self.allow_reorder = allow_reorder
         self.start: State = tuple((i, 0) for i in range(len(patterns)))
+        # The rules that removed something: the run's ``RuleUse`` (``_normalizer_for``), else
+        # a set nobody reads.
+        self.matched: set[tuple[str, str]] = set()
 
     # Each step returns the surviving states, or None when a pattern matched the node completely.
     def _step(self, states: State, match: Any) -> State | None:
@@ -600,7 +608,7 @@ class _Normalizer:
             if match(self.patterns[pi][pos]):
                 if pos + 1 == len(self.patterns[pi]):
                     if pi < len(self.names):
-                        _MATCHED.add(("--ignore-path", self.names[pi]))
+                        self.matched.add(("--ignore-path", self.names[pi]))
                     return None
                 out.append((pi, pos + 1))
         return tuple(out)
@@ -684,7 +692,7 @@ class _Normalizer:
             keys = sorted(value, key=str)
         for k in keys:
             if ignore_keys and k in ignore_keys:
-                _MATCHED.add(("--ignore-key", k))
+                self.matched.add(("--ignore-key", k))
                 continue
             if states:
                 child_states = self._step_key(states, k)
@@ -911,9 +919,13 @@ class Same:
 class _Pairer:
     """One ``normalize_pair`` call: the walk, and every pair of subtrees it took as equal."""
 
-    def __init__(self, normalizer: _Normalizer) -> None:
+    def __init__(self, normalizer: _Normalizer, limits: Limits, prepared: Prepared | None = None) -> None:
         self.n = normalizer
         self.equal: list[tuple[Any, Any]] = []
+        self.limits = limits
+        # Texts this long are narrowed (never, with the fast paths off).
+        self.narrow_from = limits.narrow_min_chars if limits.fast else -1
+        self.prepared = prepared  # what was read ahead of the recorded text, if anything
 
     def pair(self, a: Any, b: Any, states: State, key: str | None, depth: int) -> tuple[Any, Any]:
         n = self.n
@@ -936,7 +948,7 @@ class _Pairer:
                         return value, value
                     same = Same(n, a, states, key, depth)
                     return same, same
-                if len(a) >= NARROW_MIN_CHARS and len(b) >= NARROW_MIN_CHARS:
+                if 0 <= self.narrow_from <= min(len(a), len(b)):
                     narrowed = self.narrowed(a, b, states, depth)
                     if narrowed is not None:
                         return narrowed
@@ -963,9 +975,13 @@ class _Pairer:
         levels = MAX_DEPTH - depth - 8  # every skeleton container stays well above MAX_DEPTH
         if levels < 1:
             return None
-        both = skeletons(a, b, levels, run_names)
+        prepared = self.prepared
+        ahead = prepared.ahead_of(a) if prepared is not None else None
+        both = skeletons(a, b, levels, run_names, ahead, self.limits.stretch_min)
         if both is None:
             return None
+        if prepared is not None:
+            prepared.taken["narrow"] += 1
         inner = self.n._step_box(states, JsonText.tag) if states else states
         if inner is None:
             return _DROP, _DROP
@@ -1007,7 +1023,7 @@ class _Pairer:
             if k in paired:
                 child = paired[k][which]
             elif n.ignore_keys and k in n.ignore_keys:
-                _MATCHED.add(("--ignore-key", k))
+                n.matched.add(("--ignore-key", k))
                 continue
             else:
                 child_states = n._step_key(states, k) if states else states
@@ -1214,13 +1230,15 @@ class _Pairer:
         buckets = [array("q") for _ in range(mask + 1)]
         as_read = not n.ignore_keys and not _opaque_key(field) and field not in BASE64_KEYS
         for stretch in stretches:
-            ahead = read_ahead_of(stretch.text) if as_read else None
+            ahead = self.prepared.ahead_of(stretch.text) if as_read and self.prepared is not None else None
             for part in stretch.parts:
                 codes: Any = None
                 if as_read:  # marked as the narrowing read it (``run_names``)
                     codes = (stretch.mark_of(part) or {}).get(field)
                 if codes is None and ahead is not None and type(part) is tuple and ahead.runs.get(part[0]) == part[1:3]:
                     codes = ahead.marks.get(part[0], {}).get(field)
+                    if codes is not None:
+                        self.prepared.taken["read_ahead"] += 1  # type: ignore[union-attr]
                 if codes is None:
                     names = n.raw_identities(stretch.part_values(part), field, depth)
                     if names is None:
@@ -1331,15 +1349,11 @@ def _normalizer(
     return _Normalizer(patterns, frozenset(ignore_keys), allow_reorder, days, ignore_paths)
 
 
-# Every ignore rule that removed something in this process: ``unused_rules`` names the others.
-_MATCHED: set[tuple[str, str]] = set()
-
-
 def unused_rules(options: NormalizeRules) -> list[tuple[str, str]]:
-    """The ``--ignore-path`` / ``--ignore-key`` rules of ``options`` that have matched nothing
-    since this process started, as (flag, rule)."""
-    rules = [("--ignore-path", p) for p in options.ignore_paths] + [("--ignore-key", k) for k in options.ignore_keys]
-    return [rule for rule in rules if rule not in _MATCHED]
+    """The ``--ignore-path`` / ``--ignore-key`` rules of ``options`` that have matched nothing in
+    any normalisation under these options (or a copy ``at`` made: they share one ``RuleUse``),
+    as (flag, rule)."""
+    return options.rule_use.unused(options.ignore_paths, options.ignore_keys)
 
 
 def reference_days(moments: Sequence[float] = ()) -> tuple[int, ...]:
@@ -1354,14 +1368,21 @@ def reference_days(moments: Sequence[float] = ()) -> tuple[int, ...]:
 
 
 def _normalizer_for(options: NormalizeRules | None) -> _Normalizer:
+    """The (cached) normaliser for ``options``; with ignore rules, a copy of it that records the
+    rules that matched in ``options.rule_use``."""
     if options is None:
         return _normalizer((), (), False, reference_days())
-    return _normalizer(
+    normalizer = _normalizer(
         tuple(options.ignore_paths),
         tuple(options.ignore_keys),
         bool(options.allow_reorder),
         reference_days(tuple(getattr(options, "moments", ()))),
     )
+    if not (normalizer.patterns or normalizer.ignore_keys):
+        return normalizer  # no rule to record
+    normalizer = copy.copy(normalizer)
+    normalizer.matched = options.rule_use.matched
+    return normalizer
 
 
 def run_names(run: list[Any]) -> dict[str, array[int]]:
@@ -1387,13 +1408,15 @@ def run_names(run: list[Any]) -> dict[str, array[int]]:
     return out
 
 
-def normalize_pair(a: Any, b: Any, options: NormalizeRules | None = None) -> tuple[Any, Any]:
+def normalize_pair(
+    a: Any, b: Any, options: NormalizeRules | None = None, prepared: Prepared | None = None
+) -> tuple[Any, Any]:
     """``normalize(a, options), normalize(b, options)``, with every subtree the two share at the
     same place left as one ``Same`` object on both sides (see above). Comparing the pair finds
     exactly the differences comparing the two full normal forms finds; ``materialize`` turns it
     into those forms."""
     normalizer = _normalizer_for(options)
-    pairer = _Pairer(normalizer)
+    pairer = _Pairer(normalizer, options.limits if options is not None else Limits.from_env(), prepared)
     na, nb = pairer.pair(a, b, normalizer.start, None, 0)
     if not pairer.strict():
         # Something ``==`` forgave was taken as shared: normalise both sides in full.

@@ -7,11 +7,28 @@ server may be starting meanwhile: ``early.py``), and the compare engine (``compa
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcp_replay_action.model import JSON
+from mcp_replay_action.values.limits import Limits
 from mcp_replay_action.values.paths import parse_path
+
+
+class RuleUse:
+    """Which ``--ignore-path`` / ``--ignore-key`` rules have removed something, accumulated over
+    one run by every normalisation under the options that hold it (``CompareOptions.rule_use``):
+    ``unused`` names the others, for the warning that a rule matched nothing."""
+
+    __slots__ = ("matched",)
+
+    def __init__(self) -> None:
+        self.matched: set[tuple[str, str]] = set()
+
+    def unused(self, ignore_paths: Any, ignore_keys: Any) -> list[tuple[str, str]]:
+        """The rules among these that matched nothing so far, as (flag, rule)."""
+        rules = [("--ignore-path", p) for p in ignore_paths] + [("--ignore-key", k) for k in ignore_keys]
+        return [rule for rule in rules if rule not in self.matched]
 
 
 @dataclass(frozen=True)
@@ -33,6 +50,10 @@ class CompareOptions:
     # it, the comparison stops at its next step with one finding that says so, never a hang.
     # None: no bound.
     budget: float | None = None
+    # The thresholds of the fast paths, and the switch that turns them off (``prepared.Limits``).
+    limits: Limits = field(default_factory=Limits.from_env, compare=False)
+    # The ignore rules that matched in this run (shared by every copy ``at`` makes).
+    rule_use: RuleUse = field(default_factory=RuleUse, compare=False, repr=False)
 
     def at(self, *recorded_at: Any) -> CompareOptions:
         """These options with the recording moments named by cassette headers (``recorded_at``)."""

@@ -9,6 +9,7 @@ with the id the live server used.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -53,6 +54,7 @@ from mcp_replay_action.transport import Transport, open_transport
 from mcp_replay_action.transport.headline import headline
 from mcp_replay_action.transport.process import usable_cpus
 from mcp_replay_action.transport.session import ClientSession, diag_kwargs, error_answer
+from mcp_replay_action.values.prepared import Prepared
 from mcp_replay_action.wire.protocol import LIFECYCLE_METHODS, Era, detect_era, refused_probes
 
 if TYPE_CHECKING:
@@ -61,7 +63,6 @@ if TYPE_CHECKING:
     from mcp_replay_action.compare.output_schema import OutputSchemas
     from mcp_replay_action.early import EarlyServer
     from mcp_replay_action.replay.update import UpdateSummary
-    from mcp_replay_action.values.narrow import ReadAhead
 
 # After this many requests in a row got no answer in time, the server is taken to be hung and the
 # rest of the cassette is marked missing without waiting out each timeout.
@@ -161,14 +162,11 @@ class _Session:
         # would leave one idle), unless latency is judged: then each answer is timed alone.
         self.unsettled: _Answer | None = None
         self.overlap = options.max_slowdown is None and options.repeat <= 1
+        # The fast paths' thresholds and switch (``prepared.Limits``): with them off, nothing is
+        # prepared for an answer (``_prepare``) and every plain path runs.
+        self.limits = self.compare_options.limits
         # Reading a recorded answer ahead while the server works (``_await``) needs a CPU of its own.
         self.cpus_to_spare = usable_cpus() >= 2
-        self.awaited: Interaction | None = None  # the interaction whose answer is awaited
-        # A transport that asks which long text a long line most likely holds, to decode the line
-        # beside it (``StdioTransport.expect``, ``_expected``); None for one that does not ask.
-        self.expecting: Any = transport if hasattr(transport, "expect") else None
-        self.ahead: ReadAhead | None = None  # its recording, read ahead so far
-        self.ahead_steps: Iterator[bool] | None = None  # what is left to read ahead
         # The output schemas the live server declared in this session (made on the first live
         # ``tools/list`` that declares one: a server without any never loads the validator).
         self.polls = tasks.Polls()  # the live tasks that have ended (replay/tasks.py)
@@ -228,77 +226,42 @@ class _Session:
             return  # what differed was a secret, redacted alike on both sides
         self.carry.learn(recorded, live, answer.inter.seq)
 
-    def _await(self, inter: Interaction, request_id: Any, wait: float) -> dict[str, Any]:
-        """The live answer to ``inter``'s request; while the server is slow to give it, and a CPU
-        is left for it to work on, the long JSON text of the recorded answer is read ahead
-        (``_read_ahead``) for the comparison to come. A confirming run compares nothing. A long
-        line the transport reads meanwhile is decoded beside the text it most likely holds
-        (``_expected``)."""
-        self.awaited = inter
-        expecting = self.expecting
-        if expecting is not None:
-            expecting.expect = self._expected
+    def _prepare(self, inter: Interaction) -> Prepared | None:
+        """What is prepared for the answer to ``inter`` (``prepared.py``), built on as it is
+        awaited: the long text it most likely holds is the recording's, or in a confirming run the
+        first run's live answer's (a server that differed once most likely repeats itself). None
+        with the fast paths off."""
+        if not self.limits.fast:
+            return None
+        twin = self.twins.get(inter.seq)
+        return Prepared(self.limits, twin if twin is not None else inter.response)
+
+    def _await(self, request_id: Any, wait: float, prepared: Prepared | None) -> dict[str, Any]:
+        """The live answer to the request ``request_id``; while the server is slow to give it,
+        and a CPU is left for it to work on, the long JSON text of the recorded answer is read
+        ahead into ``prepared`` (``_read_ahead``) for the comparison to come. A confirming run
+        compares nothing. A long line the transport reads meanwhile is decoded beside the text
+        ``prepared`` names (``Prepared.beside``)."""
+        idle = None
+        if prepared is not None and self.gather is None and self.cpus_to_spare:
+            idle = functools.partial(self._read_ahead, prepared)
         try:
-            if self.gather is not None or not self.cpus_to_spare:
-                return self.client.await_response(request_id, wait)
-            return self.client.await_response(request_id, wait, self._read_ahead)
+            return self.client.await_response(request_id, wait, idle, prepared)
         except BaseException:
-            if self.ahead is not None:
-                self._done_with(self.ahead)  # no answer to compare it with
-                self.ahead = None
+            if prepared is not None:
+                prepared.close()  # no answer to compare it with
             raise
         finally:
-            self.ahead_steps = None
-            if expecting is not None:
-                expecting.expect = None
+            if prepared is not None:
+                prepared.steps = None  # what is not read ahead by now is not read
 
-    def _expected(self) -> str | None:
-        """The long text the awaited answer most likely holds, asked by the transport for a long
-        line only: the recording's longest JSON text, or in a confirming run the first run's
-        live one (a server that differed once most likely repeats itself)."""
-        from mcp_replay_action.values.narrow import long_json_text
-
-        assert self.awaited is not None
-        twin = self.twins.get(self.awaited.seq)
-        return long_json_text(twin if twin is not None else self.awaited.response)
-
-    def _done_with(self, ahead: ReadAhead) -> None:
-        ahead.close()
-        self.redactor.forget(ahead.text)
-
-    def _read_ahead(self) -> bool:
-        """One step of reading the awaited answer's recording ahead (``narrow.ReadAhead``): its
-        longest JSON text, parsed the way narrowing it against the live one will parse it. False
-        when there is no such text (nearly every answer) or nothing left to read."""
-        steps = self.ahead_steps
-        if steps is None:
-            from mcp_replay_action.values.narrow import ReadAhead, long_json_text
-
-            assert self.awaited is not None
-            found = long_json_text(self.awaited.response)
-            if found is None:
-                return False  # the compare engine is not imported for an answer without one
-            from mcp_replay_action.compare.normalize import run_names
-
-            self.ahead = ReadAhead(found, run_names)
-            steps = self.ahead_steps = self._ahead_steps(self.ahead)
+    def _read_ahead(self, prepared: Prepared) -> bool:
+        """One step of the work done ahead for the awaited answer (``ahead_steps``); False once
+        there is none (left)."""
+        if prepared.steps is None:
+            prepared.steps = ahead_steps(prepared, self.redactor)
         with paused():  # a step builds a run of records: no collection walks them half built
-            return next(steps, None) is not None
-
-    def _ahead_steps(self, ahead: ReadAhead) -> Iterator[bool]:
-        while ahead.step():
-            yield True
-        # Then what the text holds of what redaction looks for: the live answer, which differs
-        # from it in a few places, is redacted by looking only there (``Redactor.learn``).
-        for _ in self.redactor.learn(ahead.text):
-            yield True
-        # Last, the modules only a live answer that differs needs (compare, and noise for the
-        # confirming run): one that differs from this long recording is compared and confirmed
-        # without importing them on the way (~3 ms).
-        import mcp_replay_action.compare.engine  # noqa: F401
-        import mcp_replay_action.compare.noise  # noqa: F401
-
-        yield True
+            return next(prepared.steps, False) is not False
 
     def _redacted(self, answer: _Answer) -> dict[str, Any]:
         """The live answer of ``answer``, redacted (once, when first needed)."""
@@ -308,7 +271,10 @@ class _Session:
             # equal to it hold nothing to redact: only what changed is walked.
             clean = self.twins.get(answer.inter.seq, answer.inter.response)
             live = answer.live
-            answer.live = self.redactor.apply(live) if clean is None else self.redactor.apply_beside(live, clean)
+            if clean is None:
+                answer.live = self.redactor.apply(live)
+            else:
+                answer.live = self.redactor.apply_beside(live, clean, answer.prepared)
             answer.redacted = True
         return answer.live
 
@@ -347,10 +313,11 @@ class _Session:
         self._learn()
         message, substitutions = self.carry.rewrite(inter.message) if self.carry else (inter.message, ())
         started = time.monotonic()
+        prepared = self._prepare(inter)
         try:
             self.transport.send(message)
             self._settle()  # the previous answer, compared while the server works on this one
-            live = self._await(inter, message.get("id"), wait)
+            live = self._await(message.get("id"), wait, prepared)
             # A task still working live where the recording saw it done is polled on (replay/tasks.py).
             live = self.polls.follow(inter, message, live, self.client.request, started + wait)
             live = tasks.as_handled(inter, live)  # a task handle's status is timing (replay/tasks.py)
@@ -405,19 +372,18 @@ class _Session:
             self.on_live(inter, live)
         if tasks.interim(inter, live) and self.gather is None:
             # A poll the recording saw say ``working``: how many a task needs is not behaviour.
-            if self.ahead is not None:
-                self._done_with(self.ahead)
-                self.ahead = None
+            if prepared is not None:
+                prepared.close()
             pass_into(self.results, inter, live, latency_ms=round(latency, 3), sent=message)
             return
-        answer = _Answer(inter, message, substitutions, live, latency, first, self.ahead)
-        self.ahead = None
+        answer = _Answer(inter, message, substitutions, live, latency, first, prepared)
         recorded = inter.response
         if recorded is not None and recorded != live:
             self.to_learn = answer  # it may hold a value the server minted afresh (``_learn``)
         if self.gather is not None:
             if inter.seq in self.gather:
                 self.live[inter.seq] = self._redacted(answer)
+            answer.close()
             return
         self.unsettled = answer
 
@@ -440,15 +406,14 @@ class _Session:
         checked = self._check_output(answer)
         if (
             not answer.substitutions
-            and answer.ahead is None
             and self.options.max_slowdown is None
             and not checked
             and inter.seq not in self.twins
             and same_json(inter.response, answer.live)
         ):
             # Its recording exactly (most answers): redacted beside the recording it is kept as it
-            # is, compare finds nothing, and no latency is judged: it passes as it stands. (A
-            # recording read ahead is closed by the full settle below.)
+            # is, compare finds nothing, and no latency is judged: it passes as it stands.
+            answer.close()
             pass_into(self.results, inter, answer.live, latency_ms=round(answer.latency, 3), sent=answer.sent)
             return
         if self.to_learn is answer and not self.ending:
@@ -469,10 +434,9 @@ class _Session:
         # An answer equal to its recording (the fast path above) cannot have grown.
         grown = growth(recorded, live, self.options.max_growth)
         try:
-            findings = _compared(recorded, live, self.compare_options)
+            findings = _compared(recorded, live, self.compare_options, answer.prepared)
         finally:
-            if answer.ahead is not None:
-                self._done_with(answer.ahead)
+            answer.close()
         ignored: tuple[Finding, ...] = ()
         if minted and self.confirming:
             findings = (*minted, *findings)  # settled by ``_minted_apart``
@@ -608,14 +572,45 @@ class _Session:
         self.results.append(judge(inter, (finding,), None))
 
 
-def _compared(recorded: dict[str, Any] | None, live: dict[str, Any], options: CompareOptions) -> tuple[Finding, ...]:
-    """``compare.compare(recorded, live, options)``, taking its fastest exit (``unchanged``) before
-    importing it: a replay of an unchanged server never loads the compare engine."""
+def ahead_steps(prepared: Prepared, redactor: Redactor) -> Iterator[None]:
+    """The work done ahead for an awaited answer while the server works on it, one short step
+    (about a millisecond) per item: reading the long text it most likely holds
+    (``Prepared.text``) ahead (``narrow.ReadAhead``) the way narrowing it against the live one
+    will read it, then learning what it holds of what ``redactor`` looks for
+    (``Redactor.learn``), then importing the modules a live answer that differs needs. Nothing
+    for an answer without such a text (nearly every answer)."""
+    text = prepared.text()
+    if text is None:
+        return  # the compare engine is not imported for an answer without one
+    from mcp_replay_action.compare.normalize import run_names
+    from mcp_replay_action.values.narrow import ReadAhead
+
+    ahead = prepared.ahead = ReadAhead(text, run_names)
+    while ahead.step():
+        yield None
+    # Then what the text holds of what redaction looks for: the live answer, which differs from
+    # it in a few places, is redacted by looking only there.
+    yield from redactor.learn(text, prepared)
+    # Last, the modules only a live answer that differs needs (compare, and noise for the
+    # confirming run): one that differs from this long recording is compared and confirmed
+    # without importing them on the way (~3 ms).
+    import mcp_replay_action.compare.engine  # noqa: F401
+    import mcp_replay_action.compare.noise  # noqa: F401
+
+    yield None
+
+
+def _compared(
+    recorded: dict[str, Any] | None, live: dict[str, Any], options: CompareOptions, prepared: Prepared | None
+) -> tuple[Finding, ...]:
+    """``compare.compare(recorded, live, options, prepared)``, taking its fastest exit
+    (``unchanged``) before importing it: a replay of an unchanged server never loads the compare
+    engine."""
     if unchanged(recorded, live):
         return ()
     from mcp_replay_action.compare.engine import compare
 
-    return compare(recorded, live, options)
+    return compare(recorded, live, options, prepared)
 
 
 def _declares_output_schema(live: dict[str, Any]) -> bool:
@@ -639,7 +634,7 @@ class _Answer:
     carry may learn from it, else while the server works on that message. Slots, not a frozen
     dataclass: one is made per request, and the dataclass costs several times as much to make."""
 
-    __slots__ = ("inter", "sent", "substitutions", "live", "latency", "first", "redacted", "ahead", "checked")
+    __slots__ = ("inter", "sent", "substitutions", "live", "latency", "first", "redacted", "prepared", "checked")
 
     def __init__(
         self,
@@ -649,7 +644,7 @@ class _Answer:
         live: dict[str, Any],
         latency: float,
         first: bool,
-        ahead: ReadAhead | None = None,
+        prepared: Prepared | None = None,
     ) -> None:
         self.inter = inter
         self.sent = sent  # the request as really sent
@@ -658,8 +653,13 @@ class _Answer:
         self.latency = latency  # milliseconds
         self.first = first
         self.redacted = False
-        self.ahead = ahead  # its recording's long text read ahead, closed once compared
+        self.prepared = prepared  # what was prepared for it (``prepared.py``), closed once compared
         self.checked: tuple[Finding, ...] | None = None  # what the live server's declarations found
+
+    def close(self) -> None:
+        """Let go of what was prepared for this answer: it is compared (or will never be)."""
+        if self.prepared is not None:
+            self.prepared.close()
 
 
 def replay_cassette(

@@ -13,9 +13,12 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mcp_replay_action.model import JSONObject
+
+if TYPE_CHECKING:
+    from mcp_replay_action.values.prepared import Prepared
 
 
 class Transport(Protocol):
@@ -28,9 +31,12 @@ class Transport(Protocol):
         """Send one JSON-RPC message (request, notification or a response to a server request).
         Raises ServerExited when the server is gone."""
 
-    def receive(self, timeout: float) -> JSONObject:
+    def receive(self, timeout: float, prepared: Prepared | None = None) -> JSONObject:
         """The next JSON-RPC message from the server. Raises TransportTimeout after ``timeout``
-        seconds, ServerExited when the server has ended and nothing is left to read."""
+        seconds, ServerExited when the server has ended and nothing is left to read.
+        ``prepared``: what the replay prepared for the answer it awaits (``prepared.py``), which a
+        transport may use to read a long answer faster (``Prepared.beside``); the message is the
+        same without."""
 
     def close(self) -> None:
         """End the session and reap every process started. Idempotent, bounded in time."""

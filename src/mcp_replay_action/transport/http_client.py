@@ -49,6 +49,7 @@ from mcp_replay_action.wire.protocol import request_protocol_version
 
 if TYPE_CHECKING:
     from mcp_replay_action.transport.process import ServerProcess, StderrTail
+    from mcp_replay_action.values.prepared import Prepared
 
 ACCEPT_BOTH = "application/json, text/event-stream"
 SESSION_HEADER = "Mcp-Session-Id"
@@ -331,8 +332,9 @@ class HttpTransport:
         if message.get("method") == "notifications/initialized" and self._listen and self._session_id:
             self._open_listen_stream()
 
-    def receive(self, timeout: float) -> JSONObject:
-        """The next message from the server, in arrival order across every open stream."""
+    def receive(self, timeout: float, prepared: Prepared | None = None) -> JSONObject:
+        """The next message from the server, in arrival order across every open stream
+        (``prepared`` is not used: a body is read whole)."""
         try:
             item = self._queue.get(timeout=max(timeout, 0.0))
         except queue.Empty:

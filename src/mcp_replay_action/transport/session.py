@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_replay_action.errors import ServerExited, TransportTimeout
 from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.transport import Transport
+
+if TYPE_CHECKING:
+    from mcp_replay_action.values.prepared import Prepared
 
 Message = JSONObject
 # A server-to-client request -> the full JSON-RPC answer to send back.
@@ -97,11 +100,18 @@ class ClientSession:
         self.transport.send(message)
         return self.await_response(message.get("id"), timeout)
 
-    def await_response(self, request_id: JSON, timeout: float, idle: Callable[[], bool] | None = None) -> Message:
+    def await_response(
+        self,
+        request_id: JSON,
+        timeout: float,
+        idle: Callable[[], bool] | None = None,
+        prepared: Prepared | None = None,
+    ) -> Message:
         """Read until the response to ``request_id`` arrives (see ``request``). ``idle``: work to
         do while a slow server works, a short step per call (False once there is none left),
         begun once nothing has arrived for ``IDLE_AFTER``; the transport is looked at between
-        steps, so an answer waits for one step at most."""
+        steps, so an answer waits for one step at most. ``prepared`` is handed to the
+        transport's ``receive`` (``prepared.py``)."""
         until = time.monotonic() + timeout
         quiet = IDLE_AFTER
         while True:
@@ -109,10 +119,10 @@ class ClientSession:
             if left <= 0:
                 raise TransportTimeout(f"no response within {timeout:g} s", **diag_kwargs(self.transport))
             if idle is None:
-                msg = self.transport.receive(left)
+                msg = self.transport.receive(left, prepared)
             else:
                 try:
-                    msg = self.transport.receive(min(quiet, left))
+                    msg = self.transport.receive(min(quiet, left), prepared)
                 except TransportTimeout:
                     quiet = 0.0
                     if not idle():

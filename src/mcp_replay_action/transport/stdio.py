@@ -37,6 +37,7 @@ from mcp_replay_action.wire.jsonrpc import encode, is_message
 
 if TYPE_CHECKING:
     from mcp_replay_action.values.beside import Reader
+    from mcp_replay_action.values.prepared import Prepared
 
 # ---------------------------------------------------------------------------------------------
 # The transport
@@ -71,9 +72,6 @@ POLL_FOR = 100e-6
 # After this many looks in a row that ended without an answer, ``receive`` sleeps at once, until
 # an answer comes within ``POLL_FOR`` of the sleep again: a slow server costs no busy CPU.
 POLL_MISSES = 4
-# A line that grows this long is read beside the text ``expect`` gives (``beside.py``); a shorter
-# one costs less to decode than to ask about.
-BESIDE_FROM = 1 << 20
 
 
 class StdioTransport:
@@ -92,10 +90,10 @@ class StdioTransport:
     polling first (``POLL_FOR``). It cannot deadlock: ``send`` keeps reading stdout into a buffer
     for as long as the server's stdin is full. One thread at a time may use a transport.
 
-    ``expect``, when set, is asked for each line that grows to ``BESIDE_FROM`` bytes which long
-    text it most likely holds (a replay knows the recording it awaits): the rest of the line is
-    then read beside that text as it arrives (``beside.Reader``: the bytes that spell it are let
-    go as they come).
+    ``receive``'s ``prepared``, when given, is asked for each line that grows long
+    (``Limits.beside_from``) which long text it most likely holds (a replay knows the recording it
+    awaits): the rest of the line is then read beside that text as it arrives (``beside.Reader``:
+    the bytes that spell it are let go as they come).
 
     A line longer than ``max_message`` bytes is dropped as it grows, whichever way it is held, and
     stdout read no further: ``receive`` raises MessageTooLarge, which names the cap.
@@ -139,9 +137,10 @@ class StdioTransport:
         self.last_non_json = ""
         self._heard = False  # the server has sent at least one message
         self._poller: _Poller | None = None  # set by start() when looking without sleeping may pay
-        self.expect: Callable[[], str | None] | None = None
-        # The line not yet ended, once long and read beside the text ``expect`` named (it then
-        # holds the line's bytes, not ``_partial``); whether ``expect`` was asked for this line;
+        # What the replay prepared for the answer it awaits, while ``receive`` is given it.
+        self._prepared: Prepared | None = None
+        # The line not yet ended, once long and read beside the text ``_prepared`` named (it then
+        # holds the line's bytes, not ``_partial``); whether ``_prepared`` was asked for this line;
         # the line's first bytes, to name it should it be no message.
         self._reader: Reader | None = None
         self._asked = False
@@ -227,18 +226,28 @@ class StdioTransport:
         except (OSError, ValueError):  # BrokenPipeError, or stdin already closed
             raise self._exited("the server is gone (its stdin is closed)") from None
 
-    def receive(self, timeout: float) -> dict[str, Any]:
+    def receive(self, timeout: float, prepared: Prepared | None = None) -> dict[str, Any]:
         """The next message from the server, in arrival order.
 
         Raises TransportTimeout after ``timeout`` seconds, ServerExited once the server's stdout
-        has closed and every message it sent before has been returned.
+        has closed and every message it sent before has been returned. A long line read meanwhile
+        is decoded beside the text ``prepared`` names (``Prepared.beside``), if any.
         """
         messages = self._messages
         if messages:
             return messages.popleft()
         if self._server is None:
             raise RuntimeError("StdioTransport.receive() before start()")
+        self._prepared = prepared
+        try:
+            return self._receive(timeout)
+        finally:
+            self._prepared = None
+
+    def _receive(self, timeout: float) -> dict[str, Any]:
+        messages = self._messages
         deadline = time.monotonic() + timeout
+        assert self._server is not None  # ``receive`` looked
         popen = self._server.popen
         poller = self._poller
         waiting = time.perf_counter()
@@ -291,8 +300,8 @@ class StdioTransport:
             self._grow(last)
 
     def _grow(self, piece: bytes) -> None:
-        """Add ``piece`` to the line not yet ended. Once that line is ``BESIDE_FROM`` long and
-        ``expect`` names the text it most likely holds, it is read beside that text as it comes
+        """Add ``piece`` to the line not yet ended. Once that line is long and ``receive``'s
+        ``prepared`` names the text it most likely holds, it is read beside that text as it comes
         (``beside.Reader``): the bytes that spell the text are let go as they arrive."""
         if self._too_large:
             return
@@ -304,10 +313,11 @@ class StdioTransport:
             self._reader.feed(piece)
             return
         self._partial += piece
-        if len(self._partial) < BESIDE_FROM or self.expect is None or self._asked:
+        prepared = self._prepared
+        if prepared is None or self._asked or len(self._partial) < prepared.limits.beside_from:
             return
         self._asked = True
-        known = self.expect() if _utf8_object(self._partial) else None
+        known = prepared.beside(len(self._partial)) if _utf8_object(self._partial) else None
         if known is not None:
             from mcp_replay_action.values.beside import Reader
 
@@ -355,6 +365,8 @@ class StdioTransport:
             value = decode_beside(reader.line(), reader.known)
             if value is None:
                 return False
+        if self._prepared is not None:
+            self._prepared.taken["beside"] += 1
         self._take_value(value, self._head)
         return True
 

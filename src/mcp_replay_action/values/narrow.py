@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import json
 import re
-import weakref
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Generator, Iterator, Sequence
 from json.decoder import scanstring  # type: ignore[attr-defined]  # the C one, as json uses
 from typing import Any
+
+from mcp_replay_action.values.limits import Limits
 
 _SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # the C scanner json.loads uses: (value, end) at an index
 _WS_RE = re.compile(r"[ \t\n\r]*")  # JSON's whitespace, and only it
@@ -134,10 +135,6 @@ def forget() -> None:
     _LAST_RUN = (None, -1, [])
 
 
-# A run of at least this many shared items of an array becomes one ``Stretch`` in a skeleton
-# instead of a ``Slice`` per item.
-STRETCH_MIN = 256
-
 # A run of shared array items as read: where its first item starts, the comma after its last,
 # how many items it holds, and their Slices when they were made (None once let go).
 _Part = tuple[int, int, int, "list[Slice] | None"]
@@ -236,23 +233,24 @@ def _unmade(part: _Part | Slice) -> _Part | Slice:
 class _Shared:
     """The shared members of one container of a skeleton, in a row, as the narrowing reads them
     (an array's in runs and single items): an array's made into one ``Stretch`` when there are
-    ``STRETCH_MIN`` or more, else (and an object's) a Slice each. A run's Slices are let go as
+    ``stretch_min`` or more, else (and an object's) a Slice each. A run's Slices are let go as
     soon as the count makes a Stretch certain."""
 
-    __slots__ = ("text", "stretches", "parts", "count", "marks")
+    __slots__ = ("text", "stretches", "parts", "count", "marks", "stretch_min")
 
-    def __init__(self, text: str, stretches: bool, marks: Marks | None = None) -> None:
+    def __init__(self, text: str, stretches: bool, marks: Marks | None, stretch_min: int) -> None:
         self.text = text
         self.stretches = stretches  # an array's: one Stretch may stand for many
         self.marks = marks
+        self.stretch_min = stretch_min
         self.parts: list[_Part | Slice] = []
         self.count = 0
 
     def run(self, at: int, comma: int, count: int, made: list[Slice] | None) -> None:
         self.count += count
-        if self.count >= STRETCH_MIN:
+        if self.count >= self.stretch_min:
             made = None
-            if self.count - count < STRETCH_MIN:  # the count just got there: let go the earlier Slices
+            if self.count - count < self.stretch_min:  # the count just got there: let go the earlier Slices
                 self.parts = [_unmade(part) for part in self.parts]
         self.parts.append((at, comma, count, made))
 
@@ -261,27 +259,23 @@ class _Shared:
         self.parts.append(item)
 
     def made(self) -> list[Any]:
-        if self.stretches and self.count >= STRETCH_MIN:
+        if self.stretches and self.count >= self.stretch_min:
             return [Stretch(self.text, self.parts, self.count, self.marks)]
         return _items_of(self.text, self.parts)
 
 
-_ID_KEYS: tuple[str, ...] = ()
-_ID_INDEX: dict[str, int] = {}
-_MISSINGS: tuple[object, ...] = ()
+# Identity keys of named things, most specific first (a resource has both ``uri`` and ``name``):
+# ``normalize`` keys a named list by the first its items all have; ``Slice.ids`` keeps their raw
+# values, so a named list's identities need no second parse.
+IDENTITY_KEYS = ("uriTemplate", "uri", "name")
+_ID_KEYS = IDENTITY_KEYS
+_ID_INDEX = {k: i for i, k in enumerate(_ID_KEYS)}
+_MISSINGS = (_MISSING,) * len(_ID_KEYS)
 
 
 def identity_index(field: str) -> int | None:
     """Where ``Slice.ids`` keeps ``field``'s raw value (None: it does not keep it)."""
     return _ID_INDEX.get(field)
-
-
-def set_identity_keys(keys: Sequence[str]) -> None:
-    """The keys whose values ``Slice.ids`` keeps (``normalize.IDENTITY_KEYS``; set once, there)."""
-    global _ID_KEYS, _ID_INDEX, _MISSINGS
-    _ID_KEYS = tuple(keys)
-    _ID_INDEX = {k: i for i, k in enumerate(_ID_KEYS)}
-    _MISSINGS = (_MISSING,) * len(_ID_KEYS)
 
 
 # Texts are compared a window at a time: a slice copies, and slicing two 50 MiB texts whole to
@@ -489,18 +483,14 @@ def _skip(text: str, at: int) -> int:
     return cursor.end
 
 
-# A recorded text shorter than this is narrowed in a few milliseconds: not worth reading ahead.
-READ_AHEAD_CHARS = 1 << 20
 _READ_AHEAD_DEPTH = 32  # containers entered, at most: the narrowing descends no deeper in practice
-# The read-aheads open, by the id of the text each reads; weakly, so that one whose replay ended
-# without closing it (an error between its answer and its comparison) is let go with it.
-_BY_TEXT: weakref.WeakValueDictionary[int, ReadAhead] = weakref.WeakValueDictionary()
 
 
-def long_json_text(value: Any) -> str | None:
+def long_json_text(value: Any, min_chars: int) -> str | None:
     """The longest string in a JSON value (an answer, parsed) that may be a JSON text worth
-    reading ahead: ``READ_AHEAD_CHARS`` or longer, opening with "{" or "[". A few hundred values
-    are looked at, at most, the outer first: an answer with a long text holds it near the top."""
+    reading ahead: ``min_chars`` or longer (``Limits.read_ahead_chars``), opening with "{" or
+    "[". A few hundred values are looked at, at most, the outer first: an answer with a long text
+    holds it near the top."""
     best: str | None = None
     todo = [value]
     for looked, node in enumerate(todo):  # grows as it goes: the values a level down come after
@@ -508,7 +498,7 @@ def long_json_text(value: Any) -> str | None:
             break
         kind = type(node)
         if kind is str:
-            if len(node) >= READ_AHEAD_CHARS and node[0] in _CLOSE and (best is None or len(node) > len(best)):
+            if len(node) >= min_chars and node[0] in _CLOSE and (best is None or len(node) > len(best)):
                 best = node
         elif kind is dict:
             todo.extend(node.values())
@@ -524,7 +514,7 @@ class ReadAhead:
     with the same window from here, and reads only the others itself: finding where each run of
     a long list ends is most of the work of narrowing one changed leaf in it. Only where runs end
     and how many items they hold is kept (a few numbers per run, not an object per item). Open
-    until ``close``; ``skeletons`` of ``text`` finds it by the text's identity."""
+    until ``close``; handed to ``skeletons`` of ``text`` (``prepared.Prepared.ahead``)."""
 
     def __init__(self, text: str, mark: Mark | None = None) -> None:
         self.text = text
@@ -541,7 +531,6 @@ class ReadAhead:
         # Where each container entered ends (by where it starts), once read to its end.
         self.ends: dict[int, int] = {}
         self._steps: Iterator[Any] | None = self._container(0, 0) if text[:1] in _CLOSE else None
-        _BY_TEXT[id(text)] = self
 
     def step(self) -> bool:
         """Read one more run or member (about a millisecond); False once all is read, or the
@@ -556,10 +545,8 @@ class ReadAhead:
             return False
 
     def close(self) -> None:
-        """Stop reading, and let ``skeletons`` no longer find it."""
+        """Stop reading."""
         self._steps = None
-        if _BY_TEXT.get(id(self.text)) is self:
-            del _BY_TEXT[id(self.text)]
 
     def run(self, at: int, limit: int) -> tuple[int, int, None] | None:
         """``_run_counted(self.text, at, limit, ...)``, from what was read ahead when it holds that run
@@ -614,12 +601,6 @@ class ReadAhead:
         return cursor.end
 
 
-def read_ahead_of(text: str) -> ReadAhead | None:
-    """The read-ahead open on ``text`` (this very object), if any."""
-    ahead = _BY_TEXT.get(id(text))
-    return ahead if ahead is not None and ahead.text is text else None
-
-
 class _Closed:
     """A container that closed before the first differing byte (``end``: just past it)."""
 
@@ -637,9 +618,12 @@ class _Narrowed:
 
 
 class _Narrower:
-    def __init__(self, a: str, b: str, levels: int, mark: Mark | None = None) -> None:
+    def __init__(
+        self, a: str, b: str, levels: int, mark: Mark | None, ahead: ReadAhead | None, stretch_min: int
+    ) -> None:
         self.ta, self.tb = a, b
-        self.ahead = read_ahead_of(a)
+        self.ahead = ahead if ahead is not None and ahead.text is a else None
+        self.stretch_min = stretch_min
         self.mark = mark
         self.marks: Marks = {}
         self.p = common_prefix(a, b)
@@ -697,7 +681,7 @@ class _Narrower:
         ta, p = self.ta, self.p
         obj = ca.obj
         keys: list[str | None] = []
-        shared = _Shared(ta, not obj, self.marks)
+        shared = _Shared(ta, not obj, self.marks, self.stretch_min)
         resume = -1
         while not ca.done:
             at = ca.pos
@@ -776,7 +760,7 @@ class _Narrower:
         rest of the container ``ca`` reads (an array's in runs, taken from the read-ahead where it
         holds them)."""
         ta = self.ta
-        suffix = _Shared(ta, not ca.obj, self.marks)
+        suffix = _Shared(ta, not ca.obj, self.marks, self.stretch_min)
         for j in range(tail, len(rest.starts)):
             suffix.one(Slice(ta, rest.starts[j], rest.ids[j]))
         ahead = self.ahead
@@ -851,14 +835,23 @@ def _object(*parts: list[Any]) -> dict[str, Any]:
     return out
 
 
-def skeletons(a: str, b: str, levels: int, mark: Mark | None = None) -> tuple[Any, Any] | None:
+def skeletons(
+    a: str,
+    b: str,
+    levels: int,
+    mark: Mark | None = None,
+    ahead: ReadAhead | None = None,
+    stretch_min: int = Limits.stretch_min,
+) -> tuple[Any, Any] | None:
     """Two differing JSON texts (each an object or an array, nothing around it) as skeletons that
     share a ``Slice`` wherever their bytes agree, descending at most ``levels`` containers; None
     when either is not such a text or the narrowing cannot settle them. ``mark``: what to keep of
-    each run of shared items read (``Stretch.mark_of``)."""
+    each run of shared items read (``Stretch.mark_of``); ``ahead``: what was read of ``a`` ahead
+    (``ReadAhead``), taken in place of reading those runs again; a run of ``stretch_min`` shared
+    array items or more is one ``Stretch`` (``Limits.stretch_min``)."""
     if not a or not b or a[0] not in _CLOSE or a[-1] != _CLOSE[a[0]] or b[-1] != _CLOSE.get(b[0]):
         return None
-    narrower = _Narrower(a, b, levels, mark)
+    narrower = _Narrower(a, b, levels, mark, ahead, stretch_min)
     if narrower.p == 0:
         return None
     try:

@@ -48,7 +48,9 @@ _MENTION_RE = re.compile(r"@(?=[0-9A-Za-z_-])")
 # tried only where its run of name characters starts, from the run's first word character (what
 # a bare ``\b`` start finds first): tried at every word start of a long run ("a-b-c-..."), it
 # read to the run's end each time (quadratic). The text is kept as it is either way.
-_ISSUE_REF_RE = re.compile(r"(?<![\w.-])[.-]*+\b[\w.-]+/[\w.-]+#(?=\d)|(?<![\w&#])#(?=\d)|(?<![\w-])GH-(?=\d)", re.IGNORECASE)
+_ISSUE_REF_RE = re.compile(
+    r"(?<![\w.-])[.-]*+\b[\w.-]+/[\w.-]+#(?=\d)|(?<![\w&#])#(?=\d)|(?<![\w-])GH-(?=\d)", re.IGNORECASE
+)
 _BARE_URL_RE = re.compile(r"(?<![\w.-])(https?|www)(?=://|\.)", re.IGNORECASE)
 # A workflow command: "::" at the start of a line after any whitespace.
 _COMMAND_START_RE = re.compile(r"(^|[" + _LINE_BREAKS + r"])([^\S" + _LINE_BREAKS + r"]*):(?=:)")

@@ -1,0 +1,39 @@
+"""The thresholds of every fast path in one place (``Limits``), and the one switch that turns
+them all off, ``MCP_REPLAY_FAST=0``, read in ``Limits.from_env`` alone (into
+``CompareOptions.limits``). See ``values/prepared.py`` for the seam the fast paths sit behind."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+FAST_ENV = "MCP_REPLAY_FAST"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The thresholds of the fast paths, in one place. ``fast`` False turns every fast path off
+    (read-ahead, decoding beside, narrowing, learned redaction, the one-leaf shortcut): the plain
+    path runs, the reference the fast ones are tested against."""
+
+    fast: bool = True
+    # Two differing JSON texts at least this long (each) are narrowed at text level
+    # (``narrow.py``) before they are parsed: only the containers around the bytes that differ.
+    narrow_min_chars: int = 1 << 16
+    # A run of at least this many shared items of an array is one ``narrow.Stretch``.
+    stretch_min: int = 256
+    # A recorded text shorter than this is narrowed in a few milliseconds: not read ahead.
+    read_ahead_chars: int = 1 << 20
+    # A line that grows this long is read beside the text it most likely holds (``beside.py``);
+    # a shorter one costs less to decode than to ask about.
+    beside_from: int = 1 << 20
+    # A recorded text at least this long is learned for redaction (``Redactor.learn``).
+    learn_min_chars: int = 1 << 16
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Limits:
+        """The default limits, with every fast path off when ``MCP_REPLAY_FAST`` is ``0``: the
+        one place that reads the switch."""
+        value = (os.environ if environ is None else environ).get(FAST_ENV, "").strip()
+        return cls(fast=value != "0")
