@@ -335,6 +335,10 @@ class CassetteResult:
     score: Score
     era: str = ""
     protocol_version: str = ""
+    # Sent in another era than recorded (``--era``): that era, and the requests it has no method
+    # for, not sent ("ping (seq 13): not in the 2026-07-28 revision").
+    replayed_era: str = ""
+    era_skipped: tuple[str, ...] = ()
     duration_s: float = 0.0
     error: str = ""  # an infrastructure failure that stopped the replay early (one line)
     stderr_tail: str = ""

@@ -2,7 +2,8 @@
 cassette, compare every response with the recording, and grade the result.
 
 This is where a cassette (files) meets a transport (servers). It sends exactly what was recorded,
-in recorded order and in the recorded protocol era, except for values the live server minted
+in recorded order and in the recorded protocol era (or in the other one, ``--era``:
+``translate.py``), except for values the live server minted
 afresh (see ``carry.py``) and the JSON-RPC ids of server-to-client requests, which are answered
 with the id the live server used.
 """
@@ -19,6 +20,7 @@ from mcp_replay_action.cassette import load
 from mcp_replay_action.cassette.jsonl import StreamedInteractions
 from mcp_replay_action.compare.classes import finding as classed
 from mcp_replay_action.compare.correlate import Correlations, ThreadRules
+from mcp_replay_action.compare.eras import comparable
 from mcp_replay_action.compare.matchers import same_json, same_request, unchanged
 from mcp_replay_action.compare.options import CompareOptions
 from mcp_replay_action.errors import (
@@ -50,12 +52,13 @@ from mcp_replay_action.model.results import (
 from mcp_replay_action.plan import Plan
 from mcp_replay_action.redact import Redactor, redactor_for
 from mcp_replay_action.replay import streams, tasks
+from mcp_replay_action.replay.translate import rounds, translate
 from mcp_replay_action.transport import Transport, open_transport
 from mcp_replay_action.transport.headline import headline
 from mcp_replay_action.transport.process import usable_cpus
 from mcp_replay_action.transport.session import ClientSession, diag_kwargs, error_answer
 from mcp_replay_action.values.prepared import Prepared
-from mcp_replay_action.wire.protocol import LIFECYCLE_METHODS, Era, detect_era, refused_probes
+from mcp_replay_action.wire.protocol import LIFECYCLE_METHODS, Era, detect_era, is_input_required
 
 if TYPE_CHECKING:
     from mcp_replay_action.compare.carry import Carry
@@ -98,6 +101,8 @@ class ReplayOptions:
     confirm: bool = True
     # Declared threading rules (``--thread``/``--no-thread``), beside those the cassette stores.
     threading: ThreadRules = field(default_factory=ThreadRules)
+    # The protocol era each cassette is sent in (``translate.py``): ``recorded`` or another one.
+    era: str = "recorded"
 
 
 class _Session:
@@ -111,7 +116,9 @@ class _Session:
         on_live: OnLive | None = None,
         tick: Callable[[int], None] | None = None,
     ) -> None:
-        self.cassette = cassette
+        # The session as sent: in the recorded era, or translated into ``options.era``.
+        self.translation = translate(cassette, options.era)
+        cassette = self.cassette = self.translation.cassette
         self.on_live = on_live
         self.tick = tick  # told how many interactions are done, before each (a live progress line)
         self.transport = transport
@@ -152,7 +159,7 @@ class _Session:
         self.server_requests: list[Interaction] | None = None
         self.read_only_tools = read_only_tools(cassette.interactions) if options.repeat > 1 else frozenset()
         self.answered: set[int] = set()
-        self.unsent = refused_probes(cassette.interactions)
+        self.unsent = self.translation.unsent
         self.dead: Finding | None = None  # set once the server is gone or hung
         self.consecutive_timeouts = 0
         self.deadline = 0.0
@@ -187,7 +194,8 @@ class _Session:
                 tick(done)
             if inter.kind == "notification":
                 self._notify(inter)
-            elif inter.seq in self.unsent:  # a refused server/discover probe (protocol.py)
+            elif inter.seq in self.unsent:  # a refused probe, or a request the other era lacks
+                self._settle()  # results stay in recorded order
                 self.results.append(replace(judge(inter, (), None), status="skipped"))
             elif inter.kind == "request":
                 self._request(inter, first=first_request)
@@ -318,6 +326,9 @@ class _Session:
             self.transport.send(message)
             self._settle()  # the previous answer, compared while the server works on this one
             live = self._await(message.get("id"), wait, prepared)
+            if self.translation.era == "stateless" and self.translation.across and is_input_required(live):
+                # What the recording answered mid-call, answered as input_required rounds.
+                live = rounds(live, message, self._recorded_answer, lambda m: self.client.request(m, wait))
             # A task still working live where the recording saw it done is polled on (replay/tasks.py).
             live = self.polls.follow(inter, message, live, self.client.request, started + wait)
             live = tasks.as_handled(inter, live)  # a task handle's status is timing (replay/tasks.py)
@@ -434,7 +445,13 @@ class _Session:
         # An answer equal to its recording (the fast path above) cannot have grown.
         grown = growth(recorded, live, self.options.max_growth)
         try:
-            findings = _compared(recorded, live, self.compare_options, answer.prepared)
+            if self.translation.across:  # answers of two eras, compared by meaning
+                method = inter.method
+                findings = _compared(
+                    comparable(method, recorded), comparable(method, live), self.compare_options, answer.prepared
+                )
+            else:
+                findings = _compared(recorded, live, self.compare_options, answer.prepared)
         finally:
             answer.close()
         ignored: tuple[Finding, ...] = ()
@@ -714,9 +731,11 @@ def replay_cassette(
         transport.close()
     diag = transport.diagnostics()
     results: Sequence[InteractionResult] = session.results
-    mismatch = era_mismatch(era, results)
+    translation = session.translation
+    sent = detect_era(session.cassette.interactions, cassette.meta) if translation.across else era
+    mismatch = era_mismatch(sent, results, translated=translation.across)
     if mismatch:
-        results = _one_era_finding(results, era, mismatch)
+        results = _one_era_finding(results, sent, mismatch)
     elif confirm is not None and options.confirm and status_counts(results)["fail"]:
         results = _confirmed(cassette, session, confirm, options)
     result = CassetteResult(
@@ -725,6 +744,8 @@ def replay_cassette(
         score=score(results),
         era=era.name,
         protocol_version=era.protocol_version,
+        replayed_era=translation.era if translation.across else "",
+        era_skipped=translation.listed(),
         duration_s=round(time.monotonic() - started, 3),
         error=mismatch or (session.dead.message if session.dead else ""),
         stderr_tail=str(diag.get("stderr_tail", ""))[-2000:] if session.dead else "",
@@ -738,9 +759,10 @@ def replay_cassette(
 _OPENERS = {"stateless": "server/discover", "handshake": "initialize"}
 
 
-def era_mismatch(era: Era, results: Sequence[InteractionResult]) -> str:
-    """One message naming both eras when the server refused the recorded era's opening request
-    (a stateless cassette against a handshake-only server, or the reverse), else empty."""
+def era_mismatch(era: Era, results: Sequence[InteractionResult], translated: bool = False) -> str:
+    """One message naming both eras when the server refused the opening request of the era the
+    cassette was sent in (a stateless cassette against a handshake-only server, or the reverse;
+    ``translated``: sent in that era by ``--era``), else empty."""
     at = _opener_index(era, results)
     if at is None:
         return ""
@@ -748,6 +770,12 @@ def era_mismatch(era: Era, results: Sequence[InteractionResult]) -> str:
     if opener.recorded_error or opener.live_error is not True:
         return ""
     other = "handshake" if era.name == "stateless" else "stateless"
+    if translated:
+        return (
+            f"protocol era mismatch: this cassette was sent in the {era.name} era (--era {era.name}), and the "
+            f"server refused {opener.method}: it speaks only the {other} era ({_OPENERS[other]}). Replay it with "
+            f"--era {other} or --era recorded."
+        )
     return (
         f"protocol era mismatch: this cassette was recorded in the {era.name} era "
         f"({era.protocol_version or 'unknown version'}, opened with {opener.method}), and the server refused "
@@ -791,7 +819,7 @@ def _confirmed(
     from mcp_replay_action.compare.engine import status_for
 
     transport = confirm()
-    if isinstance(cassette.interactions, StreamedInteractions):
+    if isinstance(cassette.interactions, StreamedInteractions) and not first.translation.across:
         # Read from disk again on this pass: what the first run failed on, it still holds.
         cassette = replace(cassette, interactions=cassette.interactions.reusing(first.recorded.values()))
     second = _Session(cassette, transport, options)
@@ -940,6 +968,7 @@ def _run(plan: Plan, early: EarlyServer | None, progress: Progress | None) -> Ou
         repeat=plan.repeat,
         confirm=plan.confirm,
         threading=ThreadRules(plan.thread, plan.no_thread),
+        era=plan.era,
     )
     if plan.rewrites:
         from mcp_replay_action.replay.update import rewrite, write_cassette

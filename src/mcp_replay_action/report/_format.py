@@ -149,6 +149,22 @@ def count(results: Iterable[InteractionResult], status: str) -> int:
     return sum(1 for r in results if r.status == status)
 
 
+def era_facts(cassette: CassetteResult) -> list[str]:
+    """The era words of a cassette's heading: ``handshake 2025-11-25``, and ``sent as stateless``
+    when ``--era`` sent it in the other one."""
+    facts = [f for f in (cassette.era, cassette.protocol_version) if f]
+    if cassette.replayed_era:
+        facts.append(f"sent as {cassette.replayed_era}")
+    return facts
+
+
+def era_skipped_line(cassette: CassetteResult) -> str:
+    """The requests ``--era`` did not send (the other era has no method for them), or ""."""
+    if not cassette.era_skipped:
+        return ""
+    return f"not sent in the {cassette.replayed_era} era: " + "; ".join(cassette.era_skipped)
+
+
 def skipped(report: Report | CassetteResult) -> int:
     """Skipped interactions in a cassette or a whole report."""
     if isinstance(report, CassetteResult):

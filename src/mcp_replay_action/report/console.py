@@ -98,11 +98,13 @@ def _coverage_lines(coverage: Coverage, verbose: bool) -> Iterator[str]:
 
 
 def _cassette_lines(cassette: CassetteResult, paint: _Painter, verbose: bool) -> Iterator[str]:
-    facts = [f for f in (cassette.era, cassette.protocol_version) if f]
+    facts = _format.era_facts(cassette)
     heading = visible(cassette.path, LINE_LIMIT)
     if facts:
         heading += "  (" + visible(" ".join(facts), 80) + ")"
     yield paint(heading, bold=True)
+    if cassette.era_skipped:
+        yield _ROW + visible(_format.era_skipped_line(cassette), LINE_LIMIT)
     labels: dict[str, str] = {}  # a replay repeats a few labels thousands of times
     results = cassette.results
     if isinstance(results, ResultList) and not verbose:

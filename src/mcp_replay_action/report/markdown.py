@@ -151,8 +151,10 @@ def _dimension_table(score: Score) -> list[str]:
 def _cassette_chunks(cassette: CassetteResult, show_passing: bool) -> list[_Chunk]:
     score = f"{_format.score_text(cassette.score.score)}/100"
     head = [f"### {md_cell(cassette.path, DETAIL_LIMIT)}: grade {cassette.score.grade} ({score})", ""]
-    facts = [cassette.era, cassette.protocol_version, f"{len(cassette.results)} interactions"]
-    head += [md_cell(" · ".join(f for f in facts if f), DETAIL_LIMIT), ""]
+    facts = [*_format.era_facts(cassette), f"{len(cassette.results)} interactions"]
+    head += [md_cell(" · ".join(facts), DETAIL_LIMIT), ""]
+    if cassette.era_skipped:
+        head += [md_cell(_format.era_skipped_line(cassette), DETAIL_LIMIT * 2), ""]
     if cassette.error:
         head += [f"❗ **Replay stopped:** {md_cell(cassette.error, DETAIL_LIMIT * 2)}", ""]
     if cassette.non_json_lines:

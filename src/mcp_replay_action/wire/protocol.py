@@ -4,8 +4,8 @@ Handshake era (2024-11-05 .. 2025-11-25): ``initialize`` + ``notifications/initi
 server-to-client requests. Stateless era (2026-07-28): no handshake, ``server/discover``, every
 request carries its protocol version and client capabilities in ``params._meta``, results carry
 ``resultType``, and server-to-client needs come back as ``input_required`` results. Replay sends
-exactly what was recorded in either era; this module only names the era for reports and for
-transports that need a protocol version header.
+what was recorded in either era (``replay/translate.py`` sends it in the other one, with ``--era``); this
+module only names the era for reports and for transports that need a protocol version header.
 """
 
 from __future__ import annotations
