@@ -67,6 +67,9 @@ class Plan:
     # top of the ones each cassette's header stores (``correlate.ThreadRules``).
     thread: tuple[str, ...] = ()
     no_thread: tuple[str, ...] = ()
+    # The protocol era the cassettes are sent in (``translate.py``): ``recorded``, or
+    # ``handshake``/``stateless`` to send a recording of the other era translated.
+    era: str = "recorded"
 
     @property
     def rewrites(self) -> bool:

@@ -120,6 +120,14 @@ from mcp_replay_action.plan import REQUEST_TIMEOUT, make_target, parse_env
     help="Flag an answer more than X times its recorded size in bytes (and over 1 KiB) as a size finding.",
 )
 @click.option(
+    "--era",
+    type=click.Choice(("recorded", "handshake", "stateless")),
+    default="recorded",
+    show_default=True,
+    help="Send each cassette in this protocol era: a handshake-era recording translated to the"
+    " stateless 2026-07-28 revision or the reverse, answers compared by meaning (docs/eras.md).",
+)
+@click.option(
     "--repeat",
     type=click.IntRange(1, 100),
     default=1,
@@ -184,6 +192,7 @@ def replay(
     verbose: bool,
     max_slowdown: float | None,
     max_growth: float | None,
+    era: str,
     repeat: int,
     shard: str | None,
     jobs: int,
@@ -317,10 +326,19 @@ def replay_plan(params: Mapping[str, Any], root: str | None = None, target: Any 
         jobs=params.get("jobs") or 1,
         max_slowdown=params.get("max_slowdown"),
         max_growth=params.get("max_growth"),
+        era=_era(params),
         repeat=params.get("repeat") or 1,
         confirm=bool(params.get("confirm", True)),
         **_threading(params),
     )
+
+
+def _era(params: Mapping[str, Any]) -> str:
+    """``--era``; an update keeps each cassette's own era, so it cannot send another one."""
+    era = str(params.get("era") or "recorded")
+    if era != "recorded" and params.get("update"):
+        raise ConfigError(f"--era {era} cannot be combined with --update: re-record the cassette in that era")
+    return era
 
 
 def _threading(params: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:

@@ -39,6 +39,7 @@ INPUT_DEFAULTS: dict[str, str] = {
     "reports": "",
     "max-slowdown": "",
     "max-growth": "",
+    "era": "recorded",
     "working-directory": ".",
     "env": "",
     "env-public": "",
@@ -104,6 +105,7 @@ class Settings:
     reports: tuple[str, ...] = ()  # mode merge: globs of the shards' JSON reports
     max_slowdown: float | None = None  # flag answers this many times slower than recorded
     max_growth: float | None = None  # flag answers this many times larger than recorded
+    era: str = "recorded"  # the protocol era cassettes are sent in (``translate.py``)
     working_directory: Path = Path(".")
     env: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # values may be secrets
     env_public: tuple[str, ...] = ()  # ``env`` names whose values may be shown (all others are redacted)
@@ -160,6 +162,7 @@ class Settings:
             reports=clean_reports(raw("reports")),
             max_slowdown=clean_factor("max-slowdown", raw("max-slowdown")),
             max_growth=clean_factor("max-growth", raw("max-growth")),
+            era=clean_era(raw("era")),
             working_directory=clean_working_directory(raw("working-directory"), workspace),
             env=clean_env(raw("env")),
             env_public=clean_list(raw("env-public")),
@@ -197,6 +200,10 @@ class Settings:
         )
         if settings.mode in ("replay", "refresh", "calibrate"):
             check_target(settings.server, settings.url)
+        if settings.era != "recorded" and settings.mode in ("refresh", "calibrate"):
+            raise ConfigError(
+                f"input era: mode {settings.mode} re-records each cassette in its own era; leave era empty"
+            )
         if settings.mode == "merge" and not settings.reports:
             raise ConfigError("input reports: mode merge needs the shards' JSON report files (a glob)")
         return settings
@@ -239,6 +246,7 @@ class Settings:
             jobs=self.jobs,
             max_slowdown=self.max_slowdown,
             max_growth=self.max_growth,
+            era=self.era,
             public_env=self.env_public,
             thread=self.thread,
             no_thread=self.no_thread,
@@ -291,6 +299,14 @@ def clean_mode(value: str) -> Literal["replay", "post-comment", "refresh", "merg
         if mode == known:
             return known  # type: ignore[return-value]
     raise _bad("mode", value, "one of " + ", ".join(MODES))
+
+
+def clean_era(value: str) -> str:
+    """``era``: ``recorded`` (empty), ``handshake`` or ``stateless``."""
+    era = value.strip().lower() or "recorded"
+    if era not in ("recorded", "handshake", "stateless"):
+        raise _bad("era", value, "one of recorded, handshake, stateless")
+    return era
 
 
 def clean_refresh_branch(value: str) -> str:
