@@ -124,12 +124,18 @@ def test_a_stateless_recording_replays_clean_on_the_handshake_sdk(cassettes: dic
     assert result["era"] == "stateless" and result["replayed_era"] == "handshake" and result["era_skipped"] == []
 
 
-def test_as_recorded_the_other_era_is_still_one_finding(cassettes: dict[str, Path]) -> None:
+def test_the_era_the_server_does_not_speak_is_one_finding(cassettes: dict[str, Path]) -> None:
     cassette = cassettes["1"]
     run = replay(twin("2"), cassette, report=cassette.with_suffix(".as-recorded.json"), gate=False)
     assert run.code == 1, run.describe()
     [finding] = run.findings()
     assert finding["method"] == "initialize" and "protocol era mismatch" in finding["message"], finding
+    # Sent in the era the server does not speak, it is that one finding too, naming --era.
+    run = replay(twin("1"), cassette, "--era", "stateless", report=cassette.with_suffix(".wrong.json"), gate=False)
+    assert run.code == 1, run.describe()
+    [finding] = run.findings()
+    assert finding["method"] == "server/discover" and "(--era stateless)" in finding["message"], finding
+    assert "--era handshake" in finding["message"], finding
 
 
 # -- the translation and the comparison, on plain data --------------------------------------------

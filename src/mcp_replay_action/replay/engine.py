@@ -787,10 +787,11 @@ def era_mismatch(era: Era, results: Sequence[InteractionResult], translated: boo
 def _opener_index(era: Era, results: Sequence[InteractionResult]) -> int | None:
     """Where the recorded era's opening request is: the first request, or the first after the
     lifecycle probes a client sent before it (the official SDKs probe ``server/discover`` and fall
-    back to ``initialize`` when the recording server refused the probe)."""
+    back to ``initialize`` when the recording server refused the probe; a probe not sent is passed
+    over, as is one sent as ``server/discover`` by ``--era stateless``)."""
     opener = _OPENERS.get(era.name)
     for i, result in enumerate(results):
-        if result.method == opener:
+        if result.method == opener and result.status != "skipped":
             return i
         if result.method not in LIFECYCLE_METHODS:
             return None
