@@ -20,10 +20,10 @@ from mcp.client.session import ClientRequestContext
 from pydantic import FileUrl
 
 from e2e_helpers import PYTHON, SERVERS, command, record_through_proxy, replay
-from mcp_replay_action.cassette import Cassette, Interaction
 from mcp_replay_action.compare.engine import compare
 from mcp_replay_action.compare.eras import comparable
 from mcp_replay_action.errors import CassetteError, ConfigError
+from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.replay.translate import translate
 from mcp_replay_action.wire.protocol import META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO
 from test_plan import action_plan, cli_plan

@@ -26,9 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcp_replay_action.errors import CassetteError
+from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.wire.protocol import (
     HANDSHAKE_VERSION,
     META_CLIENT_CAPABILITIES,
@@ -39,9 +40,6 @@ from mcp_replay_action.wire.protocol import (
     is_input_required,
     refused_probes,
 )
-
-if TYPE_CHECKING:
-    from mcp_replay_action.cassette.model import Cassette, Interaction
 
 ERAS = ("recorded", "handshake", "stateless")
 
@@ -146,8 +144,6 @@ def stamped(params: Any, stamp: dict[str, Any]) -> dict[str, Any]:
 
 
 def _to_handshake(interactions: tuple[Interaction, ...], path: str) -> tuple[list[Interaction], dict[int, str]]:
-    from mcp_replay_action.cassette.model import Interaction
-
     opening = next((i for i in interactions if i.kind == "request" and i.method == "server/discover"), None)
     if opening is None or not isinstance(opening.response, dict) or "result" not in opening.response:
         raise CassetteError(path, None, "--era handshake: no answered server/discover to open the handshake from")
