@@ -24,7 +24,7 @@ from typing import Any
 
 import mcp_types as types
 from mcp import Client
-from mcp.client.session import ClientRequestContext, ElicitationFnT, ListRootsFnT
+from mcp.client.session import ClientRequestContext, ElicitationFnT, ListRootsFnT, SamplingFnT
 from mcp.client.stdio import StdioServerParameters
 from pydantic import FileUrl
 
@@ -190,6 +190,7 @@ def record_through_proxy(
     elicitation: ElicitationFnT | None = None,
     roots: ListRootsFnT | None = None,
     timeout: float = RECORD_TIMEOUT,
+    sampling: SamplingFnT | None = None,
 ) -> dict[str, Any]:
     """Record one session: the SDK client launches ``mcp-replay record`` in place of ``server``
     and ``script`` drives it. Returns what the script returned (values it saw live), after the
@@ -203,7 +204,9 @@ def record_through_proxy(
     )
 
     try:
-        seen = sdk_session(params, script, mode=mode, elicitation=elicitation, roots=roots, timeout=timeout)
+        seen = sdk_session(
+            params, script, mode=mode, elicitation=elicitation, roots=roots, timeout=timeout, sampling=sampling
+        )
     finally:
         strays = reap_strays(tag)
     # The SDK closed the proxy's stdin and waited for it to exit (then killed it): by now the

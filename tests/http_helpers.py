@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import anyio
 from mcp import Client
-from mcp.client.session import ElicitationFnT, ListRootsFnT
+from mcp.client.session import ElicitationFnT, ListRootsFnT, SamplingFnT
 
 from mcp_replay_action.transport.http_client import wait_for_port
 from mcp_replay_action.transport.process import spawn_server
@@ -91,6 +91,7 @@ def sdk_session(
     elicitation: ElicitationFnT | None = None,
     roots: ListRootsFnT | None = None,
     timeout: float | None = None,
+    sampling: SamplingFnT | None = None,
 ) -> dict[str, Any]:
     """Run ``script`` in an official-SDK client session against ``target`` (a URL or stdio
     parameters), bounded in time; returns what the script returned."""
@@ -102,6 +103,7 @@ def sdk_session(
                 mode=mode,
                 elicitation_callback=elicitation,
                 list_roots_callback=roots,
+                sampling_callback=sampling,
                 read_timeout_seconds=30,
             ) as client:
                 seen = await script(client)

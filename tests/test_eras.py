@@ -5,7 +5,8 @@ The servers are one small server on both official Python SDKs (``tests/servers/t
 on PyPI ``mcp`` 1.x (``tests/servers/.venv-sdk1``) a handshake-era server, on ``mcp`` 2.x (the
 suite's python) a stateless-only one, the same tools on both, and ``--regressed`` twins with one
 tool changed. Each cassette is recorded through ``mcp-replay record`` with the SDK client, which
-answers the server's elicitation and roots requests (mid-call on 1.x, ``input_required`` on 2.x).
+answers the server's elicitation, roots and sampling requests (mid-call on 1.x, ``input_required``
+on 2.x).
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ async def roots(context: ClientRequestContext) -> types.ListRootsResult:
     return types.ListRootsResult(roots=[types.Root(uri=FileUrl("file:///work/a"), name="a")])
 
 
+async def sample(context: ClientRequestContext, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+    return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text="short"), model="m")
+
+
 def session(handshake: bool) -> Any:
     async def script(client: Client) -> dict[str, Any]:
         await client.list_tools()
@@ -55,6 +60,9 @@ def session(handshake: bool) -> Any:
         confirmed = await client.call_tool("confirm", {"action": "wipe"})
         assert confirmed.structured_content == {"result": "wipe: accept ok=True"}, confirmed
         assert (await client.call_tool("roots", {})).structured_content == {"result": "file:///work/a"}
+        assert (await client.call_tool("summarize", {"text": "a long text"})).structured_content == {
+            "result": "summary: short"
+        }
         await client.list_resources()
         await client.read_resource("note://hello")
         with pytest.raises(Exception, match="Unknown resource"):
@@ -73,7 +81,9 @@ def cassettes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("eras")
     recorded = {"1": out / "sdk1-handshake.jsonl", "2": out / "sdk2-stateless.jsonl"}
     for sdk, path in recorded.items():
-        seen = record_through_proxy(twin(sdk), path, session(sdk == "1"), elicitation=elicit, roots=roots)
+        seen = record_through_proxy(
+            twin(sdk), path, session(sdk == "1"), elicitation=elicit, roots=roots, sampling=sample
+        )
         assert seen["protocol_version"] == ("2025-11-25" if sdk == "1" else "2026-07-28"), seen
     return recorded
 
@@ -91,8 +101,9 @@ def test_a_handshake_recording_replays_clean_on_the_stateless_sdk(cassettes: dic
     assert got[:2] == [("server/discover", "skipped"), ("server/discover", "pass")], got
     assert ("ping", "skipped") in got and ("logging/setLevel", "skipped") in got, got
     assert all(s == "pass" for m, s in got[2:] if m not in ("ping", "logging/setLevel")), got
-    # The elicitation and roots answered mid-call in the recording, now input_required rounds.
-    assert ("tools/call", "pass") in got and len([m for m, _ in got if m == "tools/call"]) == 4, got
+    # The elicitation, roots and sampling answered mid-call in the recording, now input_required
+    # rounds (every tools/call passed above).
+    assert len([m for m, _ in got if m == "tools/call"]) == 5, got
     [result] = run.report["cassettes"]  # type: ignore[index]
     assert result["era"] == "handshake" and result["replayed_era"] == "stateless", result
     listed = result["era_skipped"]
@@ -119,7 +130,7 @@ def test_a_stateless_recording_replays_clean_on_the_handshake_sdk(cassettes: dic
     # Each input_required leg is not sent: the server asks mid-call, answered from the recording
     # (the leg's inputRequests beside the next leg's inputResponses), and the last leg passes.
     calls = [s for m, s in got if m == "tools/call"]
-    assert calls == ["pass", "pass", "skipped", "pass", "skipped", "pass"], got
+    assert calls == ["pass", "pass", "skipped", "pass", "skipped", "pass", "skipped", "pass"], got
     [result] = run.report["cassettes"]  # type: ignore[index]
     assert result["era"] == "stateless" and result["replayed_era"] == "handshake" and result["era_skipped"] == []
 

@@ -8,7 +8,7 @@ speaks only the stateless 2026-07-28 revision (the SDK's own stateless loop, as
 change a replay across eras must still catch.
 
 Tools: ``echo``, ``add``, ``confirm`` (asks the user: elicitation), ``roots`` (asks the client's
-roots); resource ``note://hello`` (and any other ``note://`` URI is not found).
+roots), ``summarize`` (asks the client's model: sampling); resource ``note://hello`` (and any other ``note://`` URI is not found).
 """
 
 from __future__ import annotations
@@ -40,16 +40,24 @@ def root_names(uris: list[str]) -> str:
     return ", ".join(sorted(uris)) or "no roots"
 
 
+def summary_request(text: str) -> tuple[str, int]:
+    return f"Summarize: {text}", 50
+
+
+def sampled(text: str) -> str:
+    return f"summary: {text}"
+
+
 if SDK2:
     from typing import Annotated
 
     import anyio
     from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve
+    from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
     from mcp.server.runner import _serve_modern_stream
     from mcp.server.stdio import stdio_server
-    from mcp_types import ListRootsResult
+    from mcp_types import CreateMessageResult, ListRootsResult, SamplingMessage, TextContent
 
     # No ``subscriptions/listen``: its handshake twin sends no change notifications either.
     server = MCPServer("twin", version="1.0.0", log_level="WARNING", subscriptions=False)
@@ -70,6 +78,15 @@ if SDK2:
     def roots(found: Annotated[ListRootsResult, Resolve(ask_roots)]) -> str:
         """Name the client's roots."""
         return root_names([str(r.uri) for r in found.roots])
+
+    def ask_model(text: str) -> Sample:
+        prompt, tokens = summary_request(text)
+        return Sample([SamplingMessage(role="user", content=TextContent(type="text", text=prompt))], max_tokens=tokens)
+
+    @server.tool()
+    def summarize(text: str, reply: Annotated[CreateMessageResult, Resolve(ask_model)]) -> str:
+        """Summarize a text with the client's model."""
+        return sampled(reply.content.text if isinstance(reply.content, TextContent) else "")
 
 else:
     from mcp.server.fastmcp import Context, FastMCP
@@ -100,6 +117,16 @@ else:
         """Name the client's roots."""
         found = await ctx.session.list_roots()
         return root_names([str(r.uri) for r in found.roots])
+
+    @server.tool()
+    async def summarize(text: str, ctx: Context) -> str:  # type: ignore[type-arg]
+        """Summarize a text with the client's model."""
+        from mcp.types import SamplingMessage, TextContent
+
+        prompt, tokens = summary_request(text)
+        message = SamplingMessage(role="user", content=TextContent(type="text", text=prompt))
+        reply = await ctx.session.create_message(messages=[message], max_tokens=tokens)
+        return sampled(reply.content.text if isinstance(reply.content, TextContent) else "")
 
 
 @server.tool()
