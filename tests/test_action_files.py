@@ -9,7 +9,7 @@ is also shown a broken file, so a linter that silently checks nothing cannot pas
 
 from __future__ import annotations
 
-import ast
+import inspect
 import os
 import re
 import shutil
@@ -138,38 +138,29 @@ def test_composite_variant_has_the_same_inputs_and_outputs_and_passes_every_one(
     assert "pip install" in install_step
 
 
-def settings_inputs() -> dict[str, str] | None:
-    """The inputs settings.py reads, with their defaults, from its INPUT_DEFAULTS literal."""
-    if not SETTINGS.exists():
-        return None
-    tree = ast.parse(SETTINGS.read_text(encoding="utf-8"), filename=str(SETTINGS))
-    for node in ast.walk(tree):
-        target = None
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            target = node.target.id
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            target = node.targets[0].id
-        if target == "INPUT_DEFAULTS" and node.value is not None:
-            value = ast.literal_eval(node.value)
-            assert isinstance(value, dict)
-            return value
-    raise AssertionError(f"{SETTINGS}: no INPUT_DEFAULTS mapping to compare action.yml with")
-
-
 def test_every_action_input_is_read_by_the_settings_and_vice_versa() -> None:
-    defaults = settings_inputs()
-    if defaults is None:
-        pytest.skip("src/mcp_replay_action/github/settings.py does not exist yet")
+    from mcp_replay_action.github.settings import ACTION_INPUTS, INPUT_DEFAULTS
+    from mcp_replay_action.options import BY_INPUT
+
     declared = load(ACTION)["inputs"]
-    assert set(declared) - set(defaults) == set(), "inputs in action.yml that settings.py never reads"
-    assert set(defaults) - set(declared) == set(), "inputs settings.py reads that action.yml does not declare"
+    assert set(declared) - set(INPUT_DEFAULTS) == set(), "inputs in action.yml that settings.py never reads"
+    assert set(INPUT_DEFAULTS) - set(declared) == set(), "inputs settings.py reads that action.yml does not declare"
+    assert not set(BY_INPUT) & set(ACTION_INPUTS), "an input both in the options table and outside it"
     source = SETTINGS.read_text(encoding="utf-8")
     for name, spec in declared.items():
-        # Each input is really read (raw("name")), not only listed.
-        assert re.search(rf"""raw\(["']{re.escape(name)}["']\)""", source), f"settings.py never reads {name}"
+        if name in BY_INPUT:
+            # A replay option: read by the table's cleaner (``options.from_inputs``), or by the
+            # cleaner of the input it is folded into.
+            row = BY_INPUT[name]
+            assert row.clean is not None or any(
+                f'raw("{name}")' in inspect.getsource(other.clean) for other in BY_INPUT.values() if other.clean
+            ), f"the options table never reads {name}"
+        else:
+            # Each other input is really read (raw("name")), not only listed.
+            assert re.search(rf"""raw\(["']{re.escape(name)}["']\)""", source), f"settings.py never reads {name}"
         if name == "github-token":
             continue  # action.yml defaults to the job token expression; settings fall back to GITHUB_TOKEN
-        assert spec["default"] == defaults[name], f"default of {name}: action.yml and settings.py differ"
+        assert spec["default"] == INPUT_DEFAULTS[name], f"default of {name}: action.yml and settings.py differ"
 
 
 def test_dogfood_workflow_uses_this_repository_action_and_the_sample_server() -> None:

@@ -19,6 +19,7 @@ from mcp import Client
 from e2e_helpers import NODE_BIN, TAG_VAR, command, reap_strays, record_through_proxy, steady_noise, tagged_processes
 from mcp_replay_action.commands import replay as replay_command
 from mcp_replay_action.early import EarlyServer, spawn_early
+from mcp_replay_action.options import from_flags, plan_from
 from mcp_replay_action.plan import Plan
 from mcp_replay_action.replay.engine import run
 from mcp_replay_action.report.json_report import to_dict
@@ -131,7 +132,7 @@ def test_setup_still_runs_only_after_the_cassettes_are_checked(tmp_path: Path, b
 
 def cli_plan(*args: str) -> Plan:
     ctx = replay_command.replay.make_context("replay", list(args))
-    return replay_command.replay_plan(ctx.params)
+    return plan_from(from_flags(ctx.params), root=os.getcwd())
 
 
 def report_of(plan: Plan, *, early: bool) -> dict[str, Any]:
@@ -234,3 +235,39 @@ def test_an_option_error_found_after_the_spawn_reads_as_before(tmp_path: Path) -
     assert (bad_path.returncode, bad_path.stdout) == (2, "")
     assert bad_path.stderr == "mcp-replay: error: invalid ignore path 'result..x': cannot read '..x'\n"
     assert left == []
+
+
+# Prints one line per process spawned, saying whether click was imported by then.
+WATCHED = (
+    "import runpy, sys\n"
+    "def hook(event, args):\n"
+    "    if event == 'subprocess.Popen':\n"
+    "        print('spawned; click imported:', 'click' in sys.modules, file=sys.stderr)\n"
+    "sys.addaudithook(hook)\n"
+    "runpy.run_module('mcp_replay_action', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def test_the_server_is_spawned_once_and_after_click_has_parsed_the_command_line(demo_cassette: Path) -> None:
+    """No second reading of the command line before click (issue 19 deleted ``early.prespawn``):
+    the one server of a --no-confirm replay starts after click, from click's own Target."""
+    args = ("replay", "--server", CALC, "--cassette", str(demo_cassette), "--no-confirm")
+    done = subprocess.run([PY, "-c", WATCHED, *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert [line for line in done.stderr.splitlines() if line.startswith("spawned;")] == [
+        "spawned; click imported: True"
+    ]
+
+
+@pytest.mark.parametrize("argv", [("--help",), ("inspect", "--help"), ("replay", "--help")])
+def test_help_loads_no_transport(argv: tuple[str, ...]) -> None:
+    """Help (of the group or of a command) loads neither the transports nor ctypes."""
+    program = (
+        "import atexit, runpy, sys\n"
+        "atexit.register(lambda: print('loaded:', sorted(m for m in sys.modules if m.startswith(\n"
+        "    ('mcp_replay_action.transport', 'ctypes'))), file=sys.stderr))\n"
+        "runpy.run_module('mcp_replay_action', run_name='__main__', alter_sys=True)\n"
+    )
+    done = subprocess.run([PY, "-c", program, *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == "loaded: []"

@@ -12,10 +12,14 @@ from mcp_replay_action.github.settings import (
     INPUT_DEFAULTS,
     RunContext,
     Settings,
-    clean_bool,
-    clean_cassettes,
     clean_comment,
     clean_comment_id,
+    read_input,
+    scrub,
+)
+from mcp_replay_action.options import (
+    clean_bool,
+    clean_cassettes,
     clean_env,
     clean_headers,
     clean_list,
@@ -23,8 +27,6 @@ from mcp_replay_action.github.settings import (
     clean_path,
     clean_server,
     clean_timeout,
-    read_input,
-    scrub,
 )
 
 

@@ -1,6 +1,8 @@
-"""The CLI and the action build one ``Plan`` from the same settings (issue 7: one code path for
-every option), and what only the plan carries reaches the server: a ``--redact-env`` variable
-given through the action's ``env`` input is redacted and matched on replay."""
+"""The CLI and the action read the same settings into the same ``Plan``: both read the one
+options table (``options.py``) and make the plan with ``plan.plan_from`` (issue 19), so what this
+checks is that the two readings (click's flags, the action's inputs) agree. And what only the
+plan carries reaches the server: a ``--redact-env`` variable given through the action's ``env``
+input is redacted and matched on replay."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from mcp_replay_action.commands import replay as replay_command
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.github.settings import Settings
 from mcp_replay_action.model.gate import GatePolicy
+from mcp_replay_action.options import from_flags, plan_from
 from mcp_replay_action.plan import Plan
 from test_redact_env import VALUE, record
 
@@ -25,7 +28,7 @@ FAKES = Path(__file__).parent / "fakes"
 def cli_plan(args: list[str], root: Path) -> Plan:
     """The plan the real ``replay`` command line parses ``args`` into (nothing is run)."""
     ctx = replay_command.replay.make_context("replay", args)
-    return replay_command.replay_plan(ctx.params, root=str(root))
+    return plan_from(from_flags(ctx.params), root=str(root))
 
 
 def action_plan(inputs: dict[str, str], workspace: Path) -> Plan:

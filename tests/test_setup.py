@@ -11,7 +11,8 @@ import pytest
 
 from e2e_helpers import command, record_through_proxy, replay, run_cli
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.github.settings import Settings, clean_setup
+from mcp_replay_action.github.settings import Settings
+from mcp_replay_action.options import clean_setup
 from test_e2e_real_servers import MEMORY, assert_clean, memory_session, needs_node
 
 pytestmark = pytest.mark.timeout(300)

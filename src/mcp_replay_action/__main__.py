@@ -1,3 +1,3 @@
-from mcp_replay_action.launch import entry
+from mcp_replay_action.cli import entry
 
 entry()

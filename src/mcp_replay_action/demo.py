@@ -16,9 +16,10 @@ from typing import Any
 
 from mcp_replay_action.cassette import load
 from mcp_replay_action.errors import TransportTimeout
-from mcp_replay_action.plan import Plan, make_target
+from mcp_replay_action.options import plan_from
+from mcp_replay_action.plan import make_target
 from mcp_replay_action.replay.engine import run
-from mcp_replay_action.transport import Target, open_transport
+from mcp_replay_action.transport import open_transport
 from mcp_replay_action.transport.session import ClientSession, result_answer
 
 HEALTHY = f"{sys.executable} -m mcp_replay_action.samples.calc_server"
@@ -36,7 +37,7 @@ def demo_answer(request: dict[str, Any]) -> dict[str, Any]:
 def record_demo_session(cassette: Path) -> None:
     """Drive a scripted session through ``mcp-replay record`` so the cassette is a real recording."""
     proxy = [sys.executable, "-m", "mcp_replay_action", "record", "--server", HEALTHY, "--cassette", str(cassette)]
-    transport = open_transport(Target(command=tuple(proxy)))
+    transport = open_transport(make_target(proxy, None, command="demo"))
     transport.start()
     try:
         client = ClientSession(transport, answer=demo_answer, timeout=10.0)
@@ -77,9 +78,10 @@ def run_demo(echo: Callable[[str], None] = print, keep_dir: str | None = None, c
         echo(f"   {len(cassette.interactions)} interactions recorded to {path.name}\n")
 
         def replayed(server: str) -> Any:
-            # The run `mcp-replay replay` makes: its confirmation pass and its gate.
-            target = make_target(server, None, {}, None, {}, False, 15.0, command="demo")
-            return run(Plan(paths=(str(path),), target=target, timeout=10.0, root=str(work))).report
+            # The run `mcp-replay replay --server SERVER --cassette demo.jsonl --timeout 10
+            # --startup-timeout 15` makes: its confirmation pass and its gate.
+            values = {"server": server, "cassettes": (str(path),), "timeout": 10.0, "startup_timeout": 15.0}
+            return run(plan_from(values, root=str(work), command="demo")).report
 
         echo("== Replay against the HEALTHY server (expect grade A, no regressions) ==")
         healthy = replayed(HEALTHY)

@@ -1,17 +1,15 @@
-"""A plan: everything one replay run needs, decided before any server is spoken to (the CLI
-spawns the first server as soon as its options are parsed, and makes the rest of the plan while
-it starts: ``early.py``).
+"""A plan: everything one replay run needs, decided before any server is spoken to.
 
-The CLI and the action entrypoint each parse their own inputs into one ``Plan`` and hand it to
-``replay.run``; nothing downstream knows which edge built it, so an option means the same in
-both (``tests/test_plan.py`` feeds the same settings through both and compares the plans).
+Every edge (the CLI, the action entrypoint, the pytest plugin, calibrate, the demo) reads its
+options into values of the one options table and makes its ``Plan`` with ``options.plan_from``,
+then hands it to ``replay.run``; nothing downstream knows which edge built it, so an option means
+the same everywhere. ``make_target`` is the one place a server's ``Target`` is built.
 """
 
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -94,25 +92,6 @@ def _default_gate() -> GatePolicy:
     return GatePolicy()
 
 
-def parse_jobs(value: str) -> int:
-    """How many cassettes to replay at once (``--jobs``, action input ``jobs``): a count from 1
-    to 256, or ``auto`` for the cores this process may use. Raises ConfigError otherwise."""
-    from mcp_replay_action.errors import ConfigError
-
-    value = value.strip()
-    if value == "auto":
-        from mcp_replay_action.transport.process import usable_cpus  # here: it imports subprocess
-
-        return max(1, usable_cpus())
-    try:
-        jobs = int(value)
-    except ValueError:
-        jobs = 0
-    if not 1 <= jobs <= 256:
-        raise ConfigError(f"expected a number from 1 to 256 or 'auto', got {value!r}")
-    return jobs
-
-
 def startup_timeout_for(timeout: float, startup_timeout: float | None = None) -> float:
     """The wait for a server's first answer: as given, else the longer of the per-request
     timeout and the default start allowance (``npx``/``uvx`` may fetch the server first)."""
@@ -121,45 +100,22 @@ def startup_timeout_for(timeout: float, startup_timeout: float | None = None) ->
     return startup_timeout if startup_timeout is not None else max(timeout, STARTUP_TIMEOUT)
 
 
-def parse_env(pairs: Sequence[str]) -> dict[str, str]:
-    """``KEY=VALUE`` options into a dict; a pair without ``=`` is a usage error."""
-    from mcp_replay_action.errors import ConfigError
-
-    env: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"--env expects KEY=VALUE, got {pair!r}")
-        env[key] = value
-    return env
-
-
-def parse_size(text: str) -> int:
-    """``64MiB``, ``64M``, ``512k``, ``1G``, ``1000000`` -> bytes (binary units). Raises ValueError."""
-    match = re.fullmatch(r"\s*(\d+)\s*(?:([kKmMgG])(?:i?B)?|B)?\s*", text)
-    if match is None:
-        raise ValueError(f"a size such as 64MiB, 512KiB or 1000000 (bytes); got {text!r}")
-    scale = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get((match.group(2) or "").lower(), 1)
-    size = int(match.group(1)) * scale
-    if size < 1024:
-        raise ValueError(f"a size of at least 1 KiB; got {text!r}")
-    return size
-
-
 def make_target(
-    server: str | None,
+    server: str | Sequence[str] | None,
     url: str | None,
-    headers: dict[str, str],
-    cwd: str | None,
-    env: dict[str, str],
-    isolate: bool,
+    headers: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    env: Mapping[str, str] | None = None,
+    isolate: bool = False,
     startup_timeout: float = 30.0,
     *,
-    setup: str | None = None,
+    setup: str | Sequence[str] | None = None,
     command: str = "replay",
     max_message: int | None = None,
 ) -> Target:
-    """The ``Target`` the server options describe (``open_transport`` turns it into a transport)."""
+    """The ``Target`` of a server, the one place one is built (``open_transport`` turns it into
+    a transport): ``server`` and ``setup`` are commands, an argv or a string split like a POSIX
+    shell would. Raises ConfigError when there is neither a server nor a URL."""
     from mcp_replay_action.errors import ConfigError
     from mcp_replay_action.transport import Target
     from mcp_replay_action.transport.process import split_command
@@ -168,10 +124,10 @@ def make_target(
         raise ConfigError(f"{command} needs --server CMD (stdio) or --url URL (HTTP)")
     return Target(
         command=tuple(split_command(server)) if server else (),
-        url=url,
-        headers=headers,
+        url=url or None,
+        headers=dict(headers or {}),
         cwd=cwd,
-        env=env,
+        env=dict(env or {}),
         isolate=isolate,
         setup=tuple(split_command(setup)) if setup else (),
         startup_timeout=startup_timeout,

@@ -367,7 +367,7 @@ def new_episodes(old: Cassette, fresh: Cassette) -> tuple[Cassette, int]:
     added at its end, numbered after its last interaction; and how many were added."""
     from dataclasses import replace
 
-    from mcp_replay_action.compare.matchers import request_key
+    from mcp_replay_action.matchers import request_key
 
     known = {request_key(i.message) for i in old.interactions if i.kind == "request"}
     seq = max((i.seq for i in old.interactions), default=0)
@@ -436,7 +436,7 @@ def _mock_url(request: pytest.FixtureRequest) -> Iterator[str]:
         return
     fixture = request.fixturename or "mcp_replay_mock_url"
     url, recording = _recording_to(request, spec, fixture, http=True)
-    from mcp_replay_action.record.http_proxy import RecordingProxy
+    from mcp_replay_action.record_http import RecordingProxy
 
     proxy = _or_fail(lambda: RecordingProxy(url, cassette_path=str(recording)).start(), f"{fixture}: ")
     try:
@@ -506,7 +506,7 @@ def _verify(request: pytest.FixtureRequest) -> CassetteResult:
     from mcp_replay_action.errors import ReplayError
 
     # A bad ignore path is reported even when there is no server to verify against.
-    compare = _or_fail(
+    _or_fail(
         lambda: CompareOptions(
             ignore_paths=spec.ignore_paths, ignore_keys=spec.ignore_keys, allow_reorder=spec.allow_reorder
         ),
@@ -516,21 +516,25 @@ def _verify(request: pytest.FixtureRequest) -> CassetteResult:
     if server is None:
         pytest.skip(_NO_SERVER)
 
-    from mcp_replay_action.plan import Plan, make_target
+    from mcp_replay_action.options import plan_from
     from mcp_replay_action.replay.engine import run
 
     timeout = float(config.getoption("mcp_replay_timeout"))
     update = updating(config) or record_mode(config) == "all"
     try:
-        target = make_target(server.command, server.url, {}, None, {}, False, timeout, command=fixture)
-        plan = Plan(
-            paths=(str(path),),
-            target=target,
-            compare=compare,
-            mode="update" if update else "check",
-            timeout=timeout,
-            root=str(config.rootpath),
-        )
+        # The values ``mcp-replay replay`` would read from the same options (``options.py``).
+        values = {
+            "server": server.command,
+            "url": server.url,
+            "cassettes": (str(path),),
+            "ignore_paths": spec.ignore_paths,
+            "ignore_keys": spec.ignore_keys,
+            "allow_reorder": spec.allow_reorder,
+            "timeout": timeout,
+            "startup_timeout": timeout,
+            "update": update,
+        }
+        plan = plan_from(values, root=str(config.rootpath), command=fixture)
         outcome = run(plan)
         rewritten = sum(u.updated for u in outcome.updates)
         if rewritten:
@@ -580,7 +584,7 @@ def assert_no_regressions(
     response fails; an additive or cosmetic one is reported, not failed); the message is the
     console report of the cassette (every failure with its findings and diffs)."""
     __tracebackhide__ = True  # pytest shows the test's line, not this helper's
-    from mcp_replay_action.grade.assemble import build_report
+    from mcp_replay_action.assemble import build_report
     from mcp_replay_action.model.gate import GatePolicy, fail_on_from_flags
 
     report = build_report([result], policy=GatePolicy(fail_on=fail_on_from_flags(fail_on, False), min_grade=min_grade))

@@ -6,7 +6,6 @@ import click
 
 from mcp_replay_action.cli import handle_errors, short_help
 from mcp_replay_action.commands.common import (
-    Seconds,
     cwd_option,
     env_option,
     env_public_option,
@@ -18,7 +17,7 @@ from mcp_replay_action.commands.common import (
     thread_rules,
     url_option,
 )
-from mcp_replay_action.plan import make_target, parse_env
+from mcp_replay_action.options import Seconds, from_flags, target_from
 
 
 @click.command(short_help=short_help("calibrate"))
@@ -43,7 +42,7 @@ def calibrate(
     url: str | None,
     cassette: str,
     cwd: str | None,
-    env_pairs: tuple[str, ...],
+    env: tuple[str, ...],
     env_public: tuple[str, ...],
     isolate: bool,
     setup: str | None,
@@ -57,7 +56,6 @@ def calibrate(
     as noise rules (paths and text patterns, with the values seen): shown by inspect, applied by
     every replay (reported, never gating), removed with --clear."""
     from mcp_replay_action.cassette import load
-    from mcp_replay_action.plan import startup_timeout_for
     from mcp_replay_action.replay import calibrate as calibration
     from mcp_replay_action.transport import open_transport
 
@@ -66,15 +64,13 @@ def calibrate(
         click.echo(f"removed the noise rules of {cassette}")
         return
     rules = thread_rules(thread, no_thread)
-    env = parse_env(env_pairs)
-    target = make_target(
-        server, url, {}, cwd, env, isolate, startup_timeout_for(timeout), setup=setup, command="calibrate"
-    )
+    values = from_flags(click.get_current_context().params)
+    target = target_from(values, command="calibrate")
     result = calibration.calibrate(
         cassette,
         lambda: open_transport(target),
         runs=runs,
-        env=env,
+        env=dict(target.env),
         public_env=env_public,
         timeout=timeout,
         startup_timeout=target.startup_timeout,

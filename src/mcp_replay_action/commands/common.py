@@ -1,9 +1,8 @@
-"""What several commands share: option parsing helpers, the server and report options, the
-target the server options describe, and the report sinks."""
+"""What several commands share: option parsing helpers, the server and report options (the
+server's are rows of the options table, ``options.py``), and the report sinks."""
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -12,17 +11,9 @@ from typing import Any, TypeVar
 import click
 
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.options import shared_option
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def parse_headers(pairs: Sequence[str]) -> dict[str, str]:
-    """``Name: value`` options into a dict (values are secrets: never echoed, even in errors)."""
-    if not pairs:
-        return {}  # a stdio replay never imports the HTTP client
-    from mcp_replay_action.transport.http_client import parse_header
-
-    return dict(parse_header(pair) for pair in pairs)
 
 
 def env_values(names: Sequence[str], extra: dict[str, str]) -> dict[str, str]:
@@ -55,19 +46,6 @@ def parse_listen(value: str) -> tuple[str, int]:
     return host or "127.0.0.1", int(port)
 
 
-class Seconds(click.FloatRange):
-    """A number of seconds in a range; ``nan`` (which every range check lets through) and
-    ``inf`` are refused."""
-
-    name = "seconds"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        seconds = super().convert(value, param, ctx)
-        if not math.isfinite(seconds):
-            self.fail(f"{value!r} is not a finite number of seconds", param, ctx)
-        return seconds
-
-
 def check_outputs(**paths: str | None) -> None:
     """Refuse an output file that cannot be written before any work starts (a recording must not
     be lost to a bad path at the end). Keys are option names without dashes."""
@@ -78,56 +56,25 @@ def check_outputs(**paths: str | None) -> None:
             check_writable(path, f"--{option.replace('_', '-')}")
 
 
-server_option = click.option("--server", "server", metavar="CMD", help="Command that starts a stdio MCP server.")
-url_option = click.option("--url", metavar="URL", help="Streamable HTTP endpoint of the MCP server.")
-cwd_option = click.option("--cwd", type=click.Path(file_okay=False), help="Working directory for the server.")
-env_option = click.option(
-    "--env",
-    "env_pairs",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="Extra environment (repeatable); every value is redacted wherever it shows up, unless --env-public.",
-)
-env_public_option = click.option(
-    "--env-public",
-    "env_public",
-    multiple=True,
-    metavar="NAME",
-    help="An --env variable whose value may be shown and recorded as it is (repeatable).",
-)
-
-
-class Size(click.ParamType):
-    """A size in bytes: ``64MiB``, ``512KiB``, ``1G`` or a plain number of bytes."""
-
-    name = "size"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, int):
-            return value
-        from mcp_replay_action.plan import parse_size
-
-        try:
-            return parse_size(str(value))
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
-
-
-max_message_option = click.option(
-    "--max-message-size",
-    "max_message",
-    type=Size(),
-    default="128MiB",
-    show_default=True,
-    metavar="SIZE",
-    help="The longest message read from the server (a stdio line, an HTTP body, an SSE event); "
-    "a longer one is dropped and reported, never held whole.",
-)
+# The options other commands share with ``replay``: rows of the options table (``options.py``),
+# with the spellings each command takes.
+server_option = shared_option("server", ("--server",))
+url_option = shared_option("url")
+cwd_option = shared_option("cwd")
+env_option = shared_option("env", ("--env",))
+env_public_option = shared_option("env_public")
+max_message_option = shared_option("max_message")
+isolate_option = shared_option("isolate")
+setup_option = shared_option("setup")
+redact_option = shared_option("redact_keys")
+redact_pattern_option = shared_option("redact_patterns")
+thread_option = shared_option("thread")
+no_thread_option = shared_option("no_thread")
 
 
 def report_options(func: F) -> F:
     """The report sinks ``replay`` and ``merge`` share (console, --json and the files)."""
-    for option in reversed(
+    for sink in reversed(
         (
             click.option("--json", "as_json", is_flag=True, help="Print the full JSON report on stdout."),
             click.option(
@@ -149,55 +96,16 @@ def report_options(func: F) -> F:
             click.option("-v", "--verbose", is_flag=True, help="Show every finding in full."),
         )
     ):
-        func = option(func)
+        func = sink(func)
     return func
 
 
 def compare_options(func: F) -> F:
     """How responses are compared, for ``replay`` and ``diff`` alike (mcp-recorder's spellings,
-    ``--ignore-paths`` and ``--ignore-fields``, as aliases)."""
-    for option in reversed(
-        (
-            click.option(
-                "--ignore-path",
-                "--ignore-paths",
-                "ignore_paths",
-                multiple=True,
-                metavar="PATH",
-                help="Ignore a response path, e.g. result.content[].text.",
-            ),
-            click.option(
-                "--ignore-key",
-                "--ignore-fields",
-                "ignore_keys",
-                multiple=True,
-                metavar="KEY",
-                help="Ignore a key at any depth.",
-            ),
-            click.option(
-                "--allow-reorder", is_flag=True, help="A list with the same members in another order still matches."
-            ),
-        )
-    ):
-        func = option(func)
+    ``--ignore-paths`` and ``--ignore-fields``, as aliases): the table's rows."""
+    for key in reversed(("ignore_paths", "ignore_keys", "allow_reorder")):
+        func = shared_option(key)(func)
     return func
-
-
-thread_option = click.option(
-    "--thread",
-    "thread",
-    multiple=True,
-    metavar="KEY|PATH",
-    help="Thread the value at this answer key (any depth) or path into later requests that quote it, "
-    "whatever its length (repeatable; see docs/threading.md).",
-)
-no_thread_option = click.option(
-    "--no-thread",
-    "no_thread",
-    multiple=True,
-    metavar="KEY|PATH",
-    help="Never thread a value found at this answer key or path (repeatable).",
-)
 
 
 def thread_rules(thread: Sequence[str], no_thread: Sequence[str]) -> Any:
@@ -205,24 +113,6 @@ def thread_rules(thread: Sequence[str], no_thread: Sequence[str]) -> Any:
     from mcp_replay_action.compare.correlate import ThreadRules
 
     return ThreadRules(tuple(thread), tuple(no_thread))
-
-
-isolate_option = click.option("--isolate", is_flag=True, help="Give the server a fresh temporary HOME and TMPDIR.")
-setup_option = click.option(
-    "--setup",
-    metavar="CMD",
-    help="Run CMD (split like the server command; in its directory and environment) to completion before "
-    "each server start, e.g. to reset a memory file or a database to the recorded state.",
-)
-header_option = click.option(
-    "--header", "headers", multiple=True, metavar="'Name: value'", help="HTTP header (repeatable; never printed)."
-)
-redact_option = click.option(
-    "--redact", "redact_keys", multiple=True, metavar="KEY", help="Also redact values under KEY."
-)
-redact_pattern_option = click.option(
-    "--redact-pattern", "redact_patterns", multiple=True, metavar="REGEX", help="Also redact matches of REGEX."
-)
 
 
 def emit_report(

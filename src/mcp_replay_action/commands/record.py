@@ -24,7 +24,7 @@ from mcp_replay_action.commands.common import (
     url_option,
 )
 from mcp_replay_action.errors import ConfigError, ServerStartError
-from mcp_replay_action.plan import parse_env
+from mcp_replay_action.options import parse_env
 
 
 @click.command(short_help=short_help("record"))
@@ -57,7 +57,7 @@ def record(
     listen: str | None,
     cassette: str,
     cwd: str | None,
-    env_pairs: tuple[str, ...],
+    env: tuple[str, ...],
     env_public: tuple[str, ...],
     isolate: bool,
     max_message: int,
@@ -79,7 +79,7 @@ def record(
     rules = thread_rules(thread, no_thread)
     redactor = make_redactor(redact_keys, redact_patterns, not no_default_redaction)
     if redact_env:
-        redactor = redactor.with_env_values(env_values(redact_env, parse_env(env_pairs)))
+        redactor = redactor.with_env_values(env_values(redact_env, parse_env(env)))
     if url:
         from mcp_replay_action.record.http_proxy import record_http
 
@@ -92,15 +92,15 @@ def record(
     from mcp_replay_action.redact import env_secrets
     from mcp_replay_action.transport.httpd import log
 
-    env = parse_env(env_pairs)
+    server_env = parse_env(env)
     # What the server is given in its environment is secret in its words too (the error below).
-    redactor = redactor.with_env_values(env_secrets(env, env_public))
+    redactor = redactor.with_env_values(env_secrets(server_env, env_public))
     summary = record_stdio(
         server,
         cassette,
         redactor=redactor,
         cwd=cwd,
-        env=env,
+        env=server_env,
         public_env=env_public,
         isolate=isolate,
         max_message=max_message,

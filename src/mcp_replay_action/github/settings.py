@@ -11,49 +11,35 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from mcp_replay_action.compare.options import CompareOptions
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.github.gitdata import check_branch_name, parse_person
-from mcp_replay_action.host.discovery import DEFAULT_PATTERNS, find_cassettes
-from mcp_replay_action.model.gate import DEFAULT_FAIL_ON, FAIL_ON, FailOn, GatePolicy
-from mcp_replay_action.plan import Mode, Plan, parse_jobs, parse_size, startup_timeout_for
-from mcp_replay_action.transport import MAX_MESSAGE, Target
+from mcp_replay_action.host.discovery import DEFAULT_PATTERNS
+from mcp_replay_action.model.gate import DEFAULT_FAIL_ON, FailOn, GatePolicy
+from mcp_replay_action.options import (
+    BY_INPUT,
+    Inputs,
+    bad_input,
+    clean_bool,
+    clean_cassettes,
+    clean_list,
+    clean_path,
+    from_inputs,
+    plan_from,
+)
+from mcp_replay_action.plan import Mode, Plan
+from mcp_replay_action.transport import MAX_MESSAGE
 
-# Every input and its default, as action.yml declares them (an empty default means "none").
-INPUT_DEFAULTS: dict[str, str] = {
+# The inputs that are not replay options (the replay's are rows of ``options.OPTIONS``, which
+# holds their defaults), with their defaults as action.yml declares them ("": none).
+ACTION_INPUTS: dict[str, str] = {
     "mode": "replay",
-    "server": "",
-    "url": "",
-    "headers": "",
-    "cassettes": "cassettes/**/*.jsonl\ncassettes/**/*.json",
     "install": "",
-    "setup": "",
-    "jobs": "1",
-    "shard": "",
     "reports": "",
-    "max-slowdown": "",
-    "max-growth": "",
-    "era": "recorded",
-    "working-directory": ".",
-    "env": "",
-    "env-public": "",
-    "min-grade": "",
-    "min-coverage": "",
-    "fail-on": "breaking",
-    "fail-on-regression": "",
-    "ignore-paths": "",
-    "ignore-keys": "",
-    "thread": "",
-    "no-thread": "",
-    "allow-reorder": "false",
-    "timeout": "30",
-    "max-message-size": "128MiB",
     "comment": "auto",
     "comment-id": "",
     "comment-file": "mcp-replay-comment.json",
@@ -75,27 +61,25 @@ INPUT_DEFAULTS: dict[str, str] = {
     "drift-labels": "",
     "scenarios": "",
 }
+# Every input and its default, as action.yml declares them (``tests/test_action_files.py``).
+INPUT_DEFAULTS: dict[str, str] = {**{name: row.input_default for name, row in BY_INPUT.items()}, **ACTION_INPUTS}
 
 MODES = ("replay", "post-comment", "refresh", "merge", "calibrate")
 COMMENT_MODES = ("auto", "always", "on-failure", "off")
-GRADES = ("A", "B", "C", "D", "F")
-_TRUE = ("true", "yes", "on", "1")
-_FALSE = ("false", "no", "off", "0")
 _COMMENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 DEFAULT_COMMENT_ID = "default"
-MAX_TIMEOUT = 3600.0
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything the inputs say, cleaned. Paths are absolute and inside the workspace."""
+    """Everything the inputs say, cleaned. Paths are absolute and inside the workspace. The
+    replay's inputs are rows of ``options.OPTIONS`` (cleaned there, by the table's cleaners); a
+    field has the name of its row's value."""
 
     workspace: Path
     mode: Literal["replay", "post-comment", "refresh", "merge", "calibrate"] = "replay"
     server: tuple[str, ...] = ()  # the command, split like a shell would (stdio, or HTTP with url)
-    url: str = ""  # an HTTP server (started by ``server`` when both are given)
+    url: str | None = None  # an HTTP server (started by ``server`` when both are given)
     headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     cassettes: tuple[str, ...] = DEFAULT_PATTERNS
     install: str = ""
@@ -151,31 +135,9 @@ class Settings:
         settings = cls(
             workspace=workspace,
             mode=clean_mode(raw("mode")),
-            server=clean_server(raw("server")),
-            url=clean_url(raw("url")),
-            headers=clean_headers(raw("headers")),
-            cassettes=clean_cassettes(raw("cassettes")),
+            **from_inputs(Inputs(workspace, raw)),
             install=clean_install(raw("install")),
-            setup=clean_setup(raw("setup")),
-            jobs=clean_jobs(raw("jobs")),
-            shard=clean_shard(raw("shard")),
             reports=clean_reports(raw("reports")),
-            max_slowdown=clean_factor("max-slowdown", raw("max-slowdown")),
-            max_growth=clean_factor("max-growth", raw("max-growth")),
-            era=clean_era(raw("era")),
-            working_directory=clean_working_directory(raw("working-directory"), workspace),
-            env=clean_env(raw("env")),
-            env_public=clean_list(raw("env-public")),
-            min_grade=clean_min_grade(raw("min-grade")),
-            min_coverage=clean_min_coverage(raw("min-coverage")),
-            fail_on=clean_fail_on(raw("fail-on"), raw("fail-on-regression")),
-            ignore_paths=clean_list(raw("ignore-paths")),
-            ignore_keys=clean_list(raw("ignore-keys")),
-            thread=clean_thread_rules("thread", raw("thread")),
-            no_thread=clean_thread_rules("no-thread", raw("no-thread")),
-            allow_reorder=clean_bool("allow-reorder", raw("allow-reorder")),
-            timeout=clean_timeout(raw("timeout")),
-            max_message=clean_max_message_size(raw("max-message-size")),
             comment=clean_comment(raw("comment")),
             comment_id=clean_comment_id(raw("comment-id")),
             comment_file=clean_path("comment-file", raw("comment-file"), workspace),
@@ -213,44 +175,10 @@ class Settings:
         return GatePolicy(fail_on=self.fail_on, min_grade=self.min_grade, min_coverage=self.min_coverage)
 
     def plan(self, mode: Mode = "check") -> Plan:
-        """The replay these settings describe (``mode``: ``refresh`` for ``mode: refresh``): the
-        same ``Plan`` the CLI builds from the same options (``tests/test_plan.py``)."""
-        target = Target(
-            command=self.server,
-            url=self.url or None,
-            headers=dict(self.headers),
-            cwd=str(self.working_directory),
-            env=dict(self.env),
-            setup=self.setup,
-            startup_timeout=startup_timeout_for(self.timeout),
-            max_message=self.max_message,
-        )
-        paths = tuple(find_cassettes(self.cassettes, self.workspace, confine=True, what="input cassettes"))
-        if self.shard is not None:
-            from mcp_replay_action.replay.shard import share
-
-            paths = share(paths, *self.shard)
-        return Plan(
-            paths=paths,
-            target=target,
-            compare=CompareOptions(
-                ignore_paths=self.ignore_paths,
-                ignore_keys=self.ignore_keys,
-                allow_reorder=self.allow_reorder,
-                budget=self.timeout,  # a comparison has the request's time, as on the command line
-            ),
-            gate=self.gate_policy(),
-            mode=mode,
-            timeout=self.timeout,
-            root=str(self.workspace),
-            jobs=self.jobs,
-            max_slowdown=self.max_slowdown,
-            max_growth=self.max_growth,
-            era=self.era,
-            public_env=self.env_public,
-            thread=self.thread,
-            no_thread=self.no_thread,
-        )
+        """The replay these settings describe (``mode``: ``refresh`` for ``mode: refresh``), by
+        the ``plan_from`` the CLI uses too; cassettes are found inside the workspace."""
+        values = {row.key: getattr(self, row.field) for row in BY_INPUT.values() if row.field is not None}
+        return plan_from(values, root=str(self.workspace), confine=True, mode=mode)
 
     def relative(self, path: str | os.PathLike[str]) -> str:
         """``path`` relative to the workspace, with forward slashes (how GitHub names files)."""
@@ -267,24 +195,6 @@ def read_input(environ: Mapping[str, str], name: str) -> str:
     return INPUT_DEFAULTS[name]
 
 
-def _bad(name: str, value: str, allowed: str) -> ConfigError:
-    shown = value if len(value) <= 60 else value[:57] + "..."
-    return ConfigError(f"input {name}: {shown!r} is not valid; expected {allowed}")
-
-
-def clean_thread_rules(name: str, value: str) -> tuple[str, ...]:
-    """Threading rules (``thread``/``no-thread``), one a line or comma-separated: keys or answer
-    paths (docs/threading.md), each checked now."""
-    from mcp_replay_action.compare.correlate import ThreadRules
-
-    rules = clean_list(value)
-    try:
-        ThreadRules(rules)
-    except ConfigError as exc:
-        raise ConfigError(f"input {name}: {exc}") from None
-    return rules
-
-
 def clean_workspace(value: str) -> Path:
     """GITHUB_WORKSPACE, else the current directory (a local run)."""
     path = Path(value or os.getcwd()).resolve()
@@ -298,15 +208,7 @@ def clean_mode(value: str) -> Literal["replay", "post-comment", "refresh", "merg
     for known in MODES:
         if mode == known:
             return known  # type: ignore[return-value]
-    raise _bad("mode", value, "one of " + ", ".join(MODES))
-
-
-def clean_era(value: str) -> str:
-    """``era``: ``recorded`` (empty), ``handshake`` or ``stateless``."""
-    era = value.strip().lower() or "recorded"
-    if era not in ("recorded", "handshake", "stateless"):
-        raise _bad("era", value, "one of recorded, handshake, stateless")
-    return era
+    raise bad_input("mode", value, "one of " + ", ".join(MODES))
 
 
 def clean_refresh_branch(value: str) -> str:
@@ -322,7 +224,7 @@ def clean_refresh_branch(value: str) -> str:
 def clean_text(name: str, value: str, limit: int) -> str:
     """Free text (a title, a message) of at most ``limit`` characters."""
     if len(value) > limit:
-        raise _bad(name, value, f"at most {limit} characters")
+        raise bad_input(name, value, f"at most {limit} characters")
     return value
 
 
@@ -348,47 +250,8 @@ def clean_refresh_workflow(value: str) -> str:
     """A workflow file name (``mcp-replay.yml``) in ``.github/workflows``."""
     name = value.removeprefix(".github/workflows/")
     if name and not re.fullmatch(r"[A-Za-z0-9._-]+\.ya?ml", name):
-        raise _bad("refresh-workflow", value, "a workflow file name such as mcp-replay.yml")
+        raise bad_input("refresh-workflow", value, "a workflow file name such as mcp-replay.yml")
     return name
-
-
-def clean_server(value: str, name: str = "server") -> tuple[str, ...]:
-    """The stdio command, split like a POSIX shell would (quotes kept together)."""
-    if not value:
-        return ()
-    try:
-        parts = tuple(shlex.split(value))
-    except ValueError as exc:
-        raise _bad(name, value, f"a command line ({exc})") from None
-    return parts
-
-
-def clean_factor(name: str, value: str) -> float | None:
-    """``max-slowdown``, ``max-growth``: a factor above 1; empty: latency (size) is not checked."""
-    if not value:
-        return None
-    try:
-        factor = float(value)
-    except ValueError:
-        factor = 0.0
-    if not 1 < factor <= 1e6:
-        raise _bad(name, value, "a factor above 1, such as 3")
-    return factor
-
-
-def clean_min_coverage(value: str) -> float | None:
-    """``min-coverage``: a percentage from 0 to 100 (a trailing ``%`` allowed); empty: no
-    coverage gate."""
-    text = value.strip().removesuffix("%").strip()
-    if not text:
-        return None
-    try:
-        percent = float(text)
-    except ValueError:
-        percent = -1.0
-    if not 0 <= percent <= 100:
-        raise _bad("min-coverage", value, "a percentage from 0 to 100, such as 80")
-    return percent
 
 
 def clean_reports(value: str) -> tuple[str, ...]:
@@ -396,89 +259,8 @@ def clean_reports(value: str) -> tuple[str, ...]:
     return clean_cassettes(value) if value.strip() else ()
 
 
-def clean_shard(value: str) -> tuple[int, int] | None:
-    """``shard``: ``i/n`` (a matrix job's share of the cassettes); empty: every cassette."""
-    if not value:
-        return None
-    from mcp_replay_action.replay.shard import parse_shard
-
-    try:
-        return parse_shard(value)
-    except ConfigError as exc:
-        raise ConfigError(f"input shard: {exc}") from None
-
-
-def clean_jobs(value: str) -> int:
-    """``jobs``: a count from 1 to 256 or ``auto``; empty: 1."""
-    try:
-        return parse_jobs(value or "1")
-    except ConfigError as exc:
-        raise ConfigError(f"input jobs: {exc}") from None
-
-
-def clean_setup(value: str) -> tuple[str, ...]:
-    """The ``setup`` command, split like ``server``; empty: none."""
-    return clean_server(value.strip(), "setup")
-
-
-def clean_url(value: str) -> str:
-    if not value:
-        return ""
-    if not re.match(r"https?://[^\s/]+", value) or any(c.isspace() for c in value):
-        raise _bad("url", value, "an http:// or https:// URL")
-    return value
-
-
-def clean_headers(value: str) -> tuple[tuple[str, str], ...]:
-    """``Name: value`` lines for the HTTP transport."""
-    headers: list[tuple[str, str]] = []
-    for number, line in enumerate(value.splitlines(), start=1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        name, sep, rest = line.partition(":")
-        name = name.strip()
-        if not sep or not _HEADER_NAME.fullmatch(name):
-            # Never echo the line: it may carry a credential.
-            raise ConfigError(f"input headers: line {number} is not valid; expected 'Name: value'")
-        headers.append((name, rest.strip()))
-    return tuple(headers)
-
-
-def clean_cassettes(value: str) -> tuple[str, ...]:
-    """Newline-separated glob patterns relative to the workspace; ``!pattern`` excludes."""
-    patterns: list[str] = []
-    for line in value.splitlines():
-        pattern = line.strip()
-        if not pattern or pattern.startswith("#"):
-            continue
-        bare = pattern[1:] if pattern.startswith("!") else pattern
-        if os.path.isabs(bare) or ".." in Path(bare).parts:
-            raise _bad("cassettes", pattern, "glob patterns relative to the workspace, without '..'")
-        patterns.append(pattern)
-    if not [p for p in patterns if not p.startswith("!")]:
-        raise _bad("cassettes", value, "at least one glob pattern such as cassettes/**/*.jsonl")
-    return tuple(patterns)
-
-
 def clean_install(value: str) -> str:
     return value
-
-
-def clean_working_directory(value: str, workspace: Path) -> Path:
-    path = clean_path("working-directory", value or ".", workspace)
-    if not path.is_dir():
-        raise ConfigError(f"input working-directory: {value!r} is not a directory in the workspace")
-    return path
-
-
-def clean_path(name: str, value: str, workspace: Path) -> Path:
-    """An absolute path that stays inside the workspace (symlinks resolved)."""
-    if "\x00" in value:
-        raise _bad(name, value.replace("\x00", "\\0"), "a path inside the workspace")
-    path = (workspace / value).resolve()
-    if not path.is_relative_to(workspace):
-        raise _bad(name, value, "a path inside the workspace")
-    return path
 
 
 def clean_optional_path(name: str, value: str, workspace: Path) -> Path | None:
@@ -486,80 +268,14 @@ def clean_optional_path(name: str, value: str, workspace: Path) -> Path | None:
     return clean_path(name, value, workspace) if value else None
 
 
-def clean_env(value: str) -> tuple[tuple[str, str], ...]:
-    """``KEY=VALUE`` lines. Values are never echoed in errors: they are often secrets."""
-    pairs: list[tuple[str, str]] = []
-    for number, line in enumerate(value.splitlines(), start=1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        key, sep, rest = line.partition("=")
-        key = key.strip()
-        if not sep or not _ENV_NAME.fullmatch(key):
-            raise ConfigError(f"input env: line {number} is not valid; expected KEY=VALUE with KEY like MY_VAR")
-        pairs.append((key, rest))
-    return tuple(pairs)
-
-
-def clean_min_grade(value: str) -> str | None:
-    if not value:
-        return None
-    grade = value.upper()
-    if grade not in GRADES:
-        raise _bad("min-grade", value, "one of " + ", ".join(GRADES) + " (or empty for no grade gate)")
-    return grade
-
-
-def clean_fail_on(value: str, fail_on_regression: str) -> FailOn:
-    """``fail-on``; the older ``fail-on-regression: true`` means ``any`` and ``false`` means
-    ``none`` when ``fail-on`` is left at its default."""
-    fail_on = value.lower()
-    if fail_on not in FAIL_ON:
-        raise _bad("fail-on", value, "one of " + ", ".join(FAIL_ON))
-    if not fail_on_regression or fail_on != DEFAULT_FAIL_ON:
-        return fail_on  # type: ignore[return-value]
-    return "any" if clean_bool("fail-on-regression", fail_on_regression) else "none"
-
-
-def clean_bool(name: str, value: str) -> bool:
-    lowered = value.lower()
-    if lowered in _TRUE:
-        return True
-    if lowered in _FALSE:
-        return False
-    raise _bad(name, value, "true or false")
-
-
-def clean_list(value: str) -> tuple[str, ...]:
-    """Items one a line or comma-separated."""
-    items = (item.strip() for line in value.splitlines() for item in line.split(","))
-    return tuple(item for item in items if item)
-
-
-def clean_timeout(value: str) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        raise _bad("timeout", value, f"a number of seconds between 0 and {MAX_TIMEOUT:g}") from None
-    if not 0 < seconds <= MAX_TIMEOUT:
-        raise _bad("timeout", value, f"a number of seconds between 0 and {MAX_TIMEOUT:g}")
-    return seconds
-
-
-def clean_max_message_size(value: str) -> int:
-    try:
-        return parse_size(value)
-    except ValueError as exc:
-        raise _bad("max-message-size", value, str(exc).split("; got")[0]) from None
-
-
 def clean_comment(value: str) -> Literal["auto", "always", "on-failure", "off"]:
     lowered = value.lower()
     for mode in COMMENT_MODES:
         if lowered == mode:
             return mode  # type: ignore[return-value]
-    if lowered in _FALSE:
+    if lowered in ("false", "no", "off", "0"):
         return "off"
-    raise _bad("comment", value, "one of " + ", ".join(COMMENT_MODES))
+    raise bad_input("comment", value, "one of " + ", ".join(COMMENT_MODES))
 
 
 def clean_comment_id(value: str) -> str:
@@ -567,11 +283,11 @@ def clean_comment_id(value: str) -> str:
     if not value:
         return DEFAULT_COMMENT_ID
     if not _COMMENT_ID.fullmatch(value):
-        raise _bad("comment-id", value, "letters, digits, '.', '_' or '-' (at most 64)")
+        raise bad_input("comment-id", value, "letters, digits, '.', '_' or '-' (at most 64)")
     return value
 
 
-def check_target(server: tuple[str, ...], url: str) -> None:
+def check_target(server: tuple[str, ...], url: str | None) -> None:
     """Replay needs a server: a stdio command, a URL, or both (the command starts an HTTP server
     that then answers at the URL)."""
     if not server and not url:
