@@ -195,7 +195,8 @@ def test_an_answer_is_learned_from_only_when_a_later_message_may_quote_it(tmp_pa
 
     from e2e_helpers import FAST_SERVER, python_server, record_through_proxy
     from mcp_replay_action.cassette import load
-    from mcp_replay_action.replay.engine import ReplayOptions, replay_cassette
+    from mcp_replay_action.plan import Plan
+    from mcp_replay_action.replay.engine import replay_cassette
     from mcp_replay_action.transport.stdio import StdioTransport
 
     cassette = tmp_path / "minted-uri.jsonl"
@@ -209,9 +210,7 @@ def test_an_answer_is_learned_from_only_when_a_later_message_may_quote_it(tmp_pa
 
     monkeypatch.setattr(Carry, "learn", spy)
     loaded = load(cassette)
-    result = replay_cassette(
-        loaded, StdioTransport(shlex.split(python_server(FAST_SERVER))), ReplayOptions(timeout=10.0)
-    )
+    result = replay_cassette(loaded, StdioTransport(shlex.split(python_server(FAST_SERVER))), Plan(timeout=10.0))
     [read] = [r for r in result.results if r.method == "resources/read"]
     assert [(s.recorded, s.live) for s in read.substitutions] == [(seen["task_id"], read.name[8:])], read
     assert all(r.status == "pass" for r in result.results), result.results

@@ -222,13 +222,14 @@ def test_the_confirming_run_stops_after_the_last_answer_it_needs(noisy_cassette:
     """The second live run only has to reach the last interaction that failed: the stable echo
     after the two noisy calls is sent once, by the first run."""
     from mcp_replay_action.cassette import load
-    from mcp_replay_action.replay.engine import ReplayOptions, replay_cassette
+    from mcp_replay_action.plan import Plan
+    from mcp_replay_action.replay.engine import replay_cassette
 
     first, second = _Logged(NOISY), _Logged(NOISY)
     result = replay_cassette(
         load(noisy_cassette),
         first,
-        ReplayOptions(timeout=30.0),
+        Plan(timeout=30.0),
         confirm=lambda: second,  # type: ignore[arg-type]
     )
     assert [r.status for r in result.results if r.method == "tools/call"] == ["pass", "pass", "pass"]
@@ -266,8 +267,9 @@ def test_the_confirming_run_redacts_a_fresh_secret_beside_the_first_runs_answer(
     that differs in all three is noise."""
     from mcp_replay_action.cassette import load, save, with_lines
     from mcp_replay_action.model.cassette import Cassette, Interaction
+    from mcp_replay_action.plan import Plan
     from mcp_replay_action.redact import Redactor
-    from mcp_replay_action.replay.engine import ReplayOptions, replay_cassette
+    from mcp_replay_action.replay.engine import replay_cassette
 
     server = tmp_path / "secret_server.py"
     server.write_text(_SECRET_SERVER)
@@ -308,7 +310,7 @@ def test_the_confirming_run_redacts_a_fresh_secret_beside_the_first_runs_answer(
     path = tmp_path / "secret.jsonl"
     save(with_lines(Cassette(meta={}, interactions=inters)), path)
     first, second = _Logged(python_server(server)), _Logged(python_server(server))
-    result = replay_cassette(load(path), first, ReplayOptions(timeout=30.0), confirm=lambda: second)  # type: ignore[arg-type]
+    result = replay_cassette(load(path), first, Plan(timeout=30.0), confirm=lambda: second)  # type: ignore[arg-type]
     call_result = next(r for r in result.results if r.method == "tools/call")
     assert call_result.status == "pass", call_result
     assert {f.path for f in call_result.noise} == {
@@ -329,14 +331,15 @@ def test_a_streamed_cassette_confirms_with_the_interactions_the_first_run_failed
 
     from mcp_replay_action.cassette import jsonl, load
     from mcp_replay_action.cassette.schema import interaction_from_json
-    from mcp_replay_action.replay.engine import ReplayOptions, replay_cassette
+    from mcp_replay_action.plan import Plan
+    from mcp_replay_action.replay.engine import replay_cassette
     from mcp_replay_action.transport.stdio import StdioTransport
 
     def replayed(cassette: Any) -> Any:
         result = replay_cassette(
             cassette,
             StdioTransport(shlex.split(NOISY)),
-            ReplayOptions(timeout=30.0),
+            Plan(timeout=30.0),
             confirm=lambda: StdioTransport(shlex.split(NOISY)),
         )
         return [

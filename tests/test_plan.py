@@ -121,3 +121,24 @@ def test_redact_env_given_through_the_action_env_input_is_redacted_and_matched(t
     report = json.loads((ws / "mcp-replay-report.json").read_text())
     assert (report["grade"], report["failed"], report["missing"]) == ("A", 0, 0)
     assert rotated not in run.stdout + run.stderr + run.summary + (ws / "mcp-replay-report.json").read_text()
+
+
+def test_an_ignore_rule_that_matches_nothing_is_warned_by_the_action_too(tmp_path: Path, demo_cassette: Path) -> None:
+    """The unused-rule warning comes back in the run's ``Outcome``: the action gives it as a
+    warning annotation, naming the input, and a rule that matched something is not named."""
+    ws = make_workspace(tmp_path, {"cassettes/demo.jsonl": demo_cassette})
+    run = run_action(
+        ws,
+        event_name="push",
+        event=push(),
+        inputs={
+            "server": f"{sys.executable} -m mcp_replay_action.samples.calc_server",
+            "ignore-keys": "ehcoed\njobId",
+            "ignore-paths": "result.contnet[].text",
+        },
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    warnings = [line for line in run.stdout.splitlines() if line.startswith("::warning")]
+    assert "::warning title=mcp-replay::input ignore-keys: 'ehcoed' matched nothing in this run" in warnings
+    assert "::warning title=mcp-replay::input ignore-paths: 'result.contnet[].text' matched nothing in this run" in warnings
+    assert not [line for line in warnings if "jobId" in line]

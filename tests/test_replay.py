@@ -17,7 +17,9 @@ from mcp_replay_action.errors import ServerStartError
 from mcp_replay_action.grade.assemble import build_report
 from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.model.gate import GatePolicy
-from mcp_replay_action.replay.engine import ReplayOptions, replay_cassette
+from mcp_replay_action.plan import Plan
+from mcp_replay_action.replay.engine import replay_cassette
+from mcp_replay_action.transport import Target
 from mcp_replay_action.transport.stdio import StdioTransport
 from mcp_replay_action.values.limits import Limits
 
@@ -61,7 +63,8 @@ def cassette(*interactions: Interaction) -> Cassette:
 
 
 def run(c: Cassette, command: list[str], **options: Any) -> Any:
-    return replay_cassette(c, StdioTransport(command), ReplayOptions(**{"timeout": 10.0, **options}))
+    target = Target(startup_timeout=options.pop("startup_timeout", 30.0))
+    return replay_cassette(c, StdioTransport(command), Plan(target=target, **{"timeout": 10.0, **options}))
 
 
 def statuses(result: Any) -> list[str]:
@@ -504,7 +507,7 @@ def test_an_answer_that_is_its_recording_exactly_closes_what_was_read_ahead_of_i
     replay_cassette(
         first,
         StdioTransport(server),
-        ReplayOptions(timeout=10.0, confirm=False),
+        Plan(timeout=10.0, confirm=False),
         on_live=lambda inter, live: heard.__setitem__(inter.seq, live),
     )
     exact = cassette(*(replace(inter, response=heard.get(inter.seq, inter.response)) for inter in first.interactions))
@@ -546,7 +549,7 @@ def test_a_long_live_answer_is_decoded_beside_its_recording(monkeypatch: pytest.
             result = replay_cassette(
                 c,
                 StdioTransport(fake("echo_server")),
-                ReplayOptions(timeout=10.0, compare=compare),
+                Plan(timeout=10.0, compare=compare),
                 confirm=lambda: StdioTransport(fake("echo_server")),
             )
             found.append([(r.status, r.findings, r.noise) for r in result.results])

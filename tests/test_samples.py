@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from mcp_replay_action.cassette import load
-from mcp_replay_action.replay.engine import ReplayOptions, replay_cassette
+from mcp_replay_action.plan import Plan
+from mcp_replay_action.replay.engine import replay_cassette
 from mcp_replay_action.scenarios import load_scenarios
 from mcp_replay_action.transport.stdio import StdioTransport
 
@@ -26,7 +27,7 @@ def test_there_are_sample_cassettes_in_both_eras() -> None:
 @pytest.mark.parametrize("path", CASSETTES, ids=lambda p: p.name)
 def test_sample_cassette_replays_clean_and_catches_the_twin(path: Path) -> None:
     cassette = load(path)
-    options = ReplayOptions(timeout=10.0)
+    options = Plan(timeout=10.0)
     healthy = replay_cassette(cassette, StdioTransport(HEALTHY), options)
     assert healthy.score.grade == "A" and healthy.failed == 0 and healthy.missing == 0, healthy.results
     regressed = replay_cassette(cassette, StdioTransport([*HEALTHY, "--regressed"]), options)
@@ -59,7 +60,7 @@ def test_a_streamed_cassette_is_read_once_per_live_run(tmp_path: Path) -> None:
     result = replay_cassette(
         streamed,
         StdioTransport([*HEALTHY, "--regressed"]),
-        ReplayOptions(timeout=10.0),
+        Plan(timeout=10.0),
         confirm=lambda: StdioTransport([*HEALTHY, "--regressed"]),
     )
     assert result.failed, result.results

@@ -589,11 +589,11 @@ def _record_real(tmp_path: Path, text: str) -> dict[str, cassette.Cassette]:
 
 def _replay_grade(c: cassette.Cassette, command: list[str]) -> str:
     """Replay a fresh recording against the same server: it must pass untouched."""
-    from mcp_replay_action.redact import Redactor
-    from mcp_replay_action.replay.engine import ReplayOptions, replay_cassette
+    from mcp_replay_action.plan import Plan
+    from mcp_replay_action.replay.engine import replay_cassette
     from mcp_replay_action.transport.stdio import StdioTransport
 
-    result = replay_cassette(c, StdioTransport(command), ReplayOptions(redactor=Redactor()))
+    result = replay_cassette(c, StdioTransport(command), Plan())
     failures = [(r.seq, r.method, [f.message for f in r.findings]) for r in result.results if r.findings]
     assert not failures
     return result.score.grade

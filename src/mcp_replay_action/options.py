@@ -808,13 +808,15 @@ def plan_from(
     mode: Mode | None = None,
     command: str = "replay",
     target: Target | None = None,
+    paths: Sequence[str] | None = None,
 ) -> Plan:
     """The ``Plan`` that ``values`` describe (``options.OPTIONS``' keys; a key left out has its
     row's default), whichever edge read them: the ``replay`` command's flags
     (``options.from_flags``) or the action's inputs (``Settings.plan``). Cassette patterns are
     resolved against ``root``, and with ``confine`` must stay inside it (the action's
     workspace); ``mode`` (default: ``update`` with ``values["update"]``, else ``check``);
-    ``target``: ``target_from(values)`` made already (the CLI starts its server meanwhile)."""
+    ``target``: ``target_from(values)`` made already (the CLI starts its server meanwhile);
+    ``paths``: the cassettes, named already (``calibrate`` takes one file, not patterns)."""
     from mcp_replay_action.compare.correlate import ThreadRules
     from mcp_replay_action.compare.options import CompareOptions
     from mcp_replay_action.errors import ConfigError
@@ -826,7 +828,9 @@ def plan_from(
 
     target = target or target_from(values, command)
     what = "input cassettes" if confine else "--cassette"
-    paths = tuple(find_cassettes(value("cassettes"), root, confine=confine, what=what))
+    if paths is None:
+        paths = find_cassettes(value("cassettes"), root, confine=confine, what=what)
+    paths = tuple(paths)
     if value("shard") is not None:
         from mcp_replay_action.replay.shard import share
 

@@ -34,8 +34,10 @@ class Plan:
     cassettes are rewritten. Every wait is bounded (``target.startup_timeout`` for the first
     answer, ``timeout`` for each later one, ``total_timeout`` for a whole cassette)."""
 
-    paths: tuple[str, ...]  # absolute (``discovery.find_cassettes``)
-    target: Target
+    paths: tuple[str, ...] = ()  # absolute (``discovery.find_cassettes``)
+    # The server (``replay_cassette`` alone is given its transport, and reads only the target's
+    # environment and start-up timeout).
+    target: Target = field(default_factory=lambda: _default_target())
     compare: CompareOptions = field(default_factory=lambda: _default_compare())
     gate: GatePolicy = field(default_factory=lambda: _default_gate())
     mode: Mode = "check"
@@ -78,6 +80,12 @@ class Plan:
         """``path`` as reports show it: relative to ``root`` with forward slashes when inside it."""
         rel = os.path.relpath(path, self.root)
         return path if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def _default_target() -> Target:
+    from mcp_replay_action.transport import Target
+
+    return Target()
 
 
 def _default_compare() -> CompareOptions:

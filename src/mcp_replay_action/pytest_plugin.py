@@ -367,7 +367,7 @@ def new_episodes(old: Cassette, fresh: Cassette) -> tuple[Cassette, int]:
     added at its end, numbered after its last interaction; and how many were added."""
     from dataclasses import replace
 
-    from mcp_replay_action.matchers import request_key
+    from mcp_replay_action.compare.matchers import request_key
 
     known = {request_key(i.message) for i in old.interactions if i.kind == "request"}
     seq = max((i.seq for i in old.interactions), default=0)
@@ -436,7 +436,7 @@ def _mock_url(request: pytest.FixtureRequest) -> Iterator[str]:
         return
     fixture = request.fixturename or "mcp_replay_mock_url"
     url, recording = _recording_to(request, spec, fixture, http=True)
-    from mcp_replay_action.record_http import RecordingProxy
+    from mcp_replay_action.record.http_proxy import RecordingProxy
 
     proxy = _or_fail(lambda: RecordingProxy(url, cassette_path=str(recording)).start(), f"{fixture}: ")
     try:
@@ -584,7 +584,7 @@ def assert_no_regressions(
     response fails; an additive or cosmetic one is reported, not failed); the message is the
     console report of the cassette (every failure with its findings and diffs)."""
     __tracebackhide__ = True  # pytest shows the test's line, not this helper's
-    from mcp_replay_action.assemble import build_report
+    from mcp_replay_action.grade.assemble import build_report
     from mcp_replay_action.model.gate import GatePolicy, fail_on_from_flags
 
     report = build_report([result], policy=GatePolicy(fail_on=fail_on_from_flags(fail_on, False), min_grade=min_grade))

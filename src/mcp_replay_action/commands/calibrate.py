@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from mcp_replay_action.cli import handle_errors, short_help
@@ -14,10 +16,9 @@ from mcp_replay_action.commands.common import (
     server_option,
     setup_option,
     thread_option,
-    thread_rules,
     url_option,
 )
-from mcp_replay_action.options import Seconds, from_flags, target_from
+from mcp_replay_action.options import Seconds, from_flags, plan_from
 
 
 @click.command(short_help=short_help("calibrate"))
@@ -57,23 +58,13 @@ def calibrate(
     every replay (reported, never gating), removed with --clear."""
     from mcp_replay_action.cassette import load
     from mcp_replay_action.replay import calibrate as calibration
-    from mcp_replay_action.transport import open_transport
 
     if clear:
         calibration.store(load(cassette), [])
         click.echo(f"removed the noise rules of {cassette}")
         return
-    rules = thread_rules(thread, no_thread)
+    # The values ``replay`` reads from the same options (``options.py``), for this one cassette.
     values = from_flags(click.get_current_context().params)
-    target = target_from(values, command="calibrate")
-    result = calibration.calibrate(
-        cassette,
-        lambda: open_transport(target),
-        runs=runs,
-        env=dict(target.env),
-        public_env=env_public,
-        timeout=timeout,
-        startup_timeout=target.startup_timeout,
-        thread_rules=rules,
-    )
+    plan = plan_from(values, root=os.getcwd(), command="calibrate", paths=(cassette,))
+    result = calibration.calibrate(plan, runs=runs)
     click.echo(f"{result.path}: {len(result.rules)} noise rule(s) from {result.runs} runs (see: mcp-replay inspect)")

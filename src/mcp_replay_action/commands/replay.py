@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -67,7 +66,9 @@ def replay(
     # On stderr, as the cassettes finish; the report on stdout is unchanged (and --json parseable).
     progress = ConsoleProgress(sys.stderr, live=sys.stderr.isatty(), lines=len(plan.paths) > 1)
     outcome = run(plan, early, progress)
-    warn_unused_rules(plan.compare, plan.paths)
+    for flag, rule in outcome.unused_rules:
+        # On stderr, so --json stays parseable; a typo'd rule ignores nothing, silently, otherwise.
+        click.echo(f"warning: {flag} {rule!r} matched nothing in this run", err=True)
     emit_report(
         outcome.report,
         as_json=as_json,
@@ -96,24 +97,3 @@ def replay(
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def warn_unused_rules(options: Any, paths: Sequence[str]) -> None:
-    """Name every --ignore-path / --ignore-key that matched nothing in this run (a typo ignores
-    nothing, silently, otherwise). On stderr, so --json stays parseable."""
-    if not (options.ignore_paths or options.ignore_keys):
-        return  # no rule to warn about, and no need to import the normaliser to say so
-    from mcp_replay_action.cassette import load
-    from mcp_replay_action.compare.normalize import normalize, unused_rules
-
-    # Identical answers skip normalisation: a rule that fits the recording is not unused. The
-    # cassettes are read a line at a time, and only until every rule has matched something.
-    for path in paths:
-        if not unused_rules(options):
-            break
-        for inter in load(path, stream=True).interactions:
-            normalize(inter.response, options)
-            if not unused_rules(options):
-                break
-    for flag, name in unused_rules(options):
-        click.echo(f"warning: {flag} {name!r} matched nothing in this run", err=True)

@@ -45,7 +45,7 @@ from mcp_replay_action.grade.assemble import build_report
 from mcp_replay_action.host import files, privilege
 from mcp_replay_action.model.results import Report
 from mcp_replay_action.redact import Redactor, env_secrets
-from mcp_replay_action.replay.engine import run
+from mcp_replay_action.replay.engine import Outcome, run
 from mcp_replay_action.report import json_report as report_json
 from mcp_replay_action.report import public_target
 from mcp_replay_action.report.sinks import write_files
@@ -61,18 +61,10 @@ def calibrate_cassettes(settings: Settings, event: Event, out: Commands) -> int:
     only where a refresh may write."""
     refresh.check_event(event, "calibrate")
     from mcp_replay_action.replay.calibrate import calibrate
-    from mcp_replay_action.transport import open_transport
 
     plan = settings.plan()
     for path in plan.paths:
-        result = calibrate(
-            path,
-            lambda: open_transport(plan.target),
-            compare=plan.compare,
-            env=dict(plan.target.env),
-            timeout=plan.timeout,
-            startup_timeout=plan.target.startup_timeout,
-        )
+        result = calibrate(replace(plan, paths=(path,)))
         out.log(f"{plan.shown(path)}: {len(result.rules)} noise rule(s) from {result.runs} runs")
     return EXIT_OK
 
@@ -145,7 +137,18 @@ def replay_and_report(settings: Settings, context: RunContext, event: Event, out
     plan = settings.plan()
     out.info(f"Replaying {len(plan.paths)} cassette(s) against {public_target(plan.target.describe())}")
     outcome = run(plan)
+    warn_unused_rules(outcome, out)
     return report_everywhere(settings, context, event, outcome.report, out, outcome.exit_code)
+
+
+def warn_unused_rules(outcome: Outcome, out: Commands) -> None:
+    """A warning annotation for every ignore rule that matched nothing in the run (a typo
+    ignores nothing, silently, otherwise), named by its input as the workflow spells it."""
+    from mcp_replay_action.options import OPTIONS
+
+    inputs = {flag: row.input for row in OPTIONS if row.input for flag in row.flags}
+    for flag, rule in outcome.unused_rules:
+        out.warning(f"input {inputs.get(flag, flag)}: {rule!r} matched nothing in this run", title="mcp-replay")
 
 
 def merge_and_report(settings: Settings, context: RunContext, event: Event, out: Commands) -> int:
@@ -265,6 +268,7 @@ def refresh_and_propose(settings: Settings, context: RunContext, event: Event, o
         scenarios = load_scenarios(settings.scenarios, environ={**os.environ, **dict(settings.env)})
         from_scenarios = refresh.scenario_cassettes(list(plan.paths), scenarios)
     outcome = run(replace(plan, paths=tuple(p for p in plan.paths if p not in from_scenarios)))
+    warn_unused_rules(outcome, out)
     report = outcome.report
     rows = [(u.path, u.updated, u.kept) for u in outcome.updates]
     if from_scenarios:

@@ -10,18 +10,16 @@ rule explains is reported as noise, never gating).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from mcp_replay_action.cassette import load
 from mcp_replay_action.compare import noise
 from mcp_replay_action.compare.correlate import ThreadRules
-from mcp_replay_action.compare.engine import CompareOptions
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.model.cassette import Cassette, Interaction
-from mcp_replay_action.redact import Redactor, redactor_for
-from mcp_replay_action.transport import Transport
+from mcp_replay_action.plan import Plan
 
 MAX_RUNS = 20
 
@@ -35,39 +33,29 @@ class Calibration:
     rules: tuple[noise.NoiseRule, ...]
 
 
-def calibrate(
-    path: str,
-    open_transport: Callable[[], Transport],
-    *,
-    runs: int = 3,
-    compare: CompareOptions | None = None,
-    env: dict[str, str] | None = None,
-    public_env: Sequence[str] = (),
-    timeout: float = 30.0,
-    startup_timeout: float = 30.0,
-    thread_rules: ThreadRules | None = None,
-) -> Calibration:
-    """Replay the cassette at ``path`` ``runs`` times (each against a fresh server from
-    ``open_transport``), learn what varies between the live answers, and store the rules in the
-    cassette's header, replacing any rules a previous calibration stored. ``thread_rules``
-    (``--thread``/``--no-thread``) thread the runs and are added to the header's."""
-    from mcp_replay_action.replay.engine import ReplayOptions, replay_cassette
+def calibrate(plan: Plan, runs: int = 3) -> Calibration:
+    """Replay the one cassette of ``plan`` ``runs`` times, each against a fresh start of its
+    server and without the confirmation pass (``replay_cassette``, the function ``run`` replays
+    each cassette with), learn what varies between the live answers, and store the rules in the
+    cassette's header, replacing any rules a previous calibration stored. The plan's threading
+    rules (``--thread``/``--no-thread``) thread the runs and are added to the header's."""
+    from mcp_replay_action.replay.engine import live_redactor, replay_cassette
+    from mcp_replay_action.transport import open_transport
 
     if not 2 <= runs <= MAX_RUNS:
         raise ConfigError(f"--runs must be between 2 and {MAX_RUNS}, not {runs}")
+    (path,) = plan.paths
     cassette = load(path)
-    compare = (compare or CompareOptions()).at(cassette.meta.get("recorded_at"))
+    compare = plan.compare.at(cassette.meta.get("recorded_at"))
     # Live answers are redacted exactly as replay redacts them before comparing, so the evidence
     # stored in the header never holds a secret the server printed.
-    redactor = redactor_for(cassette.meta, Redactor(), env or {}, public_env)
-    declared = ThreadRules.from_meta(cassette.meta).merged(thread_rules or ThreadRules())
-    options = ReplayOptions(
-        timeout=timeout, startup_timeout=startup_timeout, compare=compare, confirm=False, threading=declared
-    )
+    redactor = live_redactor(cassette.meta, plan)
+    declared = ThreadRules.from_meta(cassette.meta).merged(ThreadRules(plan.thread, plan.no_thread))
+    once = replace(plan, confirm=False)
     lives: dict[int, list[Any]] = {}
     for _ in range(runs):
         seen: dict[int, Any] = {}
-        replay_cassette(without_noise(cassette), open_transport(), options, on_live=_keep(seen))
+        replay_cassette(without_noise(cassette), open_transport(plan.target), once, on_live=_keep(seen))
         for seq, live in seen.items():
             lives.setdefault(seq, []).append(redactor.apply(live))
     rules: list[noise.NoiseRule] = []

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mcp_replay_action.cassette import load
@@ -76,35 +76,6 @@ HUNG_AFTER = 2
 OnLive = Callable[[Interaction, dict[str, Any]], None]
 
 
-@dataclass(frozen=True)
-class ReplayOptions:
-    """How to replay. Every wait is bounded."""
-
-    timeout: float = 30.0  # seconds to wait for each response
-    startup_timeout: float = 30.0  # seconds for the first (handshake or discover) response
-    total_timeout: float = 900.0  # seconds for a whole cassette
-    compare: CompareOptions = field(default_factory=CompareOptions)
-    redactor: Redactor | None = None
-    # The extra environment the server was started with (``--env``): where a variable the
-    # cassette's header redacts by name may get its value, besides our own environment.
-    env: Mapping[str, str] = field(default_factory=dict)
-    # Every value of ``env`` is redacted too, except these variables' (``redact.env_secrets``).
-    public_env: tuple[str, ...] = ()
-    # Flag an answer that took more than this many times its recorded latency (None: never).
-    max_slowdown: float | None = None
-    # Flag an answer more than this many times its recorded size in bytes (None: never).
-    max_growth: float | None = None
-    # Sends of each side-effect-free request whose median latency is reported (1: one send).
-    repeat: int = 1
-    # When an interaction fails, replay the cassette once more against a fresh start of the same
-    # server and report what differs between the two live runs as noise (``noise.py``).
-    confirm: bool = True
-    # Declared threading rules (``--thread``/``--no-thread``), beside those the cassette stores.
-    threading: ThreadRules = field(default_factory=ThreadRules)
-    # The protocol era each cassette is sent in (``translate.py``): ``recorded`` or another one.
-    era: str = "recorded"
-
-
 class _Session:
     """One cassette's replay against one live transport."""
 
@@ -112,7 +83,7 @@ class _Session:
         self,
         cassette: Cassette,
         transport: Transport,
-        options: ReplayOptions,
+        options: Plan,
         on_live: OnLive | None = None,
         tick: Callable[[int], None] | None = None,
     ) -> None:
@@ -123,7 +94,7 @@ class _Session:
         self.tick = tick  # told how many interactions are done, before each (a live progress line)
         self.transport = transport
         self.options = options
-        self.redactor = redactor_for(cassette.meta, options.redactor, options.env, options.public_env)
+        self.redactor = live_redactor(cassette.meta, options)
         self.compare_options = options.compare.at(cassette.meta.get("recorded_at"))
         # The compare engine (compare, normalize, carry, noise) is imported on first need, never
         # before the server is spawned: an answer that is its recording exactly needs none of it.
@@ -223,7 +194,9 @@ class _Session:
             from mcp_replay_action.compare.carry import Carry
 
             # The recording's data flow (``correlate.py``), read when an answer first differs.
-            rules = ThreadRules.from_meta(self.cassette.meta).merged(self.options.threading)
+            rules = ThreadRules.from_meta(self.cassette.meta).merged(
+                ThreadRules(self.options.thread, self.options.no_thread)
+            )
             self.carry = Carry(self.correlations or self.cassette.interactions, rules)
         if not self.carry.may_learn_from(answer.inter.seq):
             # Nothing in it can be learned: its live answer is redacted and compared while the
@@ -317,7 +290,7 @@ class _Session:
             self.dead = missing_finding(f"the whole-cassette timeout ({self.options.total_timeout:g} s) ran out")
             self._missing(inter, self.dead)
             return
-        wait = min(self.options.startup_timeout if first else self.options.timeout, remaining)
+        wait = min(self.options.target.startup_timeout if first else self.options.timeout, remaining)
         self._learn()
         message, substitutions = self.carry.rewrite(inter.message) if self.carry else (inter.message, ())
         started = time.monotonic()
@@ -682,7 +655,7 @@ class _Answer:
 def replay_cassette(
     cassette: Cassette,
     transport: Transport,
-    options: ReplayOptions | None = None,
+    options: Plan | None = None,
     *,
     on_live: OnLive | None = None,
     confirm: Callable[[], Transport] | None = None,
@@ -709,7 +682,7 @@ def replay_cassette(
     never answers its first request; every later failure (a crash, a hang, a wrong answer)
     becomes findings instead.
     """
-    options = options or ReplayOptions()
+    options = options or Plan()
     era = detect_era(cassette.interactions, cassette.meta)
     started = time.monotonic()
     session: _Session | None = None
@@ -721,11 +694,7 @@ def replay_cassette(
         session.confirming = confirm is not None and options.confirm
         session.run()
     except ServerError as exc:
-        redactor = (
-            session.redactor
-            if session is not None
-            else redactor_for(cassette.meta, options.redactor, options.env, options.public_env)
-        )
+        redactor = session.redactor if session is not None else live_redactor(cassette.meta, options)
         raise exc.redacted(lambda text: str(redactor.apply(text))) from None
     finally:
         transport.close()
@@ -812,7 +781,7 @@ def _one_era_finding(results: Sequence[InteractionResult], era: Era, message: st
 
 
 def _confirmed(
-    cassette: Cassette, first: _Session, confirm: Callable[[], Transport], options: ReplayOptions
+    cassette: Cassette, first: _Session, confirm: Callable[[], Transport], options: Plan
 ) -> Sequence[InteractionResult]:
     """The first run's results with every difference that also differs in a second live run of the
     same build moved to ``noise``. A second run that cannot start leaves the results as they are."""
@@ -903,11 +872,14 @@ def _redacted_finding(finding: Finding, redactor: Redactor) -> Finding:
 @dataclass(frozen=True)
 class Outcome:
     """What a run produced: the report (every server text redacted), what was rewritten (update
-    and refresh modes), and the exit code the CLI and the action exit with."""
+    and refresh modes), the exit code the CLI and the action exit with, and the ignore rules that
+    matched nothing (each edge warns of them: a typo ignores nothing, silently, otherwise)."""
 
     report: Report
     updates: tuple[UpdateSummary, ...] = ()
     exit_code: int = EXIT_OK
+    # (flag, rule) of each --ignore-path / --ignore-key that matched nothing in this run.
+    unused_rules: tuple[tuple[str, str], ...] = ()
 
     @property
     def settled(self) -> bool:
@@ -955,28 +927,12 @@ def _run(plan: Plan, early: EarlyServer | None, progress: Progress | None) -> Ou
         for path in plan.paths:
             _load_checked(path, stream=stream)  # dropped at once: a glob is never all loaded
         cassettes = (_load_checked(path, stream=stream) for path in plan.paths)
-    base = Redactor(keys=plan.redact_keys, patterns=plan.redact_patterns)
-    options = ReplayOptions(
-        timeout=plan.timeout,
-        startup_timeout=plan.target.startup_timeout,
-        total_timeout=plan.total_timeout,
-        compare=plan.compare,
-        redactor=base,
-        env=plan.target.env,
-        public_env=plan.public_env,
-        max_slowdown=plan.max_slowdown,
-        max_growth=plan.max_growth,
-        repeat=plan.repeat,
-        confirm=plan.confirm,
-        threading=ThreadRules(plan.thread, plan.no_thread),
-        era=plan.era,
-    )
     if plan.rewrites:
         from mcp_replay_action.replay.update import rewrite, write_cassette
     results: list[CassetteResult] = []
     rewritten: list[tuple[Cassette, Cassette, UpdateSummary]] = []
     if plan.jobs > 1 and len(plan.paths) > 1 and not plan.rewrites:
-        results = list(_replay_in_parallel(plan, options, progress))
+        results = list(_replay_in_parallel(plan, progress))
         cassettes = ()
     for cassette in cassettes:
         live_by_seq: dict[int, dict[str, Any]] = {}
@@ -985,7 +941,7 @@ def _run(plan: Plan, early: EarlyServer | None, progress: Progress | None) -> Ou
         result = replay_cassette(
             cassette,
             transport,
-            options,
+            plan,
             on_live=_keep_in(live_by_seq) if plan.rewrites else None,
             confirm=_opener(plan) if plan.confirm and not plan.rewrites else None,
             start=start,
@@ -996,22 +952,27 @@ def _run(plan: Plan, early: EarlyServer | None, progress: Progress | None) -> Ou
         if progress is not None:
             progress.finished(result)
         if plan.rewrites:
-            redactor = redactor_for(cassette.meta, base, plan.target.env, plan.public_env)
+            redactor = live_redactor(cassette.meta, plan)
             rewritten.append((cassette, *rewrite(cassette, result, live_by_seq, redactor)))
     for old, new, summary in rewritten:
         if summary.updated:
             write_cassette(new, old)
     report = build_report(results, target=plan.target.describe(), policy=plan.gate)
     updates = tuple(summary for _, _, summary in rewritten)
-    return Outcome(report=report, updates=updates, exit_code=_exit_code(plan, report, updates))
+    return Outcome(
+        report=report,
+        updates=updates,
+        exit_code=_exit_code(plan, report, updates),
+        unused_rules=unused_rules_in(plan),
+    )
 
 
 # What a worker of ``_replay_in_parallel`` replays with: set before the workers are forked, so
 # they inherit it rather than receive it pickled.
-_WORK: tuple[Plan, ReplayOptions] | None = None
+_WORK: Plan | None = None
 
 
-def _replay_in_parallel(plan: Plan, options: ReplayOptions, progress: Progress | None) -> tuple[CassetteResult, ...]:
+def _replay_in_parallel(plan: Plan, progress: Progress | None) -> tuple[CassetteResult, ...]:
     """Every cassette of ``plan`` replayed by ``plan.jobs`` worker processes, each cassette with
     its own server (so its own isolated home and setup run); results (shown paths) in the order of
     the paths, each told to ``progress`` as it finishes."""
@@ -1021,7 +982,7 @@ def _replay_in_parallel(plan: Plan, options: ReplayOptions, progress: Progress |
     import multiprocessing
 
     global _WORK
-    _WORK = (plan, options)
+    _WORK = plan
     try:
         context = multiprocessing.get_context("fork")
         with concurrent.futures.ProcessPoolExecutor(min(plan.jobs, len(plan.paths)), mp_context=context) as pool:
@@ -1041,13 +1002,40 @@ def _replay_in_parallel(plan: Plan, options: ReplayOptions, progress: Progress |
 
 def _replay_one(path: str) -> CassetteResult:
     assert _WORK is not None, "only called in a worker forked by _replay_in_parallel"
-    plan, options = _WORK
+    plan = _WORK
     return replay_cassette(
         _load_checked(path, stream=True),
         open_transport(plan.target),
-        options,
+        plan,
         confirm=_opener(plan) if plan.confirm else None,
     )
+
+
+def live_redactor(meta: Mapping[str, Any], plan: Plan) -> Redactor:
+    """The redactor of a cassette's live answers (header ``meta``) in a run of ``plan``: the
+    built-in rules, the plan's (``--redact``, ``--redact-pattern``), the header's, and every
+    value of the server's environment but the public ones (``redact.redactor_for``)."""
+    base = Redactor(keys=plan.redact_keys, patterns=plan.redact_patterns)
+    return redactor_for(meta, base, plan.target.env, plan.public_env)
+
+
+def unused_rules_in(plan: Plan) -> tuple[tuple[str, str], ...]:
+    """Every ignore rule of ``plan.compare`` that matches nothing in its cassettes' recordings
+    (identical answers skip normalisation, so a rule that fits the recording is not unused): the
+    cassettes are read a line at a time, and only until every rule has matched something."""
+    options = plan.compare
+    if not (options.ignore_paths or options.ignore_keys):
+        return ()  # no rule to warn about, and no need to import the normaliser to say so
+    from mcp_replay_action.compare.normalize import normalize, unused_rules
+
+    for path in plan.paths:
+        if not unused_rules(options):
+            break
+        for inter in load(path, stream=True).interactions:
+            normalize(inter.response, options)
+            if not unused_rules(options):
+                break
+    return tuple(unused_rules(options))
 
 
 def _opener(plan: Plan) -> Callable[[], Transport]:
