@@ -156,8 +156,11 @@ def comment_view(
         score=_format.score_text(report.score.score),
         rules=md_cell(_format.rules_line(gate, grade), DETAIL_LIMIT * 2),
         totals=_format.totals_line(report),  # numbers and our words only
-        # What the live server lists that no cassette calls, the names folded (inert cells).
-        coverage="\n".join(coverage_lines(report.coverage, names_shown=max(5, 10 * max_findings)))
+        # What the live server lists that no cassette calls, the names folded (inert cells); the
+        # compact body (no findings) keeps only the headline line.
+        coverage="\n".join(
+            coverage_lines(report.coverage, names_shown=10 * max_findings)[: None if max_findings else 1]
+        )
         if report.coverage is not None
         else "",
         capped=report.score.capped,
