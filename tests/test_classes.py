@@ -19,6 +19,7 @@ from mcp_replay_action.compare.engine import CompareOptions, compare
 from mcp_replay_action.compare.schema_equal import validation_form, validation_keys
 from mcp_replay_action.grade.verdict import missing_finding
 from mcp_replay_action.replay.engine import growth, slowdown
+from mcp_replay_action.values.size import answer_bytes
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "classes.md"
 NO_OPTIONS = CompareOptions()
@@ -157,7 +158,7 @@ def _output_checked(structured: Any, text: str | None = None) -> tuple[Any, ...]
 OUTSIDE = {
     "missing-response": lambda: missing_finding("no response within 5.0s"),
     "latency": lambda: slowdown(10.0, 900.0, 3.0),
-    "size": lambda: growth(text("5"), text("5" * 4000), 3.0),
+    "size": lambda: growth(answer_bytes(text("5")), answer_bytes(text("5" * 4000)), 3.0),
     "response-appeared": lambda: compare(None, text("5"), NO_OPTIONS)[0],
     # A live result against its live outputSchema (on a real server: tests/test_output_schema.py).
     "output-schema": lambda: _output_checked({"n": "1"})[0],

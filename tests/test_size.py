@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from e2e_helpers import SERVERS, command, record_through_proxy, replay
-from mcp_replay_action.replay.engine import SIZE_FLOOR_BYTES, answer_bytes, growth
+from mcp_replay_action.replay.engine import SIZE_FLOOR_BYTES, growth
+from mcp_replay_action.values.size import answer_bytes, plain_bytes
 from test_output_schema import session
 
 pytestmark = pytest.mark.timeout(300)
@@ -52,13 +57,65 @@ def test_the_floor_and_the_measure() -> None:
     small = {"result": {"content": [{"type": "text", "text": "a"}]}}
     grown = {"result": {"content": [{"type": "text", "text": "a" * 500}]}}
     assert answer_bytes(grown) < SIZE_FLOOR_BYTES
-    assert growth(small, grown, 2.0) is None  # 20x, but under 1 KiB
+    assert growth(answer_bytes(small), answer_bytes(grown), 2.0) is None  # 20x, but under 1 KiB
     big = {"result": {"content": [{"type": "text", "text": "é" * 1000}]}}
     assert answer_bytes(big) == answer_bytes(small) - 1 + 2000  # UTF-8 bytes, not characters
-    found = growth(small, big, 2.0)
+    found = growth(answer_bytes(small), answer_bytes(big), 2.0)
     assert found is not None and (found.kind, found.before, found.after) == (
         "size",
         answer_bytes(small),
         answer_bytes(big),
     )
-    assert growth(None, big, 2.0) is None and growth(small, big, None) is None
+    assert growth(None, answer_bytes(big), 2.0) is None and growth(answer_bytes(small), answer_bytes(big), None) is None
+
+
+def recorded_answers(cassette: Path) -> dict[int, dict[str, Any]]:
+    """The recorded answers by seq, read from the cassette file itself."""
+    lines = cassette.read_text("utf-8").splitlines()[1:]
+    return {i["seq"]: i["response"] for i in map(json.loads, lines) if i.get("response") is not None}
+
+
+def test_every_interaction_carries_its_recorded_and_live_size(cassette: Path, tmp_path: Path) -> None:
+    run = replay(command(SDK1_PYTHON, TYPED), cassette, report=tmp_path / "r.json", gate=False)
+    assert run.code == 0, run.describe()
+    recorded = recorded_answers(cassette)
+    answered = [i for i in run.interactions() if i["seq"] in recorded]
+    assert len(answered) >= 5, run.describe()
+    for i in answered:
+        size = answer_bytes(recorded[i["seq"]])
+        assert (i["recorded_bytes"], i["recorded_tokens"]) == (size, -(-size // 4)), i  # also for a probe not sent
+        if i["status"] == "pass":  # an unchanged build gives the same answer
+            assert (i["live_bytes"], i["live_tokens"]) == (size, -(-size // 4)), i
+        else:
+            assert i["status"] == "skipped" and i["live_bytes"] is None, i
+    assert "answer grew" not in run.stdout
+
+
+def test_an_answer_that_grew_says_so_beside_its_row(cassette: Path, tmp_path: Path) -> None:
+    md = tmp_path / "r.md"
+    run = replay(
+        command(SDK1_PYTHON, TYPED, "--bloat"), cassette, "--markdown", str(md), report=tmp_path / "r.json", gate=False
+    )
+    (echo,) = [i for i in run.interactions() if i["name"] == "echo"]
+    assert echo["live_bytes"] > 8000 > echo["recorded_bytes"], echo
+    assert echo["live_tokens"] == -(-echo["live_bytes"] // 4)
+    grew = f"answer grew {echo['recorded_bytes']:,} -> {echo['live_bytes']:,} bytes"
+    (row,) = [line for line in run.stdout.splitlines() if f"#{echo['seq']} tools/call echo" in line]
+    assert grew in row and f"~{echo['live_tokens']:,} tokens" in row, run.stdout
+    assert grew in md.read_text("utf-8")
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@given(JSON_VALUES)
+@settings(max_examples=500, deadline=None)
+def test_the_fast_measure_is_the_plain_one(value: Any) -> None:
+    # Non-ASCII, lone surrogates, NaN and big integers included: the C encoder built once
+    # measures exactly what json.dumps would.
+    assert answer_bytes(value) == plain_bytes(value)
+    assert answer_bytes({"t": value, "lone": "\ud800é"}) == plain_bytes({"t": value, "lone": "\ud800é"})

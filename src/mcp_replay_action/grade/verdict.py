@@ -7,6 +7,7 @@ from mcp_replay_action.compare.classes import finding as classed
 from mcp_replay_action.model import JSONObject
 from mcp_replay_action.model.cassette import Interaction, subject_of
 from mcp_replay_action.model.results import Finding, InteractionResult, ResultList, Substitution
+from mcp_replay_action.values.size import answer_bytes
 from mcp_replay_action.wire.jsonrpc import is_failure
 
 DETAIL_LIMIT = 300  # characters of a missing-response account kept in the finding
@@ -21,6 +22,8 @@ def judge(
     sent: JSONObject | None = None,
     substitutions: tuple[Substitution, ...] = (),
     noise: tuple[Finding, ...] = (),
+    recorded_bytes: int | None = None,
+    live_bytes: int | None = None,
 ) -> InteractionResult:
     """The verdict on one recorded request, given what compare found (``live`` None: no answer).
 
@@ -42,6 +45,8 @@ def judge(
         live_error=None if live is None else is_failure(live),
         substitutions=substitutions,
         noise=noise,
+        recorded_bytes=_recorded_size(inter, recorded_bytes),
+        live_bytes=live_bytes,
     )
 
 
@@ -52,6 +57,8 @@ def pass_into(
     *,
     latency_ms: float | None = None,
     sent: JSONObject | None = None,
+    recorded_bytes: int | None = None,
+    live_bytes: int | None = None,
 ) -> None:
     """Append ``judge(inter, (), live, latency_ms=..., sent=...)`` to ``results``: a clean pass
     with nothing substituted (nearly every answer of a replay), packed straight in rather than
@@ -66,7 +73,17 @@ def pass_into(
         recorded_latency_ms=inter.latency_ms,
         recorded_error=is_failure(inter.response),
         live_error=is_failure(live),
+        recorded_bytes=_recorded_size(inter, recorded_bytes),
+        live_bytes=live_bytes,
     )
+
+
+def _recorded_size(inter: Interaction, given: int | None) -> int | None:
+    """``given``, or the size of ``inter``'s recorded answer: a request not sent or not answered
+    still has the size it was recorded with."""
+    if given is not None or inter.response is None:
+        return given
+    return answer_bytes(inter.response)
 
 
 def missing_finding(detail: str) -> Finding:

@@ -43,7 +43,6 @@ Status = Literal["pass", "fail", "missing", "skipped"]
 
 REPORT_SCHEMA = "mcp-replay/report@1"
 
-
 @dataclass(frozen=True)
 class Finding:
     """One difference between a recorded and a live response.
@@ -110,6 +109,15 @@ class InteractionResult:
     # Differences that also differ between two live runs of the same build (``noise.py``):
     # reported, never gating.
     noise: tuple[Finding, ...] = ()
+    # The answer's size, the UTF-8 bytes of its compact JSON (``replay.answer_bytes``): the
+    # recording's and the live one's; None when there was none.
+    recorded_bytes: int | None = None
+    live_bytes: int | None = None
+
+    @property
+    def grew(self) -> bool:
+        """Whether the live answer is larger than its recording."""
+        return self.live_bytes is not None and self.recorded_bytes is not None and self.live_bytes > self.recorded_bytes
 
     @property
     def label(self) -> str:
@@ -148,6 +156,7 @@ class ResultList(Sequence[InteractionResult]):
     def __init__(self, results: Iterable[InteractionResult] = ()) -> None:
         self._numbers = array("i")  # seq, line per result (widened if one does not fit)
         self._latency = array("d")  # live, recorded per result (NaN: none)
+        self._sizes = array("q")  # recorded, live answer bytes per result (-1: none)
         self._codes = array("I")  # label index << 6 | live error << 3 | recorded error << 2 | status
         self._labels: dict[tuple[str, str | None], int] = {}
         self._label_list: list[tuple[str, str | None]] = []
@@ -169,6 +178,8 @@ class ResultList(Sequence[InteractionResult]):
             recorded_latency_ms=result.recorded_latency_ms,
             recorded_error=result.recorded_error,
             live_error=result.live_error,
+            recorded_bytes=result.recorded_bytes,
+            live_bytes=result.live_bytes,
         )
 
     def append_plain(
@@ -183,6 +194,8 @@ class ResultList(Sequence[InteractionResult]):
         recorded_latency_ms: float | None,
         recorded_error: bool,
         live_error: bool | None,
+        recorded_bytes: int | None = None,
+        live_bytes: int | None = None,
     ) -> None:
         """Add the result with these fields and no findings, noise or substitutions, without
         building it (``verdict.pass_into``: most of a replay's results)."""
@@ -195,6 +208,7 @@ class ResultList(Sequence[InteractionResult]):
             self._numbers = array("q", self._numbers)
         self._numbers.extend((seq, line))
         self._latency.extend((_packed(latency_ms), _packed(recorded_latency_ms)))
+        self._sizes.extend((-1 if recorded_bytes is None else recorded_bytes, -1 if live_bytes is None else live_bytes))
         code = number << 6 | _LIVE_ERROR.index(live_error) << 3 | int(recorded_error) << 2
         self._codes.append(code | _STATUSES.index(status))
 
@@ -203,6 +217,7 @@ class ResultList(Sequence[InteractionResult]):
         carry no text, are shared with this list, which must not grow any more)."""
         copy = ResultList()
         copy._numbers, copy._latency, copy._codes = self._numbers, self._latency, self._codes
+        copy._sizes = self._sizes
         copy._labels, copy._label_list = self._labels, self._label_list
         copy._whole = {i: change(r) for i, r in self._whole.items()}
         return copy
@@ -232,12 +247,15 @@ class ResultList(Sequence[InteractionResult]):
 
     def rows(self) -> Iterator[tuple[int, Status, str, InteractionResult | None]]:
         """Each result's seq, status and label in order, and the result itself when it is held
-        whole (it has findings, noise or substitutions), else None: all a listing of the others
-        shows, read without building them."""
+        whole (it has findings, noise or substitutions) or its answer grew, else None: all a
+        listing of the others shows, read without building them."""
         labels = [label_of(method, name) for method, name in self._label_list]
-        numbers, whole = self._numbers, self._whole
+        numbers, whole, sizes = self._numbers, self._whole, self._sizes
         for index, code in enumerate(self._codes):
-            yield numbers[2 * index], _STATUSES[code & 3], labels[code >> 6], whole.get(index)
+            held = whole.get(index)
+            if held is None and sizes[2 * index + 1] > sizes[2 * index] >= 0:
+                held = self._item(index)  # an answer that grew says so on its row
+            yield numbers[2 * index], _STATUSES[code & 3], labels[code >> 6], held
 
     def statuses(self) -> Counter[str]:
         """How many results have each status, read from the packed codes (no result is built)."""
@@ -275,6 +293,7 @@ class ResultList(Sequence[InteractionResult]):
         code = self._codes[index]
         method, name = self._label_list[code >> 6]
         live_ms, recorded_ms = self._latency[2 * index], self._latency[2 * index + 1]
+        recorded_bytes, live_bytes = self._sizes[2 * index], self._sizes[2 * index + 1]
         # Built without the frozen dataclass's __init__ (one object.__setattr__ per field, four
         # times the cost): a report reads every result several times (score, gate, totals,
         # console, JSON), which for a 10,000-call replay was a third of its CPU. Every field is
@@ -293,6 +312,8 @@ class ResultList(Sequence[InteractionResult]):
             live_error=_LIVE_ERROR[code >> 3 & 7],
             substitutions=(),
             noise=(),
+            recorded_bytes=None if recorded_bytes < 0 else recorded_bytes,
+            live_bytes=None if live_bytes < 0 else live_bytes,
         )
         return item
 

@@ -58,6 +58,7 @@ from mcp_replay_action.transport.headline import headline
 from mcp_replay_action.transport.process import usable_cpus
 from mcp_replay_action.transport.session import ClientSession, diag_kwargs, error_answer
 from mcp_replay_action.values.prepared import Prepared
+from mcp_replay_action.values.size import answer_bytes, tokens
 from mcp_replay_action.wire.protocol import LIFECYCLE_METHODS, Era, detect_era, is_input_required
 
 if TYPE_CHECKING:
@@ -396,9 +397,19 @@ class _Session:
             and same_json(inter.response, answer.live)
         ):
             # Its recording exactly (most answers): redacted beside the recording it is kept as it
-            # is, compare finds nothing, and no latency is judged: it passes as it stands.
+            # is, compare finds nothing, and no latency is judged: it passes as it stands. Its size
+            # is the recording's.
             answer.close()
-            pass_into(self.results, inter, answer.live, latency_ms=round(answer.latency, 3), sent=answer.sent)
+            size = answer_bytes(inter.response)
+            pass_into(
+                self.results,
+                inter,
+                answer.live,
+                latency_ms=round(answer.latency, 3),
+                sent=answer.sent,
+                recorded_bytes=size,
+                live_bytes=size,
+            )
             return
         if self.to_learn is answer and not self.ending:
             self._learn()  # settled before the next request was sent (latency judged alone)
@@ -416,7 +427,9 @@ class _Session:
         # The first answer's time is mostly the server starting: it says nothing about speed.
         slow = None if answer.first else slowdown(inter.latency_ms, answer.latency, self.options.max_slowdown)
         # An answer equal to its recording (the fast path above) cannot have grown.
-        grown = growth(recorded, live, self.options.max_growth)
+        recorded_bytes = None if inter.response is None else answer_bytes(inter.response)
+        live_bytes = answer_bytes(live)
+        grown = growth(recorded_bytes, live_bytes, self.options.max_growth)
         try:
             if self.translation.across:  # answers of two eras, compared by meaning
                 method = inter.method
@@ -447,7 +460,15 @@ class _Session:
             findings = (*findings, grown)
         findings = (*findings, *checked)
         if not (findings or ignored or answer.substitutions):
-            pass_into(self.results, inter, live, latency_ms=round(answer.latency, 3), sent=answer.sent)
+            pass_into(
+                self.results,
+                inter,
+                live,
+                latency_ms=round(answer.latency, 3),
+                sent=answer.sent,
+                recorded_bytes=recorded_bytes,
+                live_bytes=live_bytes,
+            )
             return
         self.results.append(
             judge(
@@ -458,6 +479,8 @@ class _Session:
                 sent=answer.sent,
                 substitutions=answer.substitutions,
                 noise=ignored,
+                recorded_bytes=recorded_bytes,
+                live_bytes=live_bytes,
             )
         )
 
@@ -1093,39 +1116,24 @@ def slowdown(recorded_ms: float | None, live_ms: float, max_slowdown: float | No
 # A bigger answer is only flagged above this many bytes: a 40-byte answer that became 200 bytes
 # costs a model nothing worth a finding.
 SIZE_FLOOR_BYTES = 1024
-# Model tokens are estimated as bytes / 4, the usual rule of thumb for English text and JSON
-# with the BPE tokenizers of current models (no tokenizer is loaded: it would be a guess too).
-BYTES_PER_TOKEN = 4
 
 
-def answer_bytes(answer: Any) -> int:
-    """The size of an answer as a server sends it: the UTF-8 bytes of its compact JSON."""
-    import json
-
-    return len(json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
-
-
-def growth(recorded: dict[str, Any] | None, live: dict[str, Any], max_growth: float | None) -> Finding | None:
-    """A ``size`` finding when the live answer is more than ``max_growth`` times its recorded
-    size in bytes and over ``SIZE_FLOOR_BYTES``; None otherwise (or with no recording)."""
-    if max_growth is None or recorded is None:
+def growth(recorded_bytes: int | None, live_bytes: int, max_growth: float | None) -> Finding | None:
+    """A ``size`` finding when the live answer (``live_bytes``) is more than ``max_growth`` times
+    its recorded size and over ``SIZE_FLOOR_BYTES``; None otherwise (or with no recording)."""
+    if max_growth is None or recorded_bytes is None:
         return None
-    live_bytes = answer_bytes(live)
     if live_bytes <= SIZE_FLOOR_BYTES:
         return None
-    recorded_bytes = max(1, answer_bytes(recorded))
+    recorded_bytes = max(1, recorded_bytes)
     factor = live_bytes / recorded_bytes
     if factor <= max_growth:
         return None
     message = (
-        f"{factor:.1f}x larger than recorded: live {live_bytes:,} bytes (~{_tokens(live_bytes):,} tokens),"
-        f" recorded {recorded_bytes:,} bytes (~{_tokens(recorded_bytes):,} tokens) (limit {max_growth:g}x)"
+        f"{factor:.1f}x larger than recorded: live {live_bytes:,} bytes (~{tokens(live_bytes):,} tokens),"
+        f" recorded {recorded_bytes:,} bytes (~{tokens(recorded_bytes):,} tokens) (limit {max_growth:g}x)"
     )
     return classed("size", "size", "$", message, before=recorded_bytes, after=live_bytes)
-
-
-def _tokens(size: int) -> int:
-    return -(-size // BYTES_PER_TOKEN)
 
 
 def _load_checked(path: str, *, stream: bool = False) -> Cassette:

@@ -20,6 +20,7 @@ from mcp_replay_action.model.results import (
     status_counts,
     weighted,
 )
+from mcp_replay_action.values.size import tokens
 
 STATUS_TAGS = {"pass": "PASS", "fail": "FAIL", "missing": "MISS", "skipped": "SKIP"}
 CHANGED_TAG = "DIFF"  # a failed interaction whose worst finding is additive: it changed, nothing broke
@@ -135,6 +136,15 @@ def _requote(original: str, shown: str) -> str:
     lead = original[: len(original) - len(original.lstrip("'\""))]
     trail = original[len(original.rstrip("'\"")) :]
     return lead + shown + trail
+
+
+def size_change(result: InteractionResult) -> str:
+    """``answer grew 1,024 -> 4,300 bytes (~256 -> ~1,075 tokens)``, for a result whose live
+    answer is larger than its recording; empty otherwise."""
+    if not result.grew:
+        return ""
+    before, after = result.recorded_bytes or 0, result.live_bytes or 0
+    return f"answer grew {before:,} -> {after:,} bytes (~{tokens(before):,} -> ~{tokens(after):,} tokens)"
 
 
 def interaction_title(result: InteractionResult) -> str:

@@ -32,6 +32,7 @@ from mcp_replay_action.model.results import (
 )
 from mcp_replay_action.report import _format
 from mcp_replay_action.values.safe import text_of
+from mcp_replay_action.values.size import tokens
 
 SCHEMA_FILE = "report-1.schema.json"
 
@@ -145,6 +146,10 @@ def _interaction(result: InteractionResult) -> JSONObject:
         "recorded_latency_ms": _number(result.recorded_latency_ms),
         "recorded_error": result.recorded_error,
         "live_error": result.live_error,
+        "recorded_bytes": result.recorded_bytes,
+        "recorded_tokens": None if result.recorded_bytes is None else tokens(result.recorded_bytes),
+        "live_bytes": result.live_bytes,
+        "live_tokens": None if result.live_bytes is None else tokens(result.live_bytes),
         "findings": [_finding(f) for f in result.findings],
         "substitutions": [{"recorded": text_of(x.recorded), "live": text_of(x.live)} for x in result.substitutions],
         "noise": [_finding(f) for f in result.noise],
@@ -250,6 +255,7 @@ def _interaction_from(data: JSONObject) -> InteractionResult:
     latency = data.get("latency_ms")
     recorded_latency = data.get("recorded_latency_ms")
     live_error = data.get("live_error")
+    recorded_bytes, live_bytes = data.get("recorded_bytes"), data.get("live_bytes")
     return InteractionResult(
         seq=int(data["seq"]),
         line=int(data["line"]),
@@ -262,6 +268,8 @@ def _interaction_from(data: JSONObject) -> InteractionResult:
         recorded_latency_ms=None if recorded_latency is None else float(recorded_latency),
         recorded_error=bool(data.get("recorded_error", False)),
         live_error=None if live_error is None else bool(live_error),
+        recorded_bytes=None if recorded_bytes is None else int(recorded_bytes),
+        live_bytes=None if live_bytes is None else int(live_bytes),
         substitutions=tuple(
             Substitution(str(s.get("recorded", "")), str(s.get("live", ""))) for s in data.get("substitutions") or ()
         ),
