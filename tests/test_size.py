@@ -119,3 +119,42 @@ def test_the_fast_measure_is_the_plain_one(value: Any) -> None:
     # measures exactly what json.dumps would.
     assert answer_bytes(value) == plain_bytes(value)
     assert answer_bytes({"t": value, "lone": "\ud800é"}) == plain_bytes({"t": value, "lone": "\ud800é"})
+
+
+LONG_VALUES = st.lists(
+    st.none()
+    | st.integers()
+    | st.text(max_size=20)
+    | st.dictionaries(st.text(max_size=4), st.text(max_size=6), max_size=3),
+    min_size=60,
+    max_size=300,
+)
+
+
+@given(LONG_VALUES, st.text(min_size=1, max_size=3))
+@settings(max_examples=60, deadline=None)
+def test_a_long_list_and_a_long_string_are_measured_in_pieces_exactly(items: list[Any], piece: str) -> None:
+    # Over SLICE items and over CHUNK characters: the pieces add up to the plain measure.
+    from mcp_replay_action.values.size import CHUNK
+
+    long_text = (piece + '"\n\u2028é\ud800') * (CHUNK // 3)
+    for value in (items, {"result": {"items": items, "text": long_text}}, [items, long_text]):
+        assert answer_bytes(value) == plain_bytes(value)
+
+
+def test_a_long_answer_is_never_encoded_whole() -> None:
+    # The measure of a 16 MiB answer holds a slice or a chunk at a time, not a second copy of it
+    # (tracemalloc counts what is allocated, so this is about memory, not time).
+    import tracemalloc
+
+    records = [{"id": f"r{i:07d}", "note": "é" * 40, "n": i} for i in range(160_000)]
+    answer = {"jsonrpc": "2.0", "id": 1, "result": {"records": records, "text": "x" * (4 << 20)}}
+    size = answer_bytes(answer)
+    assert size > 16 << 20
+    tracemalloc.start()
+    try:
+        assert answer_bytes(answer) == size
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < size // 16, (peak, size)
