@@ -58,7 +58,7 @@ from mcp_replay_action.transport.headline import headline
 from mcp_replay_action.transport.process import usable_cpus
 from mcp_replay_action.transport.session import ClientSession, diag_kwargs, error_answer
 from mcp_replay_action.values.prepared import Prepared
-from mcp_replay_action.values.size import answer_bytes, tokens
+from mcp_replay_action.values.size import SIZE_FLOOR_BYTES, answer_bytes, tokens
 from mcp_replay_action.wire.protocol import LIFECYCLE_METHODS, Era, detect_era, is_input_required
 
 if TYPE_CHECKING:
@@ -1113,9 +1113,6 @@ def slowdown(recorded_ms: float | None, live_ms: float, max_slowdown: float | No
     return classed("latency", "latency", "$", message, before=round(recorded_ms, 3), after=round(live_ms, 3))
 
 
-# A bigger answer is only flagged above this many bytes: a 40-byte answer that became 200 bytes
-# costs a model nothing worth a finding.
-SIZE_FLOOR_BYTES = 1024
 
 
 def growth(recorded_bytes: int | None, live_bytes: int, max_growth: float | None) -> Finding | None:

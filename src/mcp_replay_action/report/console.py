@@ -144,8 +144,8 @@ def _interaction_lines(
         row += "  " + paint(_format.row_kind(result), colour)
     if verbose and result.latency_ms is not None:
         row += f"  ({result.latency_ms:.1f} ms)"
-    if result.grew:
-        row += f"  ({_format.size_change(result)})"
+    if grew := _format.size_change(result):
+        row += f"  ({grew})"
     lines = [row]
     if verbose:
         for sub in result.substitutions:

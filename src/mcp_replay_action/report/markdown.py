@@ -218,8 +218,8 @@ def _row(result: InteractionResult) -> str:
             detail += f" (+{len(result.findings) - 1} more)"
     elif result.status == "missing":
         detail = "no response"
-    if result.grew:
-        detail = f"{detail} · {_format.size_change(result)}" if detail else _format.size_change(result)
+    if grew := _format.size_change(result):
+        detail = f"{detail} · {grew}" if detail else grew
     cells = [
         str(result.seq),
         md_cell(result.label, LABEL_LIMIT),

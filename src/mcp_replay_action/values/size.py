@@ -23,6 +23,10 @@ from typing import Any
 # with the BPE tokenizers of current models (no tokenizer is loaded: it would be a guess too).
 BYTES_PER_TOKEN = 4
 
+# A bigger answer is only flagged (a ``size`` finding) or shown as grown above this many bytes: a
+# 40-byte answer that became 200 bytes costs a model nothing worth a word.
+SIZE_FLOOR_BYTES = 1024
+
 
 def plain_bytes(answer: Any) -> int:
     """The reference measure (``answer_bytes`` equals it)."""
