@@ -164,6 +164,27 @@ def test_a_string_command_is_split_like_a_shell(tmp_path: Path) -> None:
     assert load_scenarios(path, environ={}).target.command == ("python", "-m", "my server", "--flag")
 
 
+def test_a_mapping_target_keeps_every_field(tmp_path: Path) -> None:
+    text = """
+    target: {command: node, args: [dist/index.js, true], env: {A: 1}, cwd: ., isolate: true, setup: make seed}
+    startup_timeout: 7
+    scenarios: {a: [ping]}
+    """
+    loaded = load_scenarios(write(tmp_path, text), environ={})
+    here = str(Path.cwd().resolve())
+    assert loaded.target == Target(
+        command=("node", "dist/index.js", "true"),
+        env={"A": "1"},
+        cwd=here,
+        isolate=True,
+        setup=("make", "seed"),
+        startup_timeout=7.0,
+    )
+    text = "target: {url: 'http://127.0.0.1:9/mcp', headers: {X-Key: k}}\nscenarios: {a: [ping]}\n"
+    loaded = load_scenarios(write(tmp_path, text), environ={})
+    assert loaded.target == Target(url="http://127.0.0.1:9/mcp", headers={"X-Key": "k"}, cwd=here)
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -199,6 +220,9 @@ def test_a_string_command_is_split_like_a_shell(tmp_path: Path) -> None:
         ("target: {args: [a]}\nscenarios: {a: [ping]}\n", "FILE:1: target needs a command (stdio) or a url"),
         ("target: {url: ftp://x}\nscenarios: {a: [ping]}\n", "FILE:1: target.url must start with http://"),
         ("target: {command: x, cwd: nowhere}\nscenarios: {a: [ping]}\n", "target.cwd"),
+        # An empty program is named at its line here, not by the target builder (no file:line).
+        ("target:\n  command: ['', a]\nscenarios: {a: [ping]}\n", "FILE:2: target.command must not be empty"),
+        ("target:\n  command: x\n  setup: ['']\nscenarios: {a: [ping]}\n", "FILE:3: target.setup must be a command"),
         (
             "target: x\nscenarios:\n  a: [ping]\n  a: [ping]\n",
             "FILE:4: duplicate key 'a' in scenarios (first on line 3)",

@@ -121,9 +121,10 @@ def make_target(
     command: str = "replay",
     max_message: int | None = None,
 ) -> Target:
-    """The ``Target`` of a server, the one place one is built (``open_transport`` turns it into
-    a transport): ``server`` and ``setup`` are commands, an argv or a string split like a POSIX
-    shell would. Raises ConfigError when there is neither a server nor a URL."""
+    """The ``Target`` of a server, the one place one is built (for the options table's edges, the
+    demo and a ``scenarios.yml``'s target; ``open_transport`` turns it into a transport):
+    ``server`` and ``setup`` are commands, an argv or a string split like a POSIX shell would.
+    Raises ConfigError when there is neither a server nor a URL."""
     from mcp_replay_action.errors import ConfigError
     from mcp_replay_action.transport import Target
     from mcp_replay_action.transport.process import split_command

@@ -47,6 +47,7 @@ import yaml
 
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.model import JSON, JSONObject
+from mcp_replay_action.plan import make_target
 from mcp_replay_action.scenarios.model import (
     DEFAULT_TIMEOUT,
     SCHEMA_VERSION,
@@ -361,7 +362,7 @@ def _parse(doc: _Doc, base: Path) -> Scenarios:
     if "client_capabilities" in fields:
         capabilities = doc.optional_mapping(fields["client_capabilities"][1], "client_capabilities")
     redact = _redaction(doc, fields["redact"][1]) if "redact" in fields else Redaction()
-    target = replace(_target(doc, fields["target"][1], base), startup_timeout=startup)
+    target = _target(doc, fields["target"][1], base, startup)
     scenarios = _scenarios(doc, fields["scenarios"][1], protocol)
     return Scenarios(
         path=doc.path,
@@ -428,14 +429,16 @@ def _redaction(doc: _Doc, node: yaml.Node) -> Redaction:
     return out
 
 
-def _target(doc: _Doc, node: yaml.Node, base: Path) -> Target:
+def _target(doc: _Doc, node: yaml.Node, base: Path, startup: float) -> Target:
+    """The ``target`` as ``plan.make_target`` builds it (the one builder), every mistake named
+    here first with its ``file:line``."""
     if isinstance(node, yaml.ScalarNode):
         text = doc.string(node, "target")
         if text.startswith(("http://", "https://")):
             # mcp-recorder's form, with its meaning: https://host is https://host/mcp
             # (target.url, this format's own, is the endpoint as written).
-            return Target(url=recorder_endpoint(text))
-        return Target(command=_split(doc, node, text), cwd=str(base))
+            return make_target(None, recorder_endpoint(text), startup_timeout=startup)
+        return make_target(_split(doc, node, text), None, cwd=str(base), startup_timeout=startup)
     allowed = ("command", "args", "env", "cwd", "url", "headers", "isolate", "setup")
     fields = {}
     for key, key_node, value in doc.mapping(node, "target"):
@@ -450,7 +453,7 @@ def _target(doc: _Doc, node: yaml.Node, base: Path) -> Target:
         raw = doc.value(cnode)
         if isinstance(raw, list):
             command = tuple(str(part) for part in raw)
-            if not command:
+            if not command or not command[0]:
                 raise doc.error(cnode, "target.command must not be empty")
         elif isinstance(raw, str) and raw.strip():
             command = (raw,) if "args" in fields else _split(doc, cnode, raw)
@@ -487,13 +490,13 @@ def _target(doc: _Doc, node: yaml.Node, base: Path) -> Target:
     if "setup" in fields:
         snode = fields["setup"]
         raw = doc.value(snode)
-        if isinstance(raw, list) and raw:
+        if isinstance(raw, list) and raw and str(raw[0]):
             setup = tuple(str(part) for part in raw)
         elif isinstance(raw, str) and raw.strip():
             setup = _split(doc, snode, raw)
         else:
             raise doc.error(snode, f"target.setup must be a command string or a list, got {_describe(raw)}")
-    return Target(command=command, url=url, env=env, cwd=cwd, headers=headers, isolate=isolate, setup=setup)
+    return make_target(command, url, headers, cwd, env, isolate, startup, setup=setup, command="record-scenarios")
 
 
 def _split(doc: _Doc, node: yaml.Node, text: str) -> tuple[str, ...]:

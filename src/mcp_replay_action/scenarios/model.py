@@ -8,12 +8,11 @@ from dataclasses import dataclass, field
 
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.model import JSON, JSONObject
-from mcp_replay_action.transport import Target
+from mcp_replay_action.transport import STARTUP_TIMEOUT, Target
 from mcp_replay_action.wire.protocol import HANDSHAKE_VERSION, era_of
 
 SCHEMA_VERSION = "1.0"
 DEFAULT_TIMEOUT = 30.0
-STARTUP_TIMEOUT = 30.0  # the first answer may wait for npx/uvx to fetch and start the server
 
 
 @dataclass(frozen=True)
