@@ -12,8 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from e2e_helpers import SERVERS, command, record_through_proxy, replay
-from mcp_replay_action.replay.engine import SIZE_FLOOR_BYTES, growth
-from mcp_replay_action.values.size import answer_bytes, plain_bytes
+from mcp_replay_action.model.results import InteractionResult
+from mcp_replay_action.replay.engine import growth
+from mcp_replay_action.report._format import size_change
+from mcp_replay_action.values.size import SIZE_FLOOR_BYTES, answer_bytes, over_floor, plain_bytes
 from test_output_schema import session
 
 pytestmark = pytest.mark.timeout(300)
@@ -67,6 +69,17 @@ def test_the_floor_and_the_measure() -> None:
         answer_bytes(big),
     )
     assert growth(None, answer_bytes(big), 2.0) is None and growth(answer_bytes(small), answer_bytes(big), None) is None
+
+
+def test_the_finding_and_the_report_share_one_floor() -> None:
+    # Exactly at the floor is not news, one byte over is: for the size finding and for the
+    # report's "answer grew" alike.
+    assert not over_floor(SIZE_FLOOR_BYTES) and over_floor(SIZE_FLOOR_BYTES + 1)
+    for live, shown in ((SIZE_FLOOR_BYTES, False), (SIZE_FLOOR_BYTES + 1, True)):
+        result = InteractionResult(1, 3, "tools/call", "echo", "pass", recorded_bytes=10, live_bytes=live)
+        assert bool(size_change(result)) is shown and (growth(10, live, 2.0) is not None) is shown, live
+    shrunk = InteractionResult(1, 3, "tools/call", "echo", "pass", recorded_bytes=5000, live_bytes=2000)
+    assert size_change(shrunk) == "" and growth(5000, 2000, 1.1) is None
 
 
 def recorded_answers(cassette: Path) -> dict[int, dict[str, Any]]:

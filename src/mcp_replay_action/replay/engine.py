@@ -58,7 +58,7 @@ from mcp_replay_action.transport.headline import headline
 from mcp_replay_action.transport.process import usable_cpus
 from mcp_replay_action.transport.session import ClientSession, diag_kwargs, error_answer
 from mcp_replay_action.values.prepared import Prepared
-from mcp_replay_action.values.size import SIZE_FLOOR_BYTES, answer_bytes, tokens
+from mcp_replay_action.values.size import answer_bytes, over_floor, tokens
 from mcp_replay_action.wire.protocol import LIFECYCLE_METHODS, Era, detect_era, is_input_required
 
 if TYPE_CHECKING:
@@ -1113,14 +1113,10 @@ def slowdown(recorded_ms: float | None, live_ms: float, max_slowdown: float | No
     return classed("latency", "latency", "$", message, before=round(recorded_ms, 3), after=round(live_ms, 3))
 
 
-
-
 def growth(recorded_bytes: int | None, live_bytes: int, max_growth: float | None) -> Finding | None:
     """A ``size`` finding when the live answer (``live_bytes``) is more than ``max_growth`` times
-    its recorded size and over ``SIZE_FLOOR_BYTES``; None otherwise (or with no recording)."""
-    if max_growth is None or recorded_bytes is None:
-        return None
-    if live_bytes <= SIZE_FLOOR_BYTES:
+    its recorded size and over the size floor (``over_floor``); None otherwise (or with no recording)."""
+    if max_growth is None or recorded_bytes is None or not over_floor(live_bytes):
         return None
     recorded_bytes = max(1, recorded_bytes)
     factor = live_bytes / recorded_bytes

@@ -20,7 +20,7 @@ from mcp_replay_action.model.results import (
     status_counts,
     weighted,
 )
-from mcp_replay_action.values.size import SIZE_FLOOR_BYTES, tokens
+from mcp_replay_action.values.size import over_floor, tokens
 
 STATUS_TAGS = {"pass": "PASS", "fail": "FAIL", "missing": "MISS", "skipped": "SKIP"}
 CHANGED_TAG = "DIFF"  # a failed interaction whose worst finding is additive: it changed, nothing broke
@@ -140,9 +140,9 @@ def _requote(original: str, shown: str) -> str:
 
 def size_change(result: InteractionResult) -> str:
     """``answer grew 1,024 -> 4,300 bytes (~256 -> ~1,075 tokens)``, for a result whose live
-    answer is larger than its recording and over ``SIZE_FLOOR_BYTES``; empty otherwise."""
+    answer is larger than its recording and over the size floor (``over_floor``); empty otherwise."""
     before, after = result.recorded_bytes or 0, result.live_bytes or 0
-    if not result.grew or after <= SIZE_FLOOR_BYTES:
+    if not result.grew or not over_floor(after):
         return ""
     return f"answer grew {before:,} -> {after:,} bytes (~{tokens(before):,} -> ~{tokens(after):,} tokens)"
 

@@ -28,6 +28,13 @@ BYTES_PER_TOKEN = 4
 SIZE_FLOOR_BYTES = 1024
 
 
+def over_floor(size: int) -> bool:
+    """Whether an answer of ``size`` bytes is big enough for its growth to be news (over
+    ``SIZE_FLOOR_BYTES``): the one test behind the ``size`` finding (``replay.engine.growth``)
+    and a report's "answer grew" (``report._format.size_change``)."""
+    return size > SIZE_FLOOR_BYTES
+
+
 def plain_bytes(answer: Any) -> int:
     """The reference measure (``answer_bytes`` equals it)."""
     return len(json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
@@ -79,6 +86,8 @@ def answer_bytes(answer: Any) -> int:
     """The size of an answer as a server sends it: the UTF-8 bytes of its compact JSON."""
     kind = type(answer)
     if kind is dict:
+        # Keys are str: every answer measured is parsed JSON (a cassette's, or a live one off the
+        # wire, redacted and carried with its keys kept), and JSON object keys are strings.
         # "{" and "}", a ":" per member and a "," between members.
         return 1 + 2 * len(answer) + sum(_string(k) + answer_bytes(v) for k, v in answer.items()) if answer else 2
     if kind is list:
