@@ -172,8 +172,17 @@ OPTIONS = [
 ]
 
 
-def _both_ways(before: Any, after: Any, options: CompareOptions, stretch_min: int = 256) -> tuple[Any, Any]:
-    narrowed = compare(before, after, _at(options, narrow_min_chars=0, stretch_min=stretch_min))
+def _small_sizes(seed: int, runs: tuple[int, ...] = (60, 250, 700)) -> dict[str, Any]:
+    """``Limits`` the narrowing reads with, small: runs of one to a few items (shared items read
+    in runs, a run's end tried at many commas), and for an odd ``seed`` windows of a few
+    characters (members cut mid-number, "1." of "1.5", and read again)."""
+    windows = {"narrow_windows": (3, 7, 20)} if seed % 2 else {}
+    return {"run_chars": runs[seed % len(runs)], **windows}
+
+
+def _both_ways(before: Any, after: Any, options: CompareOptions, **limits: Any) -> tuple[Any, Any]:
+    """Compared narrowed (with these other ``Limits``) and parsed whole."""
+    narrowed = compare(before, after, _at(options, narrow_min_chars=0, **limits))
     full = compare(before, after, _at(options, narrow_min_chars=FULL))
     return narrowed, full
 
@@ -181,11 +190,7 @@ def _both_ways(before: Any, after: Any, options: CompareOptions, stretch_min: in
 @pytest.mark.parametrize("seed", range(18))
 def test_narrowed_compare_finds_exactly_what_the_full_compare_finds(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     rng = random.Random(seed)
-    if seed % 2:
-        # Windows of a few characters: members cut mid-number ("1." of "1.5") and read again.
-        monkeypatch.setattr(narrow, "_WINDOWS", (3, 7, 20))
-    # Runs of one to a few items: shared items read in runs, a run's end tried at many commas.
-    monkeypatch.setattr(narrow, "RUN_CHARS", (60, 250, 700)[seed % 3])
+    sizes = _small_sizes(seed)
     # Shared items of a list as one Stretch from one, two or four of them on, or never.
     stretch_min = (1, 2, 4, 1 << 30)[seed % 4]
     settled = 0
@@ -207,7 +212,7 @@ def test_narrowed_compare_finds_exactly_what_the_full_compare_finds(monkeypatch:
             edited = _edit(rng, edited)
         before, after = _answer(_text(rng, doc)), _answer(_text(rng, edited))
         options = rng.choice(OPTIONS)
-        narrowed, full = _both_ways(before, after, options, stretch_min)
+        narrowed, full = _both_ways(before, after, options, stretch_min=stretch_min, **sizes)
         assert narrowed == full, (seed, case, options)
     # The narrowing did the work in most cases (it gives up on a pair it cannot settle).
     assert calls > 50 and settled > calls // 2, (settled, calls)
@@ -218,7 +223,7 @@ def test_one_changed_leaf_in_a_long_list_is_read_from_the_skeletons() -> None:
     a = json.dumps({"records": records}, separators=(",", ":"))
     records[1000]["score"] = -1
     b = json.dumps({"records": records}, separators=(",", ":"))
-    skel_a, skel_b = skeletons(a, b, 100)  # type: ignore[misc]
+    skel_a, skel_b = skeletons(a, b, 100, Limits())  # type: ignore[misc]
     items_a, items_b = skel_a["records"], skel_b["records"]
     # The records before and after the changed one: one Stretch each, the same on both sides.
     assert len(items_a) == len(items_b) == 3
@@ -301,7 +306,7 @@ def test_common_prefix_and_suffix() -> None:
     assert common_suffix("ab" * 1000 + "Q" + "c" * 777, "ab" * 1000 + "R" + "c" * 777, 2000) == 777
 
 
-def test_common_prefix_and_suffix_are_the_naive_ones_at_every_window_size(monkeypatch: Any) -> None:
+def test_common_prefix_and_suffix_are_the_naive_ones_at_every_window_size() -> None:
     def naive_prefix(a: str, b: str) -> int:
         n = 0
         while n < min(len(a), len(b)) and a[n] == b[n]:
@@ -316,7 +321,6 @@ def test_common_prefix_and_suffix_are_the_naive_ones_at_every_window_size(monkey
 
     rng = random.Random(5)
     for window in (1, 2, 3, 7, 64, 1 << 18):
-        monkeypatch.setattr(narrow, "_WINDOW", window)
         for _ in range(300):
             base = "".join(rng.choice("ab") for _ in range(rng.randrange(0, 120)))
             other = list(base)
@@ -324,10 +328,10 @@ def test_common_prefix_and_suffix_are_the_naive_ones_at_every_window_size(monkey
                 if other:
                     other[rng.randrange(len(other))] = rng.choice("abc")
             b = "".join(other) + "".join(rng.choice("ab") for _ in range(rng.randrange(0, 3)))
-            p = common_prefix(base, b)
+            p = common_prefix(base, b, window)
             assert p == naive_prefix(base, b), (window, base, b)
             limit = min(len(base), len(b)) - p
-            assert common_suffix(base, b, limit) == naive_suffix(base, b, limit), (window, base, b)
+            assert common_suffix(base, b, limit, window) == naive_suffix(base, b, limit), (window, base, b)
 
 
 def _shape(value: Any, seen: dict[int, int]) -> Any:
@@ -351,9 +355,8 @@ def test_shared_items_of_a_skeleton_list_are_taken_a_stretch_at_a_time_as_one_at
     at a time. Both make the same items, sharing the same subtrees, on random documents and edits
     (records, scalars and arrays in runs, lists of other lengths)."""
     rng = random.Random(100 + seed)
-    monkeypatch.setattr(narrow, "RUN_CHARS", (60, 250, 700)[seed % 3])
-    # A Slice per shared item, as the walk takes them.
-    limits = {"narrow_min_chars": 0, "stretch_min": 1 << 30}
+    # A Slice per shared item, as the walk takes them; runs of one to a few items.
+    limits = {"narrow_min_chars": 0, "stretch_min": 1 << 30, "run_chars": (60, 250, 700)[seed % 3]}
     nothing = _at(CompareOptions(ignore_paths=("result.content[].text.nothing",)), **limits)
     for _ in range(40):
         doc = _document(rng)
@@ -369,15 +372,13 @@ def test_shared_items_of_a_skeleton_list_are_taken_a_stretch_at_a_time_as_one_at
 
 
 def test_comparisons_in_several_threads_find_what_each_finds_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The run of shared items kept parsed (``Slice.load``) is one module-level tuple, read once
-    # into locals and replaced whole: a thread that finds another's run there parses its own, and
-    # ``forget`` in one thread only makes another parse again. Safe by construction; this checks
-    # the whole results under a switch every microsecond (a cache read in two steps races in a
-    # window of a few bytecodes, which such a run seldom hits: it is no proof of that).
+    # The run of shared items kept parsed (``Slice.load``) belongs to one narrowing (its
+    # ``_Source``): no two comparisons share it. Safe by construction; this checks the whole
+    # results under a switch every microsecond (shared state would race in a window of a few
+    # bytecodes, which such a run seldom hits: it is no proof of that).
     import sys
     import threading
 
-    monkeypatch.setattr(narrow, "RUN_CHARS", 120)  # many short runs: the kept run changes often
     rng = random.Random(7)
     pairs = []
     for _ in range(16):
@@ -387,7 +388,8 @@ def test_comparisons_in_several_threads_find_what_each_finds_alone(monkeypatch: 
         edited = json.loads(json.dumps(doc))
         edited["records"][rng.randrange(len(doc["records"]))]["score"] = "changed"
         text = json.dumps(doc, separators=(",", ":"))
-        options = _at(rng.choice([OPTIONS[0], OPTIONS[1], OPTIONS[3]]), narrow_min_chars=0)
+        # Many short runs: the kept run changes often.
+        options = _at(rng.choice([OPTIONS[0], OPTIONS[1], OPTIONS[3]]), narrow_min_chars=0, run_chars=120)
         pairs.append((_answer(text), _answer(json.dumps(edited, separators=(",", ":"))), options))
     alone = [compare(before, after, options) for before, after, options in pairs]
     loads = 0
@@ -457,20 +459,18 @@ def test_a_recorded_text_read_ahead_is_narrowed_as_one_read_then(monkeypatch: py
     option sets, with runs of a few items and windows of a few characters; the difference ending
     mid-run is read past item by item, and the runs read ahead are taken again from the next."""
     rng = random.Random(300 + seed)
-    if seed % 2:
-        monkeypatch.setattr(narrow, "_WINDOWS", (3, 7, 20))
-    monkeypatch.setattr(narrow, "RUN_CHARS", (60, 250, 700, 3000)[seed % 4])
+    limits = Limits(**_small_sizes(seed, (60, 250, 700, 3000)))
     fresh = 0  # runs a narrowing read itself
     real_run = narrow._run_values
     ahead: narrow.ReadAhead | None = None
 
-    def counted(text: str, at: int, limit: int) -> Any:
+    def counted(source: Any, at: int, limit: int) -> Any:
         nonlocal fresh
         # Not counted: the one run from the difference to the next run read ahead (read item by
         # item before, the same bytes either way).
         if ahead is None or limit - 1 not in ahead.runs:
             fresh += 1
-        return real_run(text, at, limit)
+        return real_run(source, at, limit)
 
     monkeypatch.setattr(narrow, "_run_values", counted)
     alone_runs = ahead_runs = 0
@@ -483,14 +483,14 @@ def test_a_recorded_text_read_ahead_is_narrowed_as_one_read_then(monkeypatch: py
             edited = _edit(rng, edited)
         text_a, text_b = _text(rng, doc), _text(rng, edited)
         before, after = _answer(text_a), _answer(text_b)
-        options = _at(rng.choice(OPTIONS), narrow_min_chars=0)
+        options = replace(rng.choice(OPTIONS), limits=replace(limits, narrow_min_chars=0))
         fresh = 0
         ahead = None
-        alone = compare(before, after, options), _loaded(skeletons(text_a, text_b, 100))
+        alone = compare(before, after, options), _loaded(skeletons(text_a, text_b, 100, limits))
         steps = rng.choice([0, 1, 5, 1 << 30])
         whole = steps == 1 << 30
         alone_runs += fresh if whole else 0
-        ahead = narrow.ReadAhead(text_a)
+        ahead = narrow.ReadAhead(text_a, limits)
         for _ in range(steps):
             if not ahead.step():
                 break
@@ -498,7 +498,7 @@ def test_a_recorded_text_read_ahead_is_narrowed_as_one_read_then(monkeypatch: py
             fresh = 0
             read_ahead = (
                 compare(before, after, options, _read_ahead(before, ahead)),
-                _loaded(skeletons(text_a, text_b, 100, ahead=ahead)),
+                _loaded(skeletons(text_a, text_b, 100, limits, ahead=ahead)),
             )
             ahead_runs += fresh if whole else 0
         finally:
@@ -513,12 +513,16 @@ def test_a_read_ahead_is_taken_for_its_text_only_and_stops_when_closed() -> None
     text = json.dumps({"records": [{"name": f"item-{i}", "v": i} for i in range(3000)]})
     copy = "".join(text)  # an equal text, another object
     assert copy == text and copy is not text
-    ahead = narrow.ReadAhead(text)
+    ahead = narrow.ReadAhead(text, Limits())
     while ahead.step():
         pass
     assert len(ahead.runs) > 1 and list(ahead.starts) == sorted(ahead.runs)
-    assert narrow._Narrower(text, text.replace("item-7", "item-8"), 10, None, ahead, 256).ahead is ahead
-    assert narrow._Narrower(copy, text.replace("item-7", "item-8"), 10, None, ahead, 256).ahead is None
+    edited = text.replace("item-7", "item-8")
+    assert narrow._Narrower(text, edited, 10, Limits(stretch_min=3), None, ahead).ahead is ahead
+    assert narrow._Narrower(copy, edited, 10, Limits(), None, ahead).ahead is None
+    # Read with other sizes, it would find other runs: not taken either.
+    assert narrow._Narrower(text, edited, 10, Limits(run_chars=700), None, ahead).ahead is None
+    assert narrow._Narrower(text, edited, 10, Limits(narrow_windows=(3, 7)), None, ahead).ahead is None
     prepared = _read_ahead({}, ahead)
     assert prepared.ahead_of(text) is ahead and prepared.ahead_of(copy) is None
     prepared.close()
@@ -612,8 +616,9 @@ def test_named_lists_with_stretches_compare_as_read_item_by_item(monkeypatch: py
     none), the findings are exactly those of the full parse; and the stretched path settles most
     of them (a list it cannot settle so is read item by item)."""
     rng = random.Random(900 + seed)
-    monkeypatch.setattr(narrow, "RUN_CHARS", (60, 250, 700, 3000)[seed % 4])
+    run_chars = (60, 250, 700, 3000)[seed % 4]
     stretch_min = (1, 3, 16)[seed % 3]
+    limits = Limits(narrow_min_chars=0, stretch_min=stretch_min, run_chars=run_chars)
     settled = tried = 0
     real = normalize._Pairer.stretched
 
@@ -651,14 +656,12 @@ def test_named_lists_with_stretches_compare_as_read_item_by_item(monkeypatch: py
         full = compare(before, after, _at(options, narrow_min_chars=FULL))
         # Read ahead as the replay reads it (its runs' names kept), or only where runs end, or not.
         mark = normalize.run_names if rng.random() < 0.7 else None
-        ahead = narrow.ReadAhead(text_a, mark) if rng.random() < 0.6 else None
+        ahead = narrow.ReadAhead(text_a, limits, mark) if rng.random() < 0.6 else None
         for _ in range(rng.choice([1, 5, 1 << 30]) if ahead else 0):
             if not ahead.step():  # type: ignore[union-attr]
                 break
         try:
-            narrowed = compare(
-                before, after, _at(options, narrow_min_chars=0, stretch_min=stretch_min), _read_ahead(before, ahead)
-            )
+            narrowed = compare(before, after, replace(options, limits=limits), _read_ahead(before, ahead))
         finally:
             if ahead is not None:
                 ahead.close()
@@ -670,8 +673,7 @@ def test_names_read_ahead_are_not_read_again(monkeypatch: pytest.MonkeyPatch) ->
     """A text read ahead whole with its runs named (``normalize.run_names``) is compared without
     reading those names again: only the items outside runs are named in the comparison; a name
     that is not its own normal form (a date) leaves its run to be named there, as it is."""
-    monkeypatch.setattr(narrow, "RUN_CHARS", 700)
-    options = _at(narrow_min_chars=0)
+    options = _at(narrow_min_chars=0, run_chars=700)
     named: list[int] = []
     real = normalize._Normalizer.raw_identities
 
@@ -689,7 +691,7 @@ def test_names_read_ahead_are_not_read_again(monkeypatch: pytest.MonkeyPatch) ->
         records[1500]["score"] = -1
         text_b = json.dumps({"records": records}, separators=(",", ":"))
         full = compare(_answer(text_a), _answer(text_b), options)
-        ahead = narrow.ReadAhead(text_a, normalize.run_names)
+        ahead = narrow.ReadAhead(text_a, options.limits, normalize.run_names)
         while ahead.step():
             pass
         named.clear()
@@ -710,7 +712,7 @@ def test_a_text_read_ahead_is_narrowed_without_windows_over_what_it_read(monkeyp
     its end past the difference (it is entered at once), and reads the items from the difference
     to the next run read ahead as one run, not item by item: a handful of windows in all, where
     the same narrowing without the read-ahead tries hundreds; the skeletons are the same."""
-    monkeypatch.setattr(narrow, "RUN_CHARS", 4096)
+    limits = Limits(run_chars=4096)
     records = [{"name": f"item-{i}", "score": i % 7, "tags": ["a", "b"]} for i in range(3000)]
     doc = {"head": {"n": 1}, "records": records, "meta": {"count": 3000}}
     text_a = json.dumps(doc, separators=(",", ":"))
@@ -718,7 +720,7 @@ def test_a_text_read_ahead_is_narrowed_without_windows_over_what_it_read(monkeyp
     windows: list[int] = []
     real_fit = narrow._fit
 
-    def fit(text: str, at: int, limit: int, sizes: Any = ()) -> Any:
+    def fit(text: str, at: int, limit: int, sizes: Any) -> Any:
         windows.append(at)
         return real_fit(text, at, limit, sizes)
 
@@ -726,15 +728,15 @@ def test_a_text_read_ahead_is_narrowed_without_windows_over_what_it_read(monkeyp
         edited = json.loads(text_a)
         edited["records"][changed]["score"] = -1
         text_b = json.dumps(edited, separators=(",", ":"))
-        alone = _loaded(skeletons(text_a, text_b, 100))
-        ahead = narrow.ReadAhead(text_a)
+        alone = _loaded(skeletons(text_a, text_b, 100, limits))
+        ahead = narrow.ReadAhead(text_a, limits)
         while ahead.step():
             pass
         assert ahead.ends[outer] == text_a.rindex("]") + 1
         monkeypatch.setattr(narrow, "_fit", fit)
         windows.clear()
         try:
-            read = _loaded(skeletons(text_a, text_b, 100, ahead=ahead))
+            read = _loaded(skeletons(text_a, text_b, 100, limits, ahead=ahead))
         finally:
             monkeypatch.setattr(narrow, "_fit", real_fit)
             ahead.close()

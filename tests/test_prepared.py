@@ -111,14 +111,10 @@ def _answer(doc: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_compare_given_what_was_prepared_finds_what_the_plain_compare_finds(
-    monkeypatch: pytest.MonkeyPatch, seed: int
-) -> None:
+def test_compare_given_what_was_prepared_finds_what_the_plain_compare_finds(seed: int) -> None:
     """Narrowing, the read-ahead it takes runs and names from (read whole, a few steps, or not at
     all) and the one-leaf shortcut give the plain path's findings, and each is taken."""
-    from mcp_replay_action.values import narrow
-
-    monkeypatch.setattr(narrow, "RUN_CHARS", 700)  # runs of a few records: many, in a short text
+    fast_limits = replace(FAST, run_chars=700)  # runs of a few records: many, in a short text
     rng = random.Random(seed)
     taken: collections.Counter[str] = collections.Counter()
     for case in range(20):
@@ -131,13 +127,13 @@ def test_compare_given_what_was_prepared_finds_what_the_plain_compare_finds(
         recorded, live = _answer(doc), _answer(edited)
         options = rng.choice(OPTIONS)
         plain = compare(recorded, live, replace(options, limits=PLAIN))
-        prepared = Prepared(FAST, recorded)
+        prepared = Prepared(fast_limits, recorded)
         redactor = Redactor()
         steps = ahead_steps(prepared, redactor)
         for _ in range(rng.choice([0, 3, 1 << 30])):
             if next(steps, False) is not None:
                 break
-        fast = compare(recorded, live, replace(options, limits=FAST), prepared)
+        fast = compare(recorded, live, replace(options, limits=fast_limits), prepared)
         prepared.close()
         assert fast == plain, (seed, case, options)
         taken += prepared.taken

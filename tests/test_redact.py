@@ -17,8 +17,10 @@ import pytest
 
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.redact import PLACEHOLDER, Redactor, is_secret_key, looks_random
+from mcp_replay_action.values.limits import Limits
 
 R = PLACEHOLDER
+LONG = Limits().long_text_chars  # from this length on a text is searched as a long one
 GHP = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 JWT = (
     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ"
@@ -409,12 +411,12 @@ def test_hint_words_are_found_in_any_case_exactly_as_an_ignorecase_regex_finds_t
             for at, ch in enumerate(word):
                 for twin in twins[ch]:
                     text = "x=" + word[:at] + twin + word[at + 1 :].upper() + "=1"
-                    assert _Hints(text).any(words), text
+                    assert _Hints(text, LONG).any(words), text
         rng = random.Random(5)
         alphabet = "aAbBsSkKiIeEtToOnNpPwWrRcCdDlLuUhHſKı=:- "
         for _ in range(3000):
             text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 24)))
-            assert _Hints(text).any(words) == (regex.search(text) is not None), text
+            assert _Hints(text, LONG).any(words) == (regex.search(text) is not None), text
 
 
 def test_a_bearer_token_deep_in_a_large_text_is_still_redacted():
@@ -477,7 +479,7 @@ def test_the_built_in_shapes_less_what_cannot_match_find_what_all_of_them_find()
         parts = rnd.sample(shapes, rnd.randint(0, 3)) + rnd.choices(words, k=rnd.randint(0, 12))
         rnd.shuffle(parts)
         text = rnd.choice(("", " ", '{"v": "')).join(parts)
-        reduced = _builtin_for(_Hints(text))
+        reduced = _builtin_for(_Hints(text, LONG))
         spans = [(m.lastgroup, m.span()) for m in reduced.finditer(text)]
         assert spans == [(m.lastgroup, m.span()) for m in whole.finditer(text)], text
         left_out += reduced.pattern != whole.pattern
@@ -531,7 +533,7 @@ def test_a_long_text_has_a_long_run_exactly_where_the_regex_finds_one() -> None:
     """Long texts are tested for a 20-character token run as bytes, a window at a time: a run on
     a window's edge, across it, 19 long, cut by a non-ASCII letter or a lone surrogate, is found
     or not exactly as ``_LONG_RUN`` finds it."""
-    from mcp_replay_action.redact import _LONG_RUN, _LONG_TEXT, _RUN_WINDOW, _has_long_run
+    from mcp_replay_action.redact import _LONG_RUN, _RUN_WINDOW, _has_long_run
 
     rnd = random.Random(11)
     filler = ('{"id":1,"name":"item-1","tags":["a","b"]},' * (_RUN_WINDOW // 20))[: 2 * _RUN_WINDOW + 100]
@@ -542,25 +544,25 @@ def test_a_long_text_has_a_long_run_exactly_where_the_regex_finds_one() -> None:
         if rnd.random() < 0.3:
             at = rnd.randrange(1, length)
             run = run[:at] + rnd.choice(cuts) + run[at:]
-        edge = rnd.choice([_RUN_WINDOW, 2 * _RUN_WINDOW, _LONG_TEXT, 0, len(filler)])
+        edge = rnd.choice([_RUN_WINDOW, 2 * _RUN_WINDOW, LONG, 0, len(filler)])
         where = max(0, min(len(filler), edge + rnd.randint(-length - 2, 2)))
         text = filler[:where] + run + filler[where:]
         if rnd.random() < 0.2:
-            text = text[: rnd.choice([_LONG_TEXT - 1, _LONG_TEXT, _RUN_WINDOW + 19, len(text)])]
-        assert _has_long_run(text) == (_LONG_RUN.search(text) is not None), (where, run)
+            text = text[: rnd.choice([LONG - 1, LONG, _RUN_WINDOW + 19, len(text)])]
+        assert _has_long_run(text, LONG) == (_LONG_RUN.search(text) is not None), (where, run)
     dots = "." * (2 * _RUN_WINDOW + 100)
     for edge in (_RUN_WINDOW, 2 * _RUN_WINDOW):
         for where in range(edge - 25, edge + 5):
             for length in (19, 20):
                 text = dots[:where] + "k" * length + dots[where:]
-                assert _has_long_run(text) == (length == 20), (where, length)
+                assert _has_long_run(text, LONG) == (length == 20), (where, length)
 
 
 def test_a_long_text_answers_each_hint_search_as_a_fresh_search_would() -> None:
     """A long text remembers the words and letters it was found not to hold: asked again, in any
     grouping and order, every answer is the plain substring search's (filler holding some of the
     words' letters, near misses, the words themselves in upper case)."""
-    from mcp_replay_action.redact import _ASSIGNMENT_HINTS, _KEY_HINTS, _LONG_TEXT, _SCHEME_HINTS, _Hints
+    from mcp_replay_action.redact import _ASSIGNMENT_HINTS, _KEY_HINTS, _SCHEME_HINTS, _Hints
 
     rnd = random.Random(12)
     groups = [_ASSIGNMENT_HINTS, _KEY_HINTS, _SCHEME_HINTS, ("bearer",), ("basic",), ("pw", "token"), ()]
@@ -570,7 +572,7 @@ def test_a_long_text_answers_each_hint_search_as_a_fresh_search_would() -> None:
         # Filler of a few of the words' letters (so some letters are there and some are not),
         # near misses (a word with one letter changed), and now and then words themselves.
         alphabet = "x{}:," + "".join(rnd.sample(letters, rnd.randint(0, len(letters))))
-        text = "".join(rnd.choice(alphabet) for _ in range(_LONG_TEXT))
+        text = "".join(rnd.choice(alphabet) for _ in range(LONG))
         for word in rnd.sample(words, rnd.randint(0, 4)):
             at = rnd.randrange(len(text))
             miss = rnd.randrange(len(word))
@@ -578,7 +580,7 @@ def test_a_long_text_answers_each_hint_search_as_a_fresh_search_would() -> None:
         for word in rnd.sample(words, rnd.choice([0, 0, 1, 2])):
             at = rnd.randrange(len(text))
             text = text[:at] + word.upper() + text[at:]
-        hints = _Hints(text)
+        hints = _Hints(text, LONG)
         for group in rnd.choices(groups, k=8):
             assert hints.any(group) == any(word in text.lower() for word in group), group
 
@@ -589,6 +591,16 @@ def test_a_long_text_is_redacted_as_the_short_text_path_redacts_it(monkeypatch: 
     every secret shape and near miss, redacted both ways, with the same hits."""
     from mcp_replay_action import redact
 
+    short = Limits(long_text_chars=1 << 62)  # no text is long: every text takes the short path
+    looks = {"fast": 0, "plain": 0}  # the long path's remembered searches, by redactor
+    real_occurs = redact._occurs
+    side = "fast"
+
+    def occurs(literal: str, text: str, absent: set[str]) -> bool:
+        looks[side] += 1
+        return real_occurs(literal, text, absent)
+
+    monkeypatch.setattr(redact, "_occurs", occurs)
     rnd = random.Random(13)
     record = '{"id":%d,"name":"item-%d","tags":["a","b"],"owner":{"team":"t%d"}},'
     filler = "".join(record % (i, i, i % 13) for i in range(1200))
@@ -601,14 +613,15 @@ def test_a_long_text_is_redacted_as_the_short_text_path_redacts_it(monkeypatch: 
                 parts.append('{"v":"' + literal + '"},')
         rnd.shuffle(parts)
         text = "[" + "".join(parts).rstrip(",") + "]"
-        assert len(text) >= redact._LONG_TEXT
+        assert len(text) >= LONG
+        side = "fast"
         fast = Redactor()
         got = fast.apply({"text": text})
-        monkeypatch.setattr(redact, "_LONG_TEXT", 1 << 62)
-        plain = Redactor()
+        side = "plain"
+        plain = Redactor(limits=short)
         assert got == plain.apply({"text": text})
         assert fast.hits == plain.hits
-        monkeypatch.undo()
+    assert looks["fast"] > 40 and looks["plain"] == 0, looks  # each took its own path
 
 
 # Pieces of text a live answer may hold: secrets of every shape the rules know, near misses, and
@@ -665,12 +678,10 @@ def test_a_long_text_beside_its_learned_twin_is_redacted_as_it_is_alone(monkeypa
     across the edit's edges, twins that hold some of the looked-for words themselves, and
     redactors with user keys, patterns, env values or no built-in rules, the redacted text and
     the hits are those of ``apply`` on the text alone."""
-    from mcp_replay_action import redact
-    from mcp_replay_action.values.limits import Limits
     from mcp_replay_action.values.prepared import Prepared
 
-    monkeypatch.setattr(redact, "_LONG_TEXT", 200)  # long texts of a few hundred characters
-    limits = Limits(learn_min_chars=200)  # ... learned from 200 characters on
+    # Long texts of a few hundred characters, learned from 200 characters on.
+    limits = Limits(long_text_chars=200, learn_min_chars=200)
     quiet = 0
     looked = Redactor._quiet_beside
 
@@ -709,9 +720,9 @@ def test_a_long_text_beside_its_learned_twin_is_redacted_as_it_is_alone(monkeypa
         if live == twin:
             continue
         config = rnd.choice(configs)
-        alone = Redactor(**config)
+        alone = Redactor(**config, limits=limits)
         expected = alone.apply({"text": live})
-        beside = Redactor(**config)
+        beside = Redactor(**config, limits=limits)
         prepared = Prepared(limits, {"text": twin})
         for _ in beside.learn(twin, prepared):
             pass

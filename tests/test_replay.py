@@ -380,11 +380,10 @@ def test_a_long_recorded_text_read_ahead_replays_to_the_same_results(monkeypatch
     from mcp_replay_action import redact
     from mcp_replay_action.compare.options import CompareOptions
     from mcp_replay_action.replay import engine as replay
-    from mcp_replay_action.values import narrow
 
-    # Read ahead from 2,000 characters on, and learned for redaction from 1,000.
-    limits = Limits(read_ahead_chars=2000, learn_min_chars=1000)
-    monkeypatch.setattr(narrow, "RUN_CHARS", 700)
+    # Read ahead from 2,000 characters on, in runs of a few records, and learned for redaction
+    # from 1,000.
+    limits = Limits(read_ahead_chars=2000, run_chars=700, learn_min_chars=1000)
     quiet = 0
     looked = redact.Redactor._quiet_beside
 
@@ -481,17 +480,16 @@ def test_an_answer_that_is_its_recording_exactly_closes_what_was_read_ahead_of_i
     from mcp_replay_action.replay import engine as replay
     from mcp_replay_action.values import narrow
 
-    limits = Limits(read_ahead_chars=2000, learn_min_chars=1000)
-    monkeypatch.setattr(narrow, "RUN_CHARS", 700)
+    limits = Limits(read_ahead_chars=2000, run_chars=700, learn_min_chars=1000)
     monkeypatch.setattr(replay, "usable_cpus", lambda: 2)
     steps = _counted_read_ahead_steps(monkeypatch)
     opened: list[narrow.ReadAhead] = []
     closed: list[narrow.ReadAhead] = []
     real_init, real_close = narrow.ReadAhead.__init__, narrow.ReadAhead.close
 
-    def init(self: narrow.ReadAhead, text: str, mark: Any = None) -> None:
+    def init(self: narrow.ReadAhead, text: str, limits: Limits, mark: Any = None) -> None:
         opened.append(self)
-        real_init(self, text, mark)
+        real_init(self, text, limits, mark)
 
     def close(self: narrow.ReadAhead) -> None:
         closed.append(self)

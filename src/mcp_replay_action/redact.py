@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.values.limits import Limits
 from mcp_replay_action.values.minted import MINTED_KEYS
 
 if TYPE_CHECKING:
@@ -281,20 +282,21 @@ def _folded(text: str) -> str:
     return text.casefold()
 
 
-# From this length on, a text's hint searches are remembered and its long-run test is made on
-# bytes: each search of a 37 MiB answer costs ~25 ms, and one text is asked for the same words
-# up to three times (``_KEY_HINTS`` after ``_ASSIGNMENT_HINTS``, ``bearer`` after ``_SCHEME_HINTS``).
-_LONG_TEXT = 1 << 16
 _RUN = "\0run"  # the atom of Redactor._looked_for that stands for a long token run (_LONG_RUN)
 
 
 class _Hints:
-    """The hint searches on one text, which is folded once, on the first search."""
+    """The hint searches on one text, which is folded once, on the first search. From
+    ``long_from`` characters on (``Limits.long_text_chars``) a text's hint searches are
+    remembered and its long-run test is made on bytes: each search of a 37 MiB answer costs
+    ~25 ms, and one text is asked for the same words up to three times (``_KEY_HINTS`` after
+    ``_ASSIGNMENT_HINTS``, ``bearer`` after ``_SCHEME_HINTS``)."""
 
-    __slots__ = ("text", "_folded", "_absent", "_lacks")
+    __slots__ = ("text", "long_from", "_folded", "_absent", "_lacks")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, long_from: int) -> None:
         self.text = text
+        self.long_from = long_from
         self._folded: str | None = None
         self._absent: set[str] | None = None  # words and letters a long text is known not to hold
         self._lacks: set[str] | None = None  # the same, as written (``has``)
@@ -304,7 +306,7 @@ class _Hints:
         if self._folded is None:
             self._folded = _folded(self.text)
         folded = self._folded
-        if len(folded) >= _LONG_TEXT:
+        if len(folded) >= self.long_from:
             return self._any_long(words)
         for word in words:
             if word in folded:
@@ -353,12 +355,13 @@ _RUN_WINDOW = 1 << 20
 
 def _literal_test(hints: _Hints) -> Callable[[str], bool]:
     """Whether a literal occurs in ``hints.text``: ``_Hints.has`` on a long text, ``in`` else."""
-    return hints.has if len(hints.text) >= _LONG_TEXT else hints.text.__contains__
+    return hints.has if len(hints.text) >= hints.long_from else hints.text.__contains__
 
 
-def _has_long_run(text: str) -> bool:
-    """``_LONG_RUN.search(text) is not None``, several times faster on a long text."""
-    if len(text) < _LONG_TEXT:
+def _has_long_run(text: str, long_from: int) -> bool:
+    """``_LONG_RUN.search(text) is not None``, several times faster on a text ``long_from``
+    characters long or longer (``Limits.long_text_chars``)."""
+    if len(text) < long_from:
         return _LONG_RUN.search(text) is not None
     run = b"a" * 20
     for start in range(0, len(text), _RUN_WINDOW):
@@ -389,11 +392,12 @@ class Found:
     any of some lower-case words in any case (``words``), a run of 20 token characters (``run``).
     This one answers from the text itself."""
 
-    __slots__ = ("has", "words", "_original", "_run")
+    __slots__ = ("has", "words", "_original", "_run", "_long_from")
 
     def __init__(self, hints: _Hints, original: str, run: list[bool]) -> None:
         self.has: Callable[[str], bool] = _literal_test(hints)
         self.words: Callable[[tuple[str, ...]], bool] = hints.any
+        self._long_from = hints.long_from
         # The long run is looked for once, in the text as it came (shared by the answers for
         # the texts the rules make of it), as the rules have always been gated.
         self._original = original
@@ -401,7 +405,7 @@ class Found:
 
     def run(self) -> bool:
         if not self._run:
-            self._run.append(len(self._original) >= 12 and _has_long_run(self._original))
+            self._run.append(len(self._original) >= 12 and _has_long_run(self._original, self._long_from))
         return self._run[0]
 
 
@@ -626,6 +630,8 @@ class Redactor:
     regular expressions searched in every string: the whole match is replaced, or only the first
     capturing group when the pattern has one (``password=(\\S+)``). ``defaults=False`` turns the
     built-in rules off. ``rules`` adds rules over strings (``TextRule``), run after the others.
+    ``limits``: from what length a text is searched as a long one (``Limits.long_text_chars``;
+    the defaults when not given).
     """
 
     def __init__(
@@ -635,7 +641,10 @@ class Redactor:
         defaults: bool = True,
         env_values: Mapping[str, str] | None = None,
         rules: Iterable[TextRule] = (),
+        limits: Limits | None = None,
     ) -> None:
+        self.limits = limits if limits is not None else Limits()
+        self._long_from = self.limits.long_text_chars
         self.defaults = defaults
         self.extra_rules = tuple(rules)
         self.env_values = dict(env_values or {})
@@ -748,7 +757,9 @@ class Redactor:
 
     def with_env_values(self, env_values: Mapping[str, str]) -> Redactor:
         """The same rules plus the values of these environment variables."""
-        return Redactor(self.keys, self.patterns, self.defaults, {**self.env_values, **env_values}, self.extra_rules)
+        return Redactor(
+            self.keys, self.patterns, self.defaults, {**self.env_values, **env_values}, self.extra_rules, self.limits
+        )
 
     # -- long texts beside their recording ------------------------------------------------------
 
@@ -761,12 +772,12 @@ class Redactor:
         ``apply_beside`` given it."""
         if len(text) < prepared.limits.learn_min_chars:
             return
-        hints = _Hints(text)
+        hints = _Hints(text, self._long_from)
         has = _literal_test(hints)
         held: dict[tuple[str, bool], bool] = {}
         for atom, folded in self._looked_for():
             if atom == _RUN:
-                held[atom, folded] = _has_long_run(text)
+                held[atom, folded] = _has_long_run(text, self._long_from)
             else:
                 held[atom, folded] = hints.any((atom,)) if folded else has(atom)
             yield
@@ -795,15 +806,16 @@ class Redactor:
         s = common_suffix(text, twin, min(len(text), len(twin)) - p)
         window = text[max(0, p - margin) : len(text) - s + margin]
         folded = _folded(window)
-        whole = _Hints(text)
+        long_from = self._long_from
+        whole = _Hints(text, long_from)
 
         def occurs(atom: str, in_folded: bool) -> bool:
             if not held[atom, in_folded]:  # only where the two differ, if anywhere
                 if atom == _RUN:
-                    return _has_long_run(window)
+                    return _has_long_run(window, long_from)
                 return atom in (folded if in_folded else window)
             if atom == _RUN:
-                return _has_long_run(text)
+                return _has_long_run(text, long_from)
             return whole.any((atom,)) if in_folded else atom in text
 
         found = {atom: occurs(*atom) for atom in atoms}
@@ -884,14 +896,14 @@ class Redactor:
         """``text`` with every rule run over it whose gate opens (``TextRule``), in order."""
         if len(text) < self._shortest:
             return text
-        hints = _Hints(text)
+        hints = _Hints(text, self._long_from)
         run: list[bool] = []
         found = Found(hints, text, run)
         for rule in self.text_rules:
             if len(text) >= rule.shortest and rule.gate(text, found):
                 replaced = rule.run(self, hints, key)
                 if replaced != text:
-                    hints = _Hints(replaced)
+                    hints = _Hints(replaced, self._long_from)
                     found = Found(hints, text, run)
                     text = replaced
         return text
@@ -1069,4 +1081,5 @@ def redactor_for(
         patterns=[*(base.patterns if base else ()), *patterns],
         defaults=defaults,
         env_values={**(base.env_values if base else {}), **given},
+        limits=base.limits if base else None,
     )

@@ -59,7 +59,7 @@ from mcp_replay_action.compare.options import CompareOptions
 from mcp_replay_action.compare.schema_equal import SUBSCHEMA_KEYS, validation_form, validation_keys
 from mcp_replay_action.host.gcpause import paused
 from mcp_replay_action.model.results import CLASS_ORDER, KIND_ORDER, Finding, Status
-from mcp_replay_action.values.narrow import common_prefix, forget
+from mcp_replay_action.values.narrow import common_prefix
 from mcp_replay_action.values.paths import box_segment, ident_segment, index_segment, key_segment
 from mcp_replay_action.values.prepared import Prepared
 
@@ -131,12 +131,9 @@ def compare(
         _in_time(deadline)
         # Both sides at once: what they share is left out as one ``Same`` object on each side.
         with paused():
-            try:
-                pair = normalize_pair(raw_before, raw_after, options, prepared)
-                _in_time(deadline)
-                return compare_normal(*pair, options, deadline, prepared)
-            finally:
-                forget()  # the run of shared items kept parsed, and the text it holds
+            pair = normalize_pair(raw_before, raw_after, options, prepared)
+            _in_time(deadline)
+            return compare_normal(*pair, options, deadline, prepared)
     except _OverBudget:
         return (
             Finding(

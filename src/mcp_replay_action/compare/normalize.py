@@ -977,7 +977,7 @@ class _Pairer:
             return None
         prepared = self.prepared
         ahead = prepared.ahead_of(a) if prepared is not None else None
-        both = skeletons(a, b, levels, run_names, ahead, self.limits.stretch_min)
+        both = skeletons(a, b, levels, self.limits, run_names, ahead)
         if both is None:
             return None
         if prepared is not None:

@@ -598,7 +598,7 @@ def ahead_steps(prepared: Prepared, redactor: Redactor) -> Iterator[None]:
     from mcp_replay_action.compare.normalize import run_names
     from mcp_replay_action.values.narrow import ReadAhead
 
-    ahead = prepared.ahead = ReadAhead(text, run_names)
+    ahead = prepared.ahead = ReadAhead(text, prepared.limits, run_names)
     while ahead.step():
         yield None
     # Then what the text holds of what redaction looks for: the live answer, which differs from
@@ -1038,7 +1038,7 @@ def live_redactor(meta: Mapping[str, Any], plan: Plan) -> Redactor:
     """The redactor of a cassette's live answers (header ``meta``) in a run of ``plan``: the
     built-in rules, the plan's (``--redact``, ``--redact-pattern``), the header's, and every
     value of the server's environment but the public ones (``redact.redactor_for``)."""
-    base = Redactor(keys=plan.redact_keys, patterns=plan.redact_patterns)
+    base = Redactor(keys=plan.redact_keys, patterns=plan.redact_patterns, limits=plan.compare.limits)
     return redactor_for(meta, base, plan.target.env, plan.public_env)
 
 

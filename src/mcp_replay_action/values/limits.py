@@ -1,6 +1,9 @@
-"""The thresholds of every fast path in one place (``Limits``), and the one switch that turns
-them all off, ``MCP_REPLAY_FAST=0``, read in ``Limits.from_env`` alone (into
-``CompareOptions.limits``). See ``values/prepared.py`` for the seam the fast paths sit behind."""
+"""The thresholds and sizes of every fast path in one place (``Limits``), and the one switch that
+turns them all off, ``MCP_REPLAY_FAST=0``, read in ``Limits.from_env`` alone (into
+``CompareOptions.limits``). A ``Limits`` is passed by hand to whatever reads it (the narrowing, a
+read-ahead, a ``Redactor``): no module keeps a threshold of its own, and a test that wants small
+ones passes a ``Limits`` of its own. See ``values/prepared.py`` for the seam the fast paths sit
+behind."""
 
 from __future__ import annotations
 
@@ -15,7 +18,9 @@ FAST_ENV = "MCP_REPLAY_FAST"
 class Limits:
     """The thresholds of the fast paths, in one place. ``fast`` False turns every fast path off
     (read-ahead, decoding beside, narrowing, learned redaction, the one-leaf shortcut): the plain
-    path runs, the reference the fast ones are tested against."""
+    path runs, the reference the fast ones are tested against. ``long_text_chars`` applies either
+    way (a ``Redactor`` outside a replay has the defaults); its tests pass a ``Limits`` that no
+    text reaches for the plain search."""
 
     fast: bool = True
     # Two differing JSON texts at least this long (each) are narrowed at text level
@@ -23,6 +28,12 @@ class Limits:
     narrow_min_chars: int = 1 << 16
     # A run of at least this many shared items of an array is one ``narrow.Stretch``.
     stretch_min: int = 256
+    # The narrowing reads a member from windows of these sizes before it walks it (``narrow._fit``).
+    narrow_windows: tuple[int, ...] = (1024, 16384, 262144)
+    # The narrowing reads shared array items in runs of about this many characters, one parse each.
+    run_chars: int = 65536
+    # Commas tried, from a run's end back, before the narrowing reads the items one by one.
+    run_tries: int = 8
     # A recorded text shorter than this is narrowed in a few milliseconds: not read ahead.
     read_ahead_chars: int = 1 << 20
     # A line that grows this long is read beside the text it most likely holds (``beside.py``);
@@ -30,6 +41,8 @@ class Limits:
     beside_from: int = 1 << 20
     # A recorded text at least this long is learned for redaction (``Redactor.learn``).
     learn_min_chars: int = 1 << 16
+    # A text this long keeps its redaction hint searches and is searched as bytes (``redact._Hints``).
+    long_text_chars: int = 1 << 16
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Limits:

@@ -18,6 +18,10 @@ same state.
 
 Anything this reading cannot settle (not JSON, a duplicate key, nesting too deep, a number too long
 for ``int``) gives None, and the caller parses both texts whole, as before.
+
+The sizes it reads in (windows, runs) are the ``Limits`` it is given; what one narrowing keeps
+(the run of shared items kept parsed) is its own ``_Source``, held by the Slices it makes and
+gone with them: nothing is kept by the module.
 """
 
 from __future__ import annotations
@@ -44,14 +48,41 @@ _CLOSE = {"{": "}", "[": "]"}
 _AFTER_VALUE = frozenset(" \t\n\r,]}")
 _SPACE = frozenset(" \t\n\r")
 MISSING = _MISSING = object()  # a key an object does not have, in ``Slice.ids``
-# A member is first read from a copy of its next few KiB, so that a big one (the member that
-# holds the difference, above all) is never parsed whole just to find where it ends; the window
-# grows for bigger members, and past the last size the member is walked member by member.
-_WINDOWS = (1024, 16384, 262144)
-# Shared items of an array are read in runs of about this many characters, one ``json.loads``
-# each (the run ends at a comma that a parse proves is between items), not one scan per item.
-RUN_CHARS = 65536
-_RUN_TRIES = 8  # commas tried, from the run's end back, before the items are read one by one
+
+
+class _Source:
+    """The text one narrowing (or one read-ahead) reads shared members from, the sizes it reads
+    them in (``Limits``), and the one run of array items kept parsed for the Slices made of them.
+
+    A member is first read from a copy of its next few KiB (``windows``), so that a big one (the
+    member that holds the difference, above all) is never parsed whole just to find where it
+    ends; the window grows for bigger members, and past the last size the member is walked
+    member by member. Shared items of an array are read in runs of about ``run_chars``
+    characters, one ``json.loads`` each (the run ends at a comma that a parse proves is between
+    items; ``run_tries`` commas are tried), not one scan per item. A list read whole reads its
+    items in order, one run at a time, so one run is kept parsed (``item``). Each narrowing makes
+    its own, held by the Slices and Stretches it makes: no two comparisons share what is kept, and
+    it goes when they go."""
+
+    __slots__ = ("text", "windows", "run_chars", "run_tries", "_kept")
+
+    def __init__(self, text: str, limits: Limits) -> None:
+        self.text = text
+        self.windows = limits.narrow_windows
+        self.run_chars = limits.run_chars
+        self.run_tries = limits.run_tries
+        self._kept: tuple[int, list[Any]] = (-1, [])  # the run kept parsed: where it starts, its items
+
+    def item(self, start: int, stop: int, index: int) -> Any:
+        """Item ``index`` of the run of array items ``text[start:stop]``, parsed."""
+        kept = self._kept  # read once, replaced whole: a start is never paired with another run's items
+        if kept[0] != start:
+            kept = self._kept = (start, json.loads("[" + self.text[start:stop] + "]"))
+        return kept[1][index]
+
+    def reads_as(self, other: _Source) -> bool:
+        """Whether ``other`` reads with the same sizes (finds the same runs where this one does)."""
+        return (self.windows, self.run_chars, self.run_tries) == (other.windows, other.run_chars, other.run_tries)
 
 
 class Fallback(Exception):
@@ -59,35 +90,29 @@ class Fallback(Exception):
 
 
 class Slice:
-    """A JSON value at ``start`` in ``text`` whose bytes both sides share: parsed only when asked
-    (or item ``index`` of the run of array items ``text[start:stop]``). ``kind`` is its first
-    character ("{", "[", or "s" for a scalar in a run); ``ids`` are the raw values of the identity
-    keys of an object (read when it was scanned), so a named list's identities need no second
-    parse."""
+    """A JSON value at ``start`` in the text of ``source`` whose bytes both sides share: parsed
+    only when asked (or item ``index`` of the run of array items ``text[start:stop]``, through
+    the run ``source`` keeps parsed). ``kind`` is its first character ("{", "[", or "s" for a
+    scalar in a run); ``ids`` are the raw values of the identity keys of an object (read when it
+    was scanned), so a named list's identities need no second parse."""
 
-    __slots__ = ("text", "start", "stop", "index", "kind", "ids")
+    __slots__ = ("source", "start", "stop", "index", "kind", "ids")
 
     def __init__(
-        self, text: str, start: int, ids: tuple[Any, ...] | None, stop: int = -1, index: int = -1, kind: str = ""
+        self, source: _Source, start: int, ids: tuple[Any, ...] | None, stop: int = -1, index: int = -1, kind: str = ""
     ) -> None:
-        self.text = text
+        self.source = source
         self.start = start
         self.stop = stop
         self.index = index
-        self.kind = kind or text[start]
+        self.kind = kind or source.text[start]
         self.ids = ids
 
     def load(self) -> Any:
         """The parsed value."""
         if self.index < 0:
-            return _SCAN(self.text, self.start)[0]
-        global _LAST_RUN
-        text, start, items = _LAST_RUN
-        if text is not self.text or start != self.start:
-            # One run kept parsed: a list read whole reads its items in order, one run at a time.
-            items = json.loads("[" + self.text[self.start : self.stop] + "]")
-            _LAST_RUN = (self.text, self.start, items)
-        return items[self.index]
+            return _SCAN(self.source.text, self.start)[0]
+        return self.source.item(self.start, self.stop, self.index)
 
     @property
     def is_object(self) -> bool:
@@ -125,16 +150,6 @@ class Slice:
         return f"Slice({self.start})"
 
 
-_LAST_RUN: tuple[Any, int, list[Any]] = (None, -1, [])
-
-
-def forget() -> None:
-    """Drop the run kept parsed (and the text it holds): once a comparison is done, no ``Slice``
-    of it is read again."""
-    global _LAST_RUN
-    _LAST_RUN = (None, -1, [])
-
-
 # A run of shared array items as read: where its first item starts, the comma after its last,
 # how many items it holds, and their Slices when they were made (None once let go).
 _Part = tuple[int, int, int, "list[Slice] | None"]
@@ -148,12 +163,13 @@ class Stretch:
     list's identities are read from); ``items`` makes their Slices, once, for a comparison that
     needs them one by one (the same objects on both sides). ``memo`` keeps what ``normalize``
     learns of them (their names), for both sides; ``marks``, what the narrowing's ``mark`` made of
-    the runs it read (``mark_of``)."""
+    the runs it read (``mark_of``). ``source``: the narrowing's (``_Source``), ``text`` its text."""
 
-    __slots__ = ("text", "parts", "count", "_items", "memo", "marks")
+    __slots__ = ("source", "text", "parts", "count", "_items", "memo", "marks")
 
-    def __init__(self, text: str, parts: list[_Part | Slice], count: int, marks: Marks | None = None) -> None:
-        self.text = text
+    def __init__(self, source: _Source, parts: list[_Part | Slice], count: int, marks: Marks | None = None) -> None:
+        self.source = source
+        self.text = source.text
         self.parts = parts
         self.count = count
         self._items: list[Slice] | None = None
@@ -181,14 +197,14 @@ class Stretch:
     def items(self) -> list[Slice]:
         """A ``Slice`` per item, in order (made on first call)."""
         if self._items is None:
-            self._items = _items_of(self.text, self.parts)
+            self._items = _items_of(self.source, self.parts)
         return self._items
 
     def __repr__(self) -> str:
         return f"Stretch({self.count})"
 
 
-def _items_of(text: str, parts: list[_Part | Slice]) -> list[Slice]:
+def _items_of(source: _Source, parts: list[_Part | Slice]) -> list[Slice]:
     """A ``Slice`` per item of ``parts`` (runs read again where their Slices were let go)."""
     out: list[Slice] = []
     for part in parts:
@@ -196,26 +212,27 @@ def _items_of(text: str, parts: list[_Part | Slice]) -> list[Slice]:
             out.append(part)
             continue
         at, comma, count, made = part
-        got = made if made is not None else _items_to(text, at, comma)
+        got = made if made is not None else _items_to(source, at, comma)
         if len(got) != count:
             raise ValueError("a run read again holds other items")  # cannot happen
         out.extend(got)
     return out
 
 
-def _items_to(text: str, at: int, comma: int) -> list[Slice]:
+def _items_to(source: _Source, at: int, comma: int) -> list[Slice]:
     """The Slices of the array items from ``at`` (an item's start) to the comma at ``comma``,
     read as ``_run`` reads them (a run need not end where the first reading's did)."""
+    text = source.text
     out: list[Slice] = []
     while True:
-        run = _run(text, at, comma + 2)  # a run ending at a comma up to ``comma``
+        run = _run(source, at, comma + 2)  # a run ending at a comma up to ``comma``
         if run is not None:
             out.extend(run)
             end = run[0].stop
         else:
-            got = _fit(text, at, comma)
+            got = _fit(text, at, comma, source.windows)
             value, end = got if got is not None else _scan(text, at)
-            out.append(Slice(text, at, _ids(value)))
+            out.append(Slice(source, at, _ids(value)))
             end = _skip_space(text, end)
         if end >= comma:
             return out
@@ -236,10 +253,10 @@ class _Shared:
     ``stretch_min`` or more, else (and an object's) a Slice each. A run's Slices are let go as
     soon as the count makes a Stretch certain."""
 
-    __slots__ = ("text", "stretches", "parts", "count", "marks", "stretch_min")
+    __slots__ = ("source", "stretches", "parts", "count", "marks", "stretch_min")
 
-    def __init__(self, text: str, stretches: bool, marks: Marks | None, stretch_min: int) -> None:
-        self.text = text
+    def __init__(self, source: _Source, stretches: bool, marks: Marks | None, stretch_min: int) -> None:
+        self.source = source
         self.stretches = stretches  # an array's: one Stretch may stand for many
         self.marks = marks
         self.stretch_min = stretch_min
@@ -260,8 +277,8 @@ class _Shared:
 
     def made(self) -> list[Any]:
         if self.stretches and self.count >= self.stretch_min:
-            return [Stretch(self.text, self.parts, self.count, self.marks)]
-        return _items_of(self.text, self.parts)
+            return [Stretch(self.source, self.parts, self.count, self.marks)]
+        return _items_of(self.source, self.parts)
 
 
 # Identity keys of named things, most specific first (a resource has both ``uri`` and ``name``):
@@ -283,15 +300,15 @@ def identity_index(field: str) -> int | None:
 _WINDOW = 1 << 18
 
 
-def common_prefix(a: str, b: str) -> int:
+def common_prefix(a: str, b: str, window: int = _WINDOW) -> int:
     """The length of the longest common prefix (the index of the first character where ``a`` and
-    ``b`` differ): windows compared at C speed, then the first differing window halved with slice
-    comparisons, where a per-character Python loop over a megabyte of text costs a tenth of a
-    second."""
+    ``b`` differ): windows (of ``window`` characters) compared at C speed, then the first
+    differing window halved with slice comparisons, where a per-character Python loop over a
+    megabyte of text costs a tenth of a second."""
     n = min(len(a), len(b))
     lo = 0
     while lo < n:
-        hi = min(lo + _WINDOW, n)
+        hi = min(lo + window, n)
         if a[lo:hi] != b[lo:hi]:
             break
         lo = hi
@@ -307,12 +324,13 @@ def common_prefix(a: str, b: str) -> int:
     return lo
 
 
-def common_suffix(a: str, b: str, limit: int) -> int:
-    """The length of the longest common suffix, at most ``limit``."""
+def common_suffix(a: str, b: str, limit: int, window: int = _WINDOW) -> int:
+    """The length of the longest common suffix, at most ``limit`` (compared as ``common_prefix``
+    compares)."""
     la, lb = len(a), len(b)
     lo = 0  # the last lo characters agree
     while lo < limit:
-        hi = min(lo + _WINDOW, limit)
+        hi = min(lo + window, limit)
         if a[la - hi : la - lo] != b[lb - hi : lb - lo]:
             break
         lo = hi
@@ -383,11 +401,11 @@ def _scan(text: str, at: int) -> tuple[Any, int]:
         raise Fallback from None
 
 
-def _fit(text: str, at: int, limit: int, sizes: Sequence[int] = ()) -> tuple[Any, int] | None:
-    """The value at ``at`` and its end, read from windows of ``text`` that end before ``limit``;
-    None when it does not end (with one character of lookahead) inside the largest window
-    (``_WINDOWS``, or ``sizes``)."""
-    for size in sizes or _WINDOWS:
+def _fit(text: str, at: int, limit: int, sizes: Sequence[int]) -> tuple[Any, int] | None:
+    """The value at ``at`` and its end, read from windows of ``text`` of ``sizes`` (growing,
+    ``_Source.windows``) that end before ``limit``; None when it does not end (with one character
+    of lookahead) inside the largest window."""
+    for size in sizes:
         hi = min(at + size, limit)
         window = text[at:hi]
         try:
@@ -408,17 +426,19 @@ def _ids(value: Any) -> tuple[Any, ...] | None:
     return tuple(map(value.get, _ID_KEYS, _MISSINGS)) if type(value) is dict else None
 
 
-def _run_values(text: str, at: int, limit: int) -> tuple[int, list[Any]] | None:
-    """The items of an array from ``at`` (an item's start) up to a comma before ``limit``, parsed
-    with one ``json.loads``, and that comma; None when no comma tried ends a run. A comma inside a
-    string or a nested container cannot end one: ``"[" + run + "]"`` would leave a string or a
-    container open. Objects in an array are tried at "},{" first."""
-    hi = min(at + RUN_CHARS, limit)
+def _run_values(source: _Source, at: int, limit: int) -> tuple[int, list[Any]] | None:
+    """The items of an array in ``source``'s text from ``at`` (an item's start) up to a comma
+    before ``limit`` (and within ``run_chars``), parsed with one ``json.loads``, and that comma;
+    None when no comma tried ends a run. A comma inside a string or a nested container cannot end
+    one: ``"[" + run + "]"`` would leave a string or a container open. Objects in an array are
+    tried at "},{" first."""
+    text = source.text
+    hi = min(at + source.run_chars, limit)
     opener = text[at]
     marks = ("}," + opener, ",") if opener == "{" else ("],[", ",") if opener == "[" else (",",)
     for mark in marks:
         cut = hi
-        for _ in range(_RUN_TRIES):
+        for _ in range(source.run_tries):
             cut = text.rfind(mark, at, cut)
             if cut < 0:
                 break
@@ -443,12 +463,12 @@ Marks = dict[int, tuple[int, int, Any]]  # by a run's start: the comma after it,
 
 
 def _run_counted(
-    text: str, at: int, limit: int, mark: Mark | None, marks: Marks | None
+    source: _Source, at: int, limit: int, mark: Mark | None, marks: Marks | None
 ) -> tuple[int, int, None] | None:
     """A run (``_run_values``) as the narrowing takes it: the comma that ends it and its count,
     no Slices (a ``Stretch`` needs none; the few items of a shorter row are read again); what
     ``mark`` makes of its items goes into ``marks``."""
-    got = _run_values(text, at, limit)
+    got = _run_values(source, at, limit)
     if got is None:
         return None
     comma, items = got
@@ -457,21 +477,22 @@ def _run_counted(
     return comma, len(items), None
 
 
-def _run(text: str, at: int, limit: int) -> list[Slice] | None:
+def _run(source: _Source, at: int, limit: int) -> list[Slice] | None:
     """The items of a run (``_run_values``) as ``Slice`` objects."""
-    got = _run_values(text, at, limit)
+    got = _run_values(source, at, limit)
     if got is None:
         return None
     comma, items = got
     return [
-        Slice(text, at, _ids(v), comma, i, "{" if type(v) is dict else "[" if type(v) is list else "s")
+        Slice(source, at, _ids(v), comma, i, "{" if type(v) is dict else "[" if type(v) is list else "s")
         for i, v in enumerate(items)
     ]
 
 
-def _skip(text: str, at: int) -> int:
-    """Where the value at ``at`` ends, checked as JSON, without holding it whole."""
-    got = _fit(text, at, len(text))
+def _skip(text: str, at: int, windows: Sequence[int]) -> int:
+    """Where the value at ``at`` ends, checked as JSON, without holding it whole (read from
+    ``windows`` first, as ``_fit`` reads)."""
+    got = _fit(text, at, len(text), windows)
     if got is not None:
         return got[1]
     if text[at] not in "{[":
@@ -479,7 +500,7 @@ def _skip(text: str, at: int) -> int:
     cursor = _Cursor(text, at)
     while not cursor.done:
         _, start = cursor.member()
-        cursor.after(_skip(text, start))
+        cursor.after(_skip(text, start, windows))
     return cursor.end
 
 
@@ -513,11 +534,14 @@ class ReadAhead:
     ``_run`` reads them: a narrowing of this text against any other takes each run it would read
     with the same window from here, and reads only the others itself: finding where each run of
     a long list ends is most of the work of narrowing one changed leaf in it. Only where runs end
-    and how many items they hold is kept (a few numbers per run, not an object per item). Open
-    until ``close``; handed to ``skeletons`` of ``text`` (``prepared.Prepared.ahead``)."""
+    and how many items they hold is kept (a few numbers per run, not an object per item). Read
+    with the sizes of ``limits`` (``Limits.narrow_windows``, ``run_chars``, ``run_tries``): a
+    narrowing that reads with others does not take it. Open until ``close``; handed to
+    ``skeletons`` of ``text`` (``prepared.Prepared.ahead``)."""
 
-    def __init__(self, text: str, mark: Mark | None = None) -> None:
+    def __init__(self, text: str, limits: Limits, mark: Mark | None = None) -> None:
         self.text = text
+        self.source = _Source(text, limits)
         # Called on the items of each run read, parsed, in the same step: what it makes of them
         # (``normalize.run_names``: the hashes of their names) is kept in ``marks`` by the run's
         # start, and the items are let go.
@@ -549,14 +573,15 @@ class ReadAhead:
         self._steps = None
 
     def run(self, at: int, limit: int) -> tuple[int, int, None] | None:
-        """``_run_counted(self.text, at, limit, ...)``, from what was read ahead when it holds that run
-        (read with the same window: ``limit`` does not cut it shorter than the text's end did;
-        its Slices are not kept: None)."""
-        if min(at + RUN_CHARS, limit) == min(at + RUN_CHARS, len(self.text)):
+        """``_run_counted(self.source, at, limit, ...)``, from what was read ahead when it holds
+        that run (read with the same window: ``limit`` does not cut it shorter than the text's end
+        did; its Slices are not kept: None)."""
+        most = at + self.source.run_chars
+        if min(most, limit) == min(most, len(self.text)):
             known = self.runs.get(at, _MISSING)
             if known is not _MISSING:
                 return None if known is None else (*known, None)  # type: ignore[misc]
-        return _run_counted(self.text, at, limit, None, None)
+        return _run_counted(self.source, at, limit, None, None)
 
     def next_start(self, at: int) -> int:
         """The first position after ``at`` where a run was read ahead (-1: none)."""
@@ -568,12 +593,12 @@ class ReadAhead:
         """Read the container at ``c`` as the narrowing reads one: an array's items a run at a
         time from its first, a member that is no run read alone, and a member too long for the
         largest window entered; then past its end (``_Cursor.end``)."""
-        text = self.text
+        text, windows = self.text, self.source.windows
         cursor = _Cursor(text, c)
         while not cursor.done:
             at = cursor.pos
             if not cursor.obj:
-                run = _run_values(text, at, len(text))
+                run = _run_values(self.source, at, len(text))
                 known = None if run is None else (run[0], len(run[1]))
                 if run is not None and self.mark is not None:
                     self.marks[at] = self.mark(run[1])
@@ -588,14 +613,14 @@ class ReadAhead:
             # A container the smallest window does not hold may hold runs: it is entered, as
             # the narrowing enters the one that holds the difference.
             entered = text[start] in "{[" and depth < _READ_AHEAD_DEPTH
-            got = _fit(text, start, len(text), _WINDOWS[:1] if entered else ())
+            got = _fit(text, start, len(text), windows[:1] if entered else windows)
             if got is not None:
                 end = got[1]
             elif entered:
                 end = yield from self._container(start, depth + 1)
                 self.ends[start] = end
             else:
-                end = _skip(text, start)
+                end = _skip(text, start, windows)
             yield
             cursor.after(end)
         return cursor.end
@@ -618,12 +643,13 @@ class _Narrowed:
 
 
 class _Narrower:
-    def __init__(
-        self, a: str, b: str, levels: int, mark: Mark | None, ahead: ReadAhead | None, stretch_min: int
-    ) -> None:
+    def __init__(self, a: str, b: str, levels: int, limits: Limits, mark: Mark | None, ahead: ReadAhead | None) -> None:
         self.ta, self.tb = a, b
-        self.ahead = ahead if ahead is not None and ahead.text is a else None
-        self.stretch_min = stretch_min
+        # a's shared members, and the one run of them kept parsed: this narrowing's alone.
+        self.source = _Source(a, limits)
+        taken = ahead is not None and ahead.text is a and ahead.source.reads_as(self.source)
+        self.ahead = ahead if taken else None
+        self.stretch_min = limits.stretch_min
         self.mark = mark
         self.marks: Marks = {}
         self.p = common_prefix(a, b)
@@ -634,7 +660,7 @@ class _Narrower:
 
     def run_at(self, at: int, limit: int) -> tuple[int, int, None] | None:
         """The run of shared items of ``a`` at ``at`` (``_run_counted``), marked."""
-        return _run_counted(self.ta, at, limit, self.mark, self.marks)
+        return _run_counted(self.source, at, limit, self.mark, self.marks)
 
     def level(self, c: int, level: int) -> _Narrowed | _Closed:
         """The container at ``c`` (before the first differing byte, so at ``c`` on both sides):
@@ -646,7 +672,7 @@ class _Narrower:
         if isinstance(before, _Closed):
             return before
         keys, shared, resume, path = before
-        rest = _RestOfA(self.ta, ca, path)
+        rest = _RestOfA(self.source, ca, path)
         cb = _Cursor(self.tb, c)
         if resume >= 0:
             cb.after(resume)
@@ -678,16 +704,17 @@ class _Narrower:
         of them (-1: none), and the member holding the difference read level by level, if it is
         a container that was (its start, and what it makes on both sides). A container that
         closed before the difference: ``_Closed``."""
-        ta, p = self.ta, self.p
+        ta, p, source = self.ta, self.p, self.source
+        windows = source.windows
         obj = ca.obj
         keys: list[str | None] = []
-        shared = _Shared(ta, not obj, self.marks, self.stretch_min)
+        shared = _Shared(source, not obj, self.marks, self.stretch_min)
         resume = -1
         while not ca.done:
             at = ca.pos
             if at >= p:
                 break
-            if not obj and p - at > _WINDOWS[0]:
+            if not obj and p - at > windows[0]:
                 run = self.run_at(at, p) if self.ahead is None else self.ahead.run(at, p)
                 if run is not None:
                     shared.run(at, *run)
@@ -703,7 +730,7 @@ class _Narrower:
                 # holds it, so it is entered without trying them (three scans of up to 256 KiB).
                 got = None
             else:
-                got = _fit(ta, start, p)
+                got = _fit(ta, start, p, windows)
             if got is not None:
                 value, end = got
             elif ta[start] in "{[" and level + 1 < self.levels:
@@ -718,7 +745,7 @@ class _Narrower:
                 ca.pos = at
                 break
             keys.append(key)
-            shared.one(Slice(ta, start, None if obj else _ids(value)))
+            shared.one(Slice(source, start, None if obj else _ids(value)))
             resume = end
             ca.after(end)
             if ca.done and ca.end <= p:
@@ -759,10 +786,10 @@ class _Narrower:
         """The shared members after the difference: those of ``rest`` from ``tail`` on, then the
         rest of the container ``ca`` reads (an array's in runs, taken from the read-ahead where it
         holds them)."""
-        ta = self.ta
-        suffix = _Shared(ta, not ca.obj, self.marks, self.stretch_min)
+        ta, source = self.ta, self.source
+        suffix = _Shared(source, not ca.obj, self.marks, self.stretch_min)
         for j in range(tail, len(rest.starts)):
-            suffix.one(Slice(ta, rest.starts[j], rest.ids[j]))
+            suffix.one(Slice(source, rest.starts[j], rest.ids[j]))
         ahead = self.ahead
         resync = -1  # where the runs read ahead start again, reached by reading members alone
         while not ca.done:
@@ -777,14 +804,14 @@ class _Narrower:
                     # a scan per item; alone if no comma before it ends one), and from there
                     # the runs are taken.
                     resync = ahead.next_start(ca.pos)
-                    near = 0 <= resync - ca.pos <= RUN_CHARS
+                    near = 0 <= resync - ca.pos <= source.run_chars
                     run = self.run_at(ca.pos, resync + 1 if near else len(ta))
                 if run is not None:
                     suffix.run(ca.pos, *run)
                     ca.after(run[0])
                     continue
             rest.read()
-            suffix.one(Slice(ta, rest.starts[-1], rest.ids[-1]))
+            suffix.one(Slice(source, rest.starts[-1], rest.ids[-1]))
         return suffix
 
 
@@ -792,10 +819,11 @@ class _RestOfA:
     """a's members after the shared ones, read as b's reading needs them: their keys, where each
     starts and ends, and the identities of the objects of an array."""
 
-    __slots__ = ("text", "cursor", "path", "keys", "starts", "ends", "ids")
+    __slots__ = ("text", "windows", "cursor", "path", "keys", "starts", "ends", "ids")
 
-    def __init__(self, text: str, cursor: _Cursor, path: tuple[int, _Narrowed] | None) -> None:
-        self.text = text
+    def __init__(self, source: _Source, cursor: _Cursor, path: tuple[int, _Narrowed] | None) -> None:
+        self.text = source.text
+        self.windows = source.windows
         self.cursor = cursor
         self.path = path  # the member holding the difference, read already
         self.keys: list[str | None] = []
@@ -811,12 +839,12 @@ class _RestOfA:
         if self.path is not None and start == self.path[0]:
             end = self.path[1].end_a
         else:
-            got = _fit(self.text, start, len(self.text))
+            got = _fit(self.text, start, len(self.text), self.windows)
             if got is not None:
                 end = got[1]
                 ids = None if ca.obj else _ids(got[0])
             else:
-                end = _skip(self.text, start)
+                end = _skip(self.text, start, self.windows)
         self.keys.append(key)
         self.starts.append(start)
         self.ends.append(end)
@@ -836,22 +864,18 @@ def _object(*parts: list[Any]) -> dict[str, Any]:
 
 
 def skeletons(
-    a: str,
-    b: str,
-    levels: int,
-    mark: Mark | None = None,
-    ahead: ReadAhead | None = None,
-    stretch_min: int = Limits.stretch_min,
+    a: str, b: str, levels: int, limits: Limits, mark: Mark | None = None, ahead: ReadAhead | None = None
 ) -> tuple[Any, Any] | None:
     """Two differing JSON texts (each an object or an array, nothing around it) as skeletons that
     share a ``Slice`` wherever their bytes agree, descending at most ``levels`` containers; None
-    when either is not such a text or the narrowing cannot settle them. ``mark``: what to keep of
-    each run of shared items read (``Stretch.mark_of``); ``ahead``: what was read of ``a`` ahead
-    (``ReadAhead``), taken in place of reading those runs again; a run of ``stretch_min`` shared
-    array items or more is one ``Stretch`` (``Limits.stretch_min``)."""
+    when either is not such a text or the narrowing cannot settle them. ``limits``: the sizes it
+    reads in (``Limits.narrow_windows``, ``run_chars``, ``run_tries``), and from how many shared
+    array items in a row they are one ``Stretch`` (``stretch_min``); ``mark``: what to keep of each
+    run of shared items read (``Stretch.mark_of``); ``ahead``: what was read of ``a`` ahead
+    (``ReadAhead``, with the same sizes), taken in place of reading those runs again."""
     if not a or not b or a[0] not in _CLOSE or a[-1] != _CLOSE[a[0]] or b[-1] != _CLOSE.get(b[0]):
         return None
-    narrower = _Narrower(a, b, levels, mark, ahead, stretch_min)
+    narrower = _Narrower(a, b, levels, limits, mark, ahead)
     if narrower.p == 0:
         return None
     try:

@@ -8,8 +8,9 @@ answer it awaits, and carries:
 
 * the long JSON text the answer most likely holds (the recording's, or in a confirming run the
   first run's live one): the transport decodes a long line beside it (``beside.py``);
-* what was read of that text ahead, while the server worked (``narrow.ReadAhead``), which the
-  narrowing of the live text against it takes instead of reading those runs again;
+* what was read of that text ahead, while the server worked (``narrow.ReadAhead``, read with the
+  sizes of ``limits``), which the narrowing of the live text against it (with the same
+  ``CompareOptions.limits``) takes instead of reading those runs again;
 * what redaction learned of it (``Redactor.learn``), so that the live twin is redacted by looking
   only where the two differ;
 * ``taken``: how often each fast path was taken for it (what the tests that compare a fast path
