@@ -12,9 +12,8 @@ recorder and scenario recording, so all three agree on every field they have in 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from mcp_replay_action import __version__
 from mcp_replay_action.model import JSON, JSONObject
@@ -58,7 +57,7 @@ def session_facts(interactions: Sequence[Interaction]) -> JSONObject:
     }
 
 
-def header_url(url: str, redact: Any = None, *, origin_only: bool = False) -> str:
+def header_url(url: str, redact: Callable[[str], object] | None = None, *, origin_only: bool = False) -> str:
     """A server URL as a header shows it: ``scheme://host[:port]`` with ``origin_only``, else with
     its path too, through ``redact`` (a key may live in the path). Never credentials or a query."""
     if origin_only:

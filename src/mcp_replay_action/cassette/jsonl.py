@@ -12,7 +12,7 @@ import os
 import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import cast
 
 from mcp_replay_action.cassette.recorder_json import from_recorder_json
 from mcp_replay_action.cassette.schema import interaction_from_json, schema_error
@@ -104,7 +104,7 @@ def _decode(text: str, path: str, line: int) -> JSON:
 
 
 # json.loads' own scanner (no hooks, NaN and Infinity allowed) and the whitespace it skips.
-_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+_SCAN: Callable[[str, int], tuple[JSON, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _JSON_SPACE = " \t\n\r"
 
 
@@ -176,7 +176,7 @@ def load(path: str | os.PathLike[str], *, stream: bool = False) -> Cassette:
             kept = {number: inter}
     if streamed:
         # Typed as the tuple it stands in for: every reader of a streamed cassette only iterates.
-        lazy: Any = StreamedInteractions(spath, len(seen), kept)
+        lazy = cast("tuple[Interaction, ...]", StreamedInteractions(spath, len(seen), kept))
         return Cassette(meta=header.get("meta") or {}, interactions=lazy, path=spath)
     return Cassette(meta=header.get("meta") or {}, interactions=tuple(interactions), path=spath)
 

@@ -6,11 +6,14 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from mcp_replay_action.errors import CassetteError
 from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import KINDS, Interaction
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 _new = object.__new__
 
@@ -25,7 +28,7 @@ def _schema() -> JSONObject:
 
 
 @lru_cache(maxsize=2)
-def _validator(kind: str) -> Any:
+def _validator(kind: str) -> Validator:
     """A validator for one of the schema's definitions (``header`` or ``interaction``)."""
     import jsonschema  # ~100 ms: only for a document the quick check below cannot vouch for
 

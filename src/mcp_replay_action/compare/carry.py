@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from mcp_replay_action.compare.correlate import (
     FLOOR,
@@ -112,7 +111,7 @@ class Carry:
         """A copy of ``message`` with every learned recorded value replaced by its live twin."""
         return self.rewrite(message)[0]
 
-    def rewrite(self, message: JSON) -> tuple[Any, tuple[Substitution, ...]]:
+    def rewrite(self, message: JSON) -> tuple[JSON, tuple[Substitution, ...]]:
         """``message`` with learned values replaced, and the substitutions that were made."""
         if not self.mapping:
             return message, ()

@@ -22,8 +22,9 @@ once classed breaking; they are the ``empty-object-removed``, ``capability-added
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict, Unpack
 
+from mcp_replay_action.model import JSON
 from mcp_replay_action.model.results import CLASS_ORDER, Finding, FindingClass, FindingKind
 
 
@@ -121,10 +122,18 @@ RULES: tuple[Rule, ...] = (
 RULE: dict[str, Rule] = {rule.id: rule for rule in RULES}
 
 
-def finding(rule: str, kind: FindingKind, path: str, message: str, **values: Any) -> Finding:
-    """A ``Finding`` of ``kind`` at ``path`` that meets ``rule``, classed by this table
-    (``values``: ``before``, ``after``, ``diff``, ``also``)."""
-    return Finding(kind, RULE[rule].cls, path, message, rule=rule, **values)
+class Details(TypedDict, total=False):
+    """What a finding may say besides where and what (``Finding``'s fields of those names)."""
+
+    before: JSON
+    after: JSON
+    diff: str
+    also: tuple[str, ...]
+
+
+def finding(rule: str, kind: FindingKind, path: str, message: str, **details: Unpack[Details]) -> Finding:
+    """A ``Finding`` of ``kind`` at ``path`` that meets ``rule``, classed by this table."""
+    return Finding(kind, RULE[rule].cls, path, message, rule=rule, **details)
 
 
 def markdown_table() -> str:

@@ -35,12 +35,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.model import JSON
 from mcp_replay_action.values.minted import is_minted_key
-from mcp_replay_action.values.paths import parse_path
+from mcp_replay_action.values.paths import Token, parse_path
 
 FLOOR = 6  # characters: a shorter string is a word or a number, too common to prove a flow
 INT_FLOOR = 100_000  # an integer below this (a count, a page, a port) is too common
@@ -77,7 +76,7 @@ WORD = re.compile(rf"[A-Za-z0-9_\-]{{{FLOOR},{LONGEST}}}")
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _JSON_STARTS = "{["
 
-Path = tuple[Any, ...]  # keys and list indexes from the message root; "{json}" enters JSON text
+Path = tuple[str | int, ...]  # keys and list indexes from the message root; "{json}" enters JSON text
 
 
 @dataclass(frozen=True)
@@ -134,13 +133,13 @@ class ThreadRules:
         return cls(strings("thread"), strings("no_thread"))
 
 
-def _compiled(rule: str) -> tuple[bool, tuple[Any, ...]]:
-    """(is a bare key, path tokens): a plain word is a key at any depth."""
+def _compiled(rule: str) -> tuple[bool, tuple[Token, ...]]:
+    """(is a bare key, path tokens): a plain word is a key at any depth, one ``("key", word)``."""
     text = rule.strip()
     if not text:
         raise ConfigError("invalid threading rule '': it names no key or path")
     if re.fullmatch(r"[A-Za-z_][\w-]*", text):
-        return True, (text,)
+        return True, (("key", text),)
     try:
         return False, parse_path(text)
     except ConfigError as exc:
@@ -150,7 +149,7 @@ def _compiled(rule: str) -> tuple[bool, tuple[Any, ...]]:
 def _matches(rule: str, path: Path) -> bool:
     is_key, tokens = _compiled(rule)
     if is_key:
-        return any(step == tokens[0] for step in path if isinstance(step, str))
+        return any(step == tokens[0][1] for step in path if isinstance(step, str))
     steps = [step for step in path if step != "{json}"]  # JSON text is entered transparently
     pattern = [t for t in tokens if t[0] != "box"]
     if len(pattern) != len(steps):
@@ -280,11 +279,11 @@ def plain_value(value: str) -> bool:
     return FLOOR <= len(value) <= LONGEST and value.lower() not in COMMON
 
 
-def leaves(value: JSON, path: Path) -> Iterator[tuple[Path, Any]]:
+def leaves(value: JSON, path: Path) -> Iterator[tuple[Path, str | int]]:
     """(path, leaf) for every string and integer (not boolean) in ``value``, entering JSON text."""
     from mcp_replay_action.compare.normalize import json_text_of
 
-    stack: list[tuple[Path, Any]] = [(path, value)]
+    stack: list[tuple[Path, JSON]] = [(path, value)]
     while stack:
         at, node = stack.pop()
         if isinstance(node, dict):

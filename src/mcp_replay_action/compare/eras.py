@@ -18,8 +18,9 @@ Everything else is compared as usual, by ``compare.py``, on the two forms made h
 
 from __future__ import annotations
 
-from typing import Any, overload
+from typing import overload
 
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.wire.protocol import META_SERVER_INFO
 
 CACHE_HINTS = ("ttlMs", "cacheScope")
@@ -28,10 +29,10 @@ RESOURCE_NOT_FOUND = (-32002, -32602)  # the handshake era's code, and the state
 
 
 @overload
-def comparable(method: str, answer: dict[str, Any]) -> dict[str, Any]: ...
+def comparable(method: str, answer: JSONObject) -> JSONObject: ...
 @overload
-def comparable(method: str, answer: dict[str, Any] | None) -> dict[str, Any] | None: ...
-def comparable(method: str, answer: dict[str, Any] | None) -> dict[str, Any] | None:
+def comparable(method: str, answer: JSONObject | None) -> JSONObject | None: ...
+def comparable(method: str, answer: JSONObject | None) -> JSONObject | None:
     """``answer`` (to a request of ``method``) in the form both eras share."""
     if not isinstance(answer, dict):
         return answer
@@ -45,7 +46,7 @@ def comparable(method: str, answer: dict[str, Any] | None) -> dict[str, Any] | N
     return out
 
 
-def _result(result: dict[str, Any]) -> dict[str, Any]:
+def _result(result: JSONObject) -> JSONObject:
     out = {k: v for k, v in result.items() if k not in CACHE_HINTS}
     if out.get("resultType") == "complete":
         del out["resultType"]
@@ -59,23 +60,23 @@ def _result(result: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _opening(result: dict[str, Any]) -> dict[str, Any]:
+def _opening(result: JSONObject) -> JSONObject:
     """What an ``initialize`` or ``server/discover`` result says of the server."""
     meta = result.get("_meta")
     info = result.get("serverInfo")
     if info is None and isinstance(meta, dict):
         info = meta.get(META_SERVER_INFO)
-    out: dict[str, Any] = {"serverInfo": info, "capabilities": _said(result.get("capabilities"))}
+    out: JSONObject = {"serverInfo": info, "capabilities": _said(result.get("capabilities"))}
     if result.get("instructions") is not None:
         out["instructions"] = result["instructions"]
     return out
 
 
-def _said(capabilities: Any) -> Any:
+def _said(capabilities: JSON) -> JSON:
     """Capabilities without what says nothing: a ``false`` flag, an empty ``experimental``."""
     if not isinstance(capabilities, dict):
         return capabilities
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     for name, value in capabilities.items():
         if isinstance(value, dict):
             value = {k: v for k, v in value.items() if v is not False}

@@ -27,12 +27,12 @@ import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from mcp_replay_action.compare.engine import CompareOptions, compare
 from mcp_replay_action.compare.normalize import BOX_TYPES, Keyed, normalize, parse_path
 from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.results import Finding
+from mcp_replay_action.values.paths import Token
 
 EVIDENCE_CAP = 8  # values kept per rule
 # Only leaf values and their order can be noise: a key, an item or an error class that comes and
@@ -274,7 +274,7 @@ def resolve(value: JSON, path: str) -> JSON:
     return node
 
 
-def _step(node: JSON, token: tuple[Any, ...]) -> JSON:
+def _step(node: JSON, token: Token) -> JSON:
     kind = token[0]
     if kind == "box":
         for box in BOX_TYPES:

@@ -7,8 +7,8 @@ server may be starting meanwhile: ``early.py``), and the compare engine (``compa
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from mcp_replay_action.model import JSON
 from mcp_replay_action.values.limits import Limits
@@ -25,7 +25,7 @@ class RuleUse:
     def __init__(self) -> None:
         self.matched: set[tuple[str, str]] = set()
 
-    def unused(self, ignore_paths: Any, ignore_keys: Any) -> list[tuple[str, str]]:
+    def unused(self, ignore_paths: Iterable[str], ignore_keys: Iterable[str]) -> list[tuple[str, str]]:
         """The rules among these that matched nothing so far, as (flag, rule)."""
         rules = [("--ignore-path", p) for p in ignore_paths] + [("--ignore-key", k) for k in ignore_keys]
         return [rule for rule in rules if rule not in self.matched]
@@ -55,7 +55,7 @@ class CompareOptions:
     # The ignore rules that matched in this run (shared by every copy ``at`` makes).
     rule_use: RuleUse = field(default_factory=RuleUse, compare=False, repr=False)
 
-    def at(self, *recorded_at: Any) -> CompareOptions:
+    def at(self, *recorded_at: JSON) -> CompareOptions:
         """These options with the recording moments named by cassette headers (``recorded_at``)."""
         moments = [m for m in (parse_moment(r) for r in recorded_at) if m is not None]
         return replace(self, moments=(*self.moments, *moments)) if moments else self

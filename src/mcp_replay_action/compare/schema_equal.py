@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
 
 from mcp_replay_action.model import JSON, JSONObject
 
@@ -67,7 +66,7 @@ _TYPE_KEYWORDS = {
     "object": frozenset({"minProperties", "maxProperties", "required", "dependentRequired", "dependencies"}),
 }
 # Keywords spelled out with the value that means "no constraint".
-_NO_CONSTRAINT: dict[str, tuple[Any, ...]] = {
+_NO_CONSTRAINT: dict[str, tuple[JSON, ...]] = {
     "minLength": (0,),
     "minItems": (0,),
     "minProperties": (0,),

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from mcp_replay_action.model import JSONObject
 from mcp_replay_action.model.coverage import CALLED_BY, KINDS, LISTINGS, UNKNOWN_BY, Coverage, KindCoverage, Listed
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ class Listings:
         self._names: dict[str, dict[str, None]] = {}
         self._more: set[str] = set()
 
-    def hear(self, inter: Interaction, live: dict[str, Any]) -> None:
+    def hear(self, inter: Interaction, live: JSONObject) -> None:
         """Take the names of a live listing answer; any other answer is passed over."""
         spec = LISTINGS.get(inter.method)
         if spec is None:
@@ -62,13 +63,13 @@ class Listings:
             self._more.discard(kind)
 
     def hearing(
-        self, also: Callable[[Interaction, dict[str, Any]], None] | None
-    ) -> Callable[[Interaction, dict[str, Any]], None]:
+        self, also: Callable[[Interaction, JSONObject], None] | None
+    ) -> Callable[[Interaction, JSONObject], None]:
         """An ``on_live`` that hears each answer and then hands it to ``also`` (when given)."""
         if also is None:
             return self.hear
 
-        def both(inter: Interaction, live: dict[str, Any]) -> None:
+        def both(inter: Interaction, live: JSONObject) -> None:
             self.hear(inter, live)
             also(inter, live)
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+
+from mcp_replay_action.model import JSON, JSONObject
 
 # The listings a replay reads, by method: the kind, the result's list key, each item's name key.
 LISTINGS: dict[str, tuple[str, str, str]] = {
@@ -42,15 +43,15 @@ class Listed:
         """The names listed of ``kind``, None when the cassette never listed it."""
         return next((names for k, names in self.kinds if k == kind), None)
 
-    def redacted(self, apply: Callable[[str], Any]) -> Listed:
+    def redacted(self, apply: Callable[[str], object]) -> Listed:
         """Every name passed through ``apply`` (the cassette's redactor)."""
         return Listed(tuple((kind, tuple(str(apply(n)) for n in names)) for kind, names in self.kinds), self.more)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {kind: {"names": list(names), "more": kind in self.more} for kind, names in self.kinds}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Listed:
+    def from_json(cls, data: Mapping[str, JSON]) -> Listed:
         """From a report's ``listed`` object (already checked against the report schema)."""
         kinds = tuple((str(k), tuple(str(n) for n in v.get("names") or ())) for k, v in data.items() if k in KINDS)
         return cls(kinds, tuple(str(k) for k, v in data.items() if k in KINDS and v.get("more")))
@@ -70,7 +71,7 @@ class KindCoverage:
     def called(self) -> int:
         return self.listed - len(self.uncovered)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {
             "kind": self.kind,
             "listed": self.listed,
@@ -103,7 +104,7 @@ class Coverage:
             return None
         return 100.0 * sum(k.called for k in gated) / listed
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         percent = self.percent
         return {
             "percent": None if percent is None else round(percent, 2),
@@ -114,7 +115,7 @@ class Coverage:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Coverage:
+    def from_json(cls, data: Mapping[str, JSON]) -> Coverage:
         """From a report's ``coverage`` object (already checked against the report schema)."""
         return cls(
             kinds=tuple(

@@ -10,15 +10,14 @@ rule explains is reported as noise, never gating).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
 
 from mcp_replay_action.cassette import load
 from mcp_replay_action.compare import noise
 from mcp_replay_action.compare.correlate import ThreadRules
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.model.cassette import Cassette, Interaction
+from mcp_replay_action.model import JSON, JSONObject
+from mcp_replay_action.model.cassette import Cassette
 from mcp_replay_action.plan import Plan
 
 MAX_RUNS = 20
@@ -39,7 +38,7 @@ def calibrate(plan: Plan, runs: int = 3) -> Calibration:
     each cassette with), learn what varies between the live answers, and store the rules in the
     cassette's header, replacing any rules a previous calibration stored. The plan's threading
     rules (``--thread``/``--no-thread``) thread the runs and are added to the header's."""
-    from mcp_replay_action.replay.engine import live_redactor, replay_cassette
+    from mcp_replay_action.replay.engine import keep_in, live_redactor, replay_cassette
     from mcp_replay_action.transport import open_transport
 
     if not 2 <= runs <= MAX_RUNS:
@@ -52,10 +51,10 @@ def calibrate(plan: Plan, runs: int = 3) -> Calibration:
     redactor = live_redactor(cassette.meta, plan)
     declared = ThreadRules.from_meta(cassette.meta).merged(ThreadRules(plan.thread, plan.no_thread))
     once = replace(plan, confirm=False)
-    lives: dict[int, list[Any]] = {}
+    lives: dict[int, list[JSON]] = {}
     for _ in range(runs):
-        seen: dict[int, Any] = {}
-        replay_cassette(without_noise(cassette), open_transport(plan.target), once, on_live=_keep(seen))
+        seen: dict[int, JSONObject] = {}
+        replay_cassette(without_noise(cassette), open_transport(plan.target), once, on_live=keep_in(seen))
         for seq, live in seen.items():
             lives.setdefault(seq, []).append(redactor.apply(live))
     rules: list[noise.NoiseRule] = []
@@ -84,10 +83,3 @@ def store(cassette: Cassette, rules: list[noise.NoiseRule], threading: ThreadRul
     if threading:
         meta["threading"] = threading.to_json()
     write_cassette(replace(cassette, meta=meta), cassette)
-
-
-def _keep(into: dict[int, Any]) -> Callable[[Interaction, dict[str, Any]], None]:
-    def on_live(inter: Interaction, live: dict[str, Any]) -> None:
-        into[inter.seq] = live
-
-    return on_live

@@ -14,7 +14,7 @@ import functools
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mcp_replay_action.cassette import load
 from mcp_replay_action.cassette.jsonl import StreamedInteractions
@@ -39,6 +39,7 @@ from mcp_replay_action.grade.coverage import Listings
 from mcp_replay_action.grade.score import score
 from mcp_replay_action.grade.verdict import judge, missing_finding, pass_into
 from mcp_replay_action.host.gcpause import frozen, paused, thawing
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.model.results import (
     CassetteResult,
@@ -74,7 +75,7 @@ HUNG_AFTER = 2
 
 # Called with each recorded request and the live response it got, before redaction (the caller
 # that keeps it, ``update.py``, redacts it itself before anything touches disk).
-OnLive = Callable[[Interaction, dict[str, Any]], None]
+OnLive = Callable[[Interaction, JSONObject], None]
 
 
 class _Session:
@@ -102,10 +103,10 @@ class _Session:
         self.noise_rules = _noise_rules(cassette.meta)
         # Redacted live answers by seq, for confirmation: only those that differ, so a long
         # passing replay does not hold every answer in memory.
-        self.live: dict[int, dict[str, Any]] = {}
+        self.live: dict[int, JSONObject] = {}
         self.recorded: dict[int, Interaction] = {}  # their recorded interactions, beside them
         # The recorded answers a learned value was threaded into (``Carry.expected``), by seq.
-        self.expected: dict[int, Any] = {}
+        self.expected: dict[int, JSON] = {}
         # The findings for the values each answer minted (``_minted``), by seq and recorded value;
         # and whether a confirmation pass will settle them (else they are noise).
         self.minted: dict[int, dict[str, Finding]] = {}
@@ -116,7 +117,7 @@ class _Session:
         self.gather: frozenset[int] | None = None
         # A confirming run's redacted twins: the first run's live answers (redacted by the same
         # rules), which a deterministic server repeats exactly, so nothing of them is walked again.
-        self.twins: dict[int, dict[str, Any]] = {}
+        self.twins: dict[int, JSONObject] = {}
         self.carry: Carry | None = None  # made when an answer first differs (``_learn``)
         # What the recording proves was threaded, when already read (a confirming run reuses the
         # first run's: the same cassette is not read once more for it).
@@ -218,7 +219,7 @@ class _Session:
         twin = self.twins.get(inter.seq)
         return Prepared(self.limits, twin if twin is not None else inter.response)
 
-    def _await(self, request_id: Any, wait: float, prepared: Prepared | None) -> dict[str, Any]:
+    def _await(self, request_id: JSON, wait: float, prepared: Prepared | None) -> JSONObject:
         """The live answer to the request ``request_id``; while the server is slow to give it,
         and a CPU is left for it to work on, the long JSON text of the recorded answer is read
         ahead into ``prepared`` (``_read_ahead``) for the comparison to come. A confirming run
@@ -245,7 +246,7 @@ class _Session:
         with paused():  # a step builds a run of records: no collection walks them half built
             return next(prepared.steps, False) is not False
 
-    def _redacted(self, answer: _Answer) -> dict[str, Any]:
+    def _redacted(self, answer: _Answer) -> JSONObject:
         """The live answer of ``answer``, redacted (once, when first needed)."""
         if not answer.redacted:
             self._check_output(answer)
@@ -539,7 +540,7 @@ class _Session:
         self.minted[seq] = made
         return tuple(made.values())
 
-    def _median_latency(self, message: dict[str, Any], wait: float, latency: float) -> float:
+    def _median_latency(self, message: JSONObject, wait: float, latency: float) -> float:
         """The median latency of ``repeat`` sends of a request that changes nothing (the first
         send's answer is the one compared); a resend that fails leaves the latencies so far."""
         times = [latency]
@@ -554,7 +555,7 @@ class _Session:
 
         return statistics.median(times)
 
-    def _recorded_answer(self, msg: dict[str, Any]) -> dict[str, Any]:
+    def _recorded_answer(self, msg: JSONObject) -> JSONObject:
         """Answer a server-to-client request with the recorded answer to the same question."""
         recorded = self._match_server_request(msg)
         if recorded is not None and recorded.response is not None:
@@ -563,7 +564,7 @@ class _Session:
             return answer
         return error_answer(msg, f"mcp-replay: no recorded answer for {msg.get('method')}")
 
-    def _match_server_request(self, msg: dict[str, Any]) -> Interaction | None:
+    def _match_server_request(self, msg: JSONObject) -> Interaction | None:
         method = msg.get("method")
         fallback: Interaction | None = None
         if self.server_requests is None:
@@ -614,7 +615,7 @@ def ahead_steps(prepared: Prepared, redactor: Redactor) -> Iterator[None]:
 
 
 def _compared(
-    recorded: dict[str, Any] | None, live: dict[str, Any], options: CompareOptions, prepared: Prepared | None
+    recorded: JSONObject | None, live: JSONObject, options: CompareOptions, prepared: Prepared | None
 ) -> tuple[Finding, ...]:
     """``compare.compare(recorded, live, options, prepared)``, taking its fastest exit
     (``unchanged``) before importing it: a replay of an unchanged server never loads the compare
@@ -626,13 +627,13 @@ def _compared(
     return compare(recorded, live, options, prepared)
 
 
-def _declares_output_schema(live: dict[str, Any]) -> bool:
+def _declares_output_schema(live: JSONObject) -> bool:
     result = live.get("result")
     tools = result.get("tools") if isinstance(result, dict) else None
     return isinstance(tools, list) and any(isinstance(t, dict) and "outputSchema" in t for t in tools)
 
 
-def _noise_rules(meta: Mapping[str, Any]) -> dict[int, list[NoiseRule]]:
+def _noise_rules(meta: Mapping[str, JSON]) -> dict[int, list[NoiseRule]]:
     """``noise.rules_by_seq(meta)``; a header with no calibrated rules needs no ``noise.py``."""
     if not meta.get("noise"):
         return {}
@@ -652,9 +653,9 @@ class _Answer:
     def __init__(
         self,
         inter: Interaction,
-        sent: dict[str, Any],
+        sent: JSONObject,
         substitutions: tuple[Substitution, ...],
-        live: dict[str, Any],
+        live: JSONObject,
         latency: float,
         first: bool,
         prepared: Prepared | None = None,
@@ -958,14 +959,14 @@ def _run(plan: Plan, early: EarlyServer | None, progress: Progress | None) -> Ou
         results = list(_replay_in_parallel(plan, progress))
         cassettes = ()
     for cassette in cassettes:
-        live_by_seq: dict[int, dict[str, Any]] = {}
+        live_by_seq: dict[int, JSONObject] = {}
         # Only the first cassette's server may have been started early.
         transport, start = early.take() if early and not early.taken else (open_transport(plan.target), None)
         result = replay_cassette(
             cassette,
             transport,
             plan,
-            on_live=_keep_in(live_by_seq) if plan.rewrites else None,
+            on_live=keep_in(live_by_seq) if plan.rewrites else None,
             confirm=_opener(plan) if plan.confirm and not plan.rewrites else None,
             start=start,
             tick=progress.live(plan.shown(cassette.path), len(cassette.interactions)) if progress else None,
@@ -1034,7 +1035,7 @@ def _replay_one(path: str) -> CassetteResult:
     )
 
 
-def live_redactor(meta: Mapping[str, Any], plan: Plan) -> Redactor:
+def live_redactor(meta: Mapping[str, JSON], plan: Plan) -> Redactor:
     """The redactor of a cassette's live answers (header ``meta``) in a run of ``plan``: the
     built-in rules, the plan's (``--redact``, ``--redact-pattern``), the header's, and every
     value of the server's environment but the public ones (``redact.redactor_for``)."""
@@ -1083,7 +1084,7 @@ def read_only_tools(interactions: Iterable[Interaction]) -> frozenset[str]:
     return frozenset(names)
 
 
-def side_effect_free(message: dict[str, Any], read_only: frozenset[str]) -> bool:
+def side_effect_free(message: JSONObject, read_only: frozenset[str]) -> bool:
     """Whether sending ``message`` again changes nothing: a listing, a read, or a call of a tool
     annotated read-only."""
     method = message.get("method")
@@ -1146,8 +1147,10 @@ def _exit_code(plan: Plan, report: Report, updates: tuple[UpdateSummary, ...]) -
     return EXIT_GATE
 
 
-def _keep_in(into: dict[int, dict[str, Any]]) -> OnLive:
-    def on_live(inter: Interaction, live: dict[str, Any]) -> None:
+def keep_in(into: dict[int, JSONObject]) -> OnLive:
+    """An ``on_live`` that keeps each live answer in ``into``, by its interaction's seq."""
+
+    def on_live(inter: Interaction, live: JSONObject) -> None:
         into[inter.seq] = live
 
     return on_live

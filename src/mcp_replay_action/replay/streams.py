@@ -29,11 +29,11 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from mcp_replay_action.compare.classes import finding
 from mcp_replay_action.errors import ServerExited, TransportTimeout
 from mcp_replay_action.grade.verdict import judge
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.model.results import Finding, InteractionResult
 from mcp_replay_action.transport import Transport
@@ -51,14 +51,14 @@ def is_listen(inter: Interaction) -> bool:
     return inter.kind == "request" and inter.method == LISTEN
 
 
-def stream_of(message: dict[str, Any]) -> Any:
+def stream_of(message: JSONObject) -> JSON:
     """The subscription id a server notification carries (``params._meta``), or None."""
     params = message.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
     return meta.get(SUBSCRIPTION_ID) if isinstance(meta, dict) else None
 
 
-def _key(message: dict[str, Any]) -> str:
+def _key(message: JSONObject) -> str:
     """A notification as compared: its method and params, ``_meta`` aside (canonical JSON)."""
     params = message.get("params")
     bare = {k: v for k, v in params.items() if k != "_meta"} if isinstance(params, dict) else params
@@ -75,21 +75,21 @@ class Streams:
         self.heard: dict[str, Window] = {}
         self.closed: set[str] = set()  # streams the client cancelled: their window has ended
 
-    def open(self, inter: Interaction, sent: dict[str, Any], transport: Transport) -> None:
+    def open(self, inter: Interaction, sent: JSONObject, transport: Transport) -> None:
         """Send a listen request (``sent``: as rewritten for the live server); never awaited."""
         sid = json.dumps(sent.get("id"))
         self.opened[sid] = inter
         self.heard[sid] = Window()
         transport.send(sent)
 
-    def hear(self, message: dict[str, Any]) -> None:
+    def hear(self, message: JSONObject) -> None:
         """A live server notification: kept when it is on an open stream."""
         sid = json.dumps(stream_of(message))
         heard = self.heard.get(sid)
         if heard is not None:
             (heard.late if sid in self.closed else heard.inside).append(message)
 
-    def sent(self, message: dict[str, Any]) -> None:
+    def sent(self, message: JSONObject) -> None:
         """A client notification as sent: ``notifications/cancelled`` for a stream ends its window."""
         closes = _cancels(message)
         if closes is not None:
@@ -114,7 +114,7 @@ class Streams:
         self,
         transport: Transport,
         interactions: Iterable[Interaction],
-        answer: Callable[[dict[str, Any]], dict[str, Any]],
+        answer: Callable[[JSONObject], JSONObject],
         until: float,
     ) -> list[InteractionResult]:
         """Each open stream's verdict, once the session has replayed: the live notifications read
@@ -147,8 +147,8 @@ class Window:
     cancelled it) and ``late`` (after: a notification a server sent as the cancellation crossed
     it, on either side of the race)."""
 
-    inside: list[dict[str, Any]] = field(default_factory=list)
-    late: list[dict[str, Any]] = field(default_factory=list)
+    inside: list[JSONObject] = field(default_factory=list)
+    late: list[JSONObject] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.inside) + len(self.late)
@@ -193,14 +193,14 @@ def compare_stream(recorded: Window, live: Window) -> tuple[Finding, ...]:
     return tuple(out)
 
 
-def _split_ack(stream: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+def _split_ack(stream: list[JSONObject]) -> tuple[JSONObject | None, list[JSONObject]]:
     """The acknowledgment when it came first, and the rest."""
     if stream and stream[0].get("method") == ACK:
         return stream[0], stream[1:]
     return None, list(stream)
 
 
-def _cancels(message: dict[str, Any]) -> str | None:
+def _cancels(message: JSONObject) -> str | None:
     """The id (as JSON) a ``notifications/cancelled`` cancels, or None."""
     if message.get("method") != "notifications/cancelled":
         return None

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
 
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.wire.jsonrpc import is_failure
 
@@ -41,10 +41,10 @@ MIN_GAP = 0.01
 MAX_GAP = 1.0
 
 # Send a request and return its answer within the given seconds (raises TransportTimeout).
-Ask = Callable[[dict[str, Any], float], dict[str, Any]]
+Ask = Callable[[JSONObject, float], JSONObject]
 
 
-def status_of(answer: Any) -> str | None:
+def status_of(answer: JSON) -> str | None:
     """The task status a ``tasks/get`` answer holds (``result.status``, both eras), or None."""
     if not isinstance(answer, dict):
         return None
@@ -53,7 +53,7 @@ def status_of(answer: Any) -> str | None:
     return status if isinstance(status, str) else None
 
 
-def interim(inter: Interaction, live: dict[str, Any]) -> bool:
+def interim(inter: Interaction, live: JSONObject) -> bool:
     """Whether ``inter`` is a poll the recording saw answered ``working`` and the live answer is
     not an error: a poll whose live answer is not compared."""
     return inter.method == POLL and status_of(inter.response) == WORKING and not is_failure(live)
@@ -65,7 +65,7 @@ def milestone(inter: Interaction) -> bool:
     return status is not None and status != WORKING
 
 
-def as_handled(inter: Interaction, live: dict[str, Any]) -> dict[str, Any]:
+def as_handled(inter: Interaction, live: JSONObject) -> JSONObject:
     """``live`` to compare with ``inter``'s recorded task handle: a handle (``CreateTaskResult``:
     the 2025-11-25 ``result.task``, the 2026-07-28 ``resultType: "task"`` result) says how far the
     task had got when it was made, which is timing; where the recording's said ``working`` and the
@@ -85,7 +85,7 @@ def as_handled(inter: Interaction, live: dict[str, Any]) -> dict[str, Any]:
     return {**live, "result": aligned}
 
 
-def _handle(answer: Any) -> dict[str, Any] | None:
+def _handle(answer: JSON) -> JSONObject | None:
     result = answer.get("result") if isinstance(answer, dict) else None
     if not isinstance(result, dict):
         return None
@@ -107,9 +107,7 @@ class Polls:
         sent (the live task stopped sooner than the recorded one; nothing is left to poll)."""
         return status_of(inter.response) == WORKING and _task_id(inter) in self.ended
 
-    def follow(
-        self, inter: Interaction, message: dict[str, Any], live: dict[str, Any], ask: Ask, until: float
-    ) -> dict[str, Any]:
+    def follow(self, inter: Interaction, message: JSONObject, live: JSONObject, ask: Ask, until: float) -> JSONObject:
         """The live answer to compare with a milestone poll: ``live`` (the answer to ``message``,
         as sent), or while the live task still says ``working``, the answer to ``message`` sent
         again with a fresh id, until one does not or ``until`` (a ``time.monotonic()`` moment)
@@ -136,7 +134,7 @@ def _task_id(inter: Interaction) -> str:
     return task_id if isinstance(task_id, str) else ""
 
 
-def _gap(live: dict[str, Any]) -> float:
+def _gap(live: JSONObject) -> float:
     result = live.get("result")
     hint = None
     if isinstance(result, dict):

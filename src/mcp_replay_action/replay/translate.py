@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from mcp_replay_action.errors import CassetteError
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.wire.protocol import (
     HANDSHAKE_VERSION,
@@ -137,7 +137,7 @@ def _to_stateless(interactions: tuple[Interaction, ...]) -> tuple[list[Interacti
     return out, unsent
 
 
-def stamped(params: Any, stamp: dict[str, Any]) -> dict[str, Any]:
+def stamped(params: JSON, stamp: JSONObject) -> JSONObject:
     """``params`` with the stateless era's protocol keys in its ``_meta`` (its own keys kept)."""
     out = dict(params) if isinstance(params, dict) else {}
     meta = out.get("_meta")
@@ -181,7 +181,7 @@ def _to_handshake(interactions: tuple[Interaction, ...], path: str) -> tuple[lis
             unsent[inter.seq] = "an input_required leg: the server asks mid-call in the handshake era"
             out.append(inter)
             for method, params, result in answers.get(inter.seq, ()):
-                asked_message: dict[str, Any] = {"jsonrpc": "2.0", "id": asked, "method": method}
+                asked_message: JSONObject = {"jsonrpc": "2.0", "id": asked, "method": method}
                 if params is not None:
                     asked_message["params"] = params
                 answer = {"jsonrpc": "2.0", "id": asked, "result": result}
@@ -192,7 +192,7 @@ def _to_handshake(interactions: tuple[Interaction, ...], path: str) -> tuple[lis
     return out, unsent
 
 
-def _protocol_meta(interactions: Iterable[Interaction]) -> dict[str, Any]:
+def _protocol_meta(interactions: Iterable[Interaction]) -> JSONObject:
     """The first request's protocol ``_meta`` (the client's info and capabilities)."""
     for inter in interactions:
         params = inter.message.get("params") if inter.kind == "request" else None
@@ -202,11 +202,11 @@ def _protocol_meta(interactions: Iterable[Interaction]) -> dict[str, Any]:
     return {}
 
 
-def _leg_answers(interactions: tuple[Interaction, ...]) -> dict[int, list[tuple[str, Any, Any]]]:
+def _leg_answers(interactions: tuple[Interaction, ...]) -> dict[int, list[tuple[str, JSON, JSON]]]:
     """For each ``input_required`` leg (by seq): what it asked and what the client answered, from
     the next leg of the same request (the one that quotes its ``requestState``, else the next one
     of the same method carrying ``inputResponses``)."""
-    out: dict[int, list[tuple[str, Any, Any]]] = {}
+    out: dict[int, list[tuple[str, JSON, JSON]]] = {}
     for at, leg in enumerate(interactions):
         if leg.kind != "request" or not is_input_required(leg.response):
             continue
@@ -237,7 +237,7 @@ def _leg_answers(interactions: tuple[Interaction, ...]) -> dict[int, list[tuple[
     return out
 
 
-def _unstamped(message: dict[str, Any]) -> dict[str, Any]:
+def _unstamped(message: JSONObject) -> JSONObject:
     """A stateless request as the handshake era sends it: no protocol keys in ``_meta``, no
     ``inputResponses``/``requestState`` (the server asks mid-call instead)."""
     params = message.get("params")
@@ -260,11 +260,11 @@ def _unstamped(message: dict[str, Any]) -> dict[str, Any]:
 
 
 def rounds(
-    live: dict[str, Any],
-    message: dict[str, Any],
-    answer: Callable[[dict[str, Any]], dict[str, Any]],
-    send: Callable[[dict[str, Any]], dict[str, Any]],
-) -> dict[str, Any]:
+    live: JSONObject,
+    message: JSONObject,
+    answer: Callable[[JSONObject], JSONObject],
+    send: Callable[[JSONObject], JSONObject],
+) -> JSONObject:
     """The final answer to a request a stateless server answered ``input_required``: each
     ``inputRequests`` entry answered by ``answer`` (a server-to-client request -> the JSON-RPC
     answer the recording gave), and the request sent again (``send``) with ``inputResponses`` and
@@ -273,7 +273,7 @@ def rounds(
         if not is_input_required(live):
             return live
         result = live["result"]
-        responses: dict[str, Any] = {}
+        responses: JSONObject = {}
         requests = result.get("inputRequests")
         for key, asked in (requests if isinstance(requests, dict) else {}).items():
             if not isinstance(asked, dict):

@@ -15,7 +15,7 @@ import math
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING
 
 from mcp_replay_action import __version__
 from mcp_replay_action.model import JSON, JSONObject
@@ -33,6 +33,9 @@ from mcp_replay_action.model.results import (
 from mcp_replay_action.report import _format
 from mcp_replay_action.values.safe import text_of
 from mcp_replay_action.values.size import tokens
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 SCHEMA_FILE = "report-1.schema.json"
 
@@ -214,7 +217,7 @@ def from_dict(data: JSON, where: str = "report") -> Report:
 
 
 @lru_cache(maxsize=1)
-def _validator() -> Any:
+def _validator() -> Validator:
     import jsonschema
 
     return jsonschema.Draft202012Validator(schema())

@@ -20,7 +20,6 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from json.encoder import encode_basestring, encode_basestring_ascii
-from typing import Any
 
 from mcp_replay_action.model import JSON
 
@@ -55,7 +54,7 @@ def _escape_utf8(chunk: str) -> bytes:
     return encode_basestring(chunk)[1:-1].encode("utf-8", "surrogatepass")
 
 
-def decode_beside(line: bytearray, known: str) -> Any | None:
+def decode_beside(line: bytearray, known: str) -> JSON | None:
     """``json.loads(line)``'s value, exactly, with the string token of ``line`` that spells
     ``known`` (or ``known`` with a stretch changed) taken from ``known`` rather than decoded: the
     very object ``known`` when equal, else a text built around its changed middle. None when the
@@ -91,7 +90,7 @@ def _escapes_for(known: str) -> tuple[Escape, ...] | None:
     return (_escape_ascii, _escape_utf8)
 
 
-def _complete(line: bytearray, known: str, found: tuple[int, int, str, int, int]) -> Any | None:
+def _complete(line: bytearray, known: str, found: tuple[int, int, str, int, int]) -> JSON | None:
     """The value of ``line`` with the token ``_locate`` found in it (``found``) built beside
     ``known``; None (``line`` untouched) when the rest does not parse as ``json`` would."""
     q, prefix, middle, suffix, e = found
@@ -328,7 +327,7 @@ def _middle(line: bytearray, start: int, cut: int) -> str | None:
     return middle if end == len(text) else None
 
 
-def _envelope(line: bytearray, q: int, e: int) -> tuple[Any, tuple[JSON, JSON]] | None:
+def _envelope(line: bytearray, q: int, e: int) -> tuple[JSON, tuple[JSON, JSON]] | None:
     """``line`` parsed with a placeholder string for its token ``line[q:e + 1]``, and where in the
     value the placeholder is (its container and key); None unless it is there exactly once, as a
     value (a key, or a duplicate key's lost value, is left to the usual decode)."""
@@ -418,7 +417,7 @@ class Reader:
         if self.comparing:
             self._advance(final=False)
 
-    def finish(self) -> Any | None:
+    def finish(self) -> JSON | None:
         """The line has ended: its value as ``decode_beside`` gives it (``buf`` then cleared), or
         None (then ``line`` gives it back)."""
         if self.escapes is None:

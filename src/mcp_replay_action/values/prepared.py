@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import collections
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from mcp_replay_action.model import JSON
 from mcp_replay_action.values.limits import Limits
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ class Prepared:
 
     __slots__ = ("limits", "source", "_text", "ahead", "learned", "steps", "taken")
 
-    def __init__(self, limits: Limits, source: Any) -> None:
+    def __init__(self, limits: Limits, source: JSON) -> None:
         self.limits = limits
         self.source = source
         self._text: str | None | bool = False  # False: not looked for yet

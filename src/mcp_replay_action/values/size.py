@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import json
 import json.encoder
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+
+from mcp_replay_action.model import JSON
 
 # Model tokens are estimated as bytes / 4, the usual rule of thumb for English text and JSON
 # with the BPE tokenizers of current models (no tokenizer is loaded: it would be a guess too).
@@ -35,12 +36,12 @@ def over_floor(size: int) -> bool:
     return size > SIZE_FLOOR_BYTES
 
 
-def plain_bytes(answer: Any) -> int:
+def plain_bytes(answer: JSON) -> int:
     """The reference measure (``answer_bytes`` equals it)."""
     return len(json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
 
 
-def _c_encoder() -> Callable[[Any, int], Any] | None:
+def _c_encoder() -> Callable[[JSON, int], Iterable[str]] | None:
     make = getattr(json.encoder, "c_make_encoder", None)
     if make is None:
         return None
@@ -67,7 +68,7 @@ def _utf8(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
-def _encoded(value: Any) -> int:
+def _encoded(value: JSON) -> int:
     """The bytes of ``value`` encoded whole (a scalar, or a slice of a list)."""
     if _ENCODE is None:
         return plain_bytes(value)
@@ -82,7 +83,7 @@ def _string(text: str) -> int:
     return 2 + sum(_utf8(escape(text[i : i + CHUNK])) - 2 for i in range(0, len(text), CHUNK))
 
 
-def answer_bytes(answer: Any) -> int:
+def answer_bytes(answer: JSON) -> int:
     """The size of an answer as a server sends it: the UTF-8 bytes of its compact JSON."""
     kind = type(answer)
     if kind is dict:
