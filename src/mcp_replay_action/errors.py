@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from typing import TypedDict
 
 # Exit codes shared by the CLI and the action.
 EXIT_OK = 0
@@ -55,6 +56,14 @@ class ServerError(ReplayError):
         clean.args = tuple(scrub(a) if isinstance(a, str) else a for a in self.args)
         clean.stderr_tail = scrub(self.stderr_tail)
         return clean
+
+
+class Diagnostics(TypedDict, total=False):
+    """What a ``ServerError`` tells of the server besides its message, as its keyword arguments
+    (``ServerError(message, **diagnostics)``)."""
+
+    stderr_tail: str
+    exit_status: int | None
 
 
 class ServerStartError(ServerError):

@@ -17,7 +17,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from email.message import Message
 
 from mcp_replay_action import __version__
 from mcp_replay_action.errors import EXIT_INFRA, ReplayError
@@ -137,7 +137,7 @@ class GitHubClient:
         """PATCH ``body`` as JSON; the decoded JSON answer."""
         return self.request("PATCH", path, body=body).data
 
-    def paginate(self, path: str, params: Mapping[str, JSON] | None = None, *, max_pages: int = 1000) -> Iterator[Any]:
+    def paginate(self, path: str, params: Mapping[str, JSON] | None = None, *, max_pages: int = 1000) -> Iterator[JSON]:
         """Every item of a list endpoint, following ``Link: <...>; rel="next"`` page by page."""
         query = {"per_page": 100, **(params or {})}
         url: str | None = self._url(path, query)
@@ -272,7 +272,7 @@ def next_link(header: str) -> str | None:
     return None
 
 
-def _response(status: int, headers: Any, raw: bytes) -> Response:
+def _response(status: int, headers: Message | None, raw: bytes) -> Response:
     lowered = {k.lower(): v for k, v in headers.items()} if headers is not None else {}
     data: JSON = None
     if raw:

@@ -20,7 +20,7 @@ import os
 import stat
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import NoReturn
 
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.model import JSON, JSONObject
@@ -145,14 +145,14 @@ def read_json_object(path: str, what: str, max_bytes: int, *, missing: str = "")
     return payload
 
 
-def _refuse_constant(name: str) -> Any:
+def _refuse_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a JSON number")
 
 
 def _depth_over(value: JSON, limit: int) -> bool:
     """Whether ``value`` nests containers more than ``limit`` deep (walked without recursion:
     whatever reads it later, the schema check or a renderer, may recurse once per level)."""
-    level: list[tuple[Any, int]] = [(value, 1)]
+    level: list[tuple[JSON, int]] = [(value, 1)]
     while level:
         item, depth = level.pop()
         children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()

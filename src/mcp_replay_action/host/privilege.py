@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 # The user a root-owned workspace's code under test runs as: never root, and the same number
 # the distroless images call "nonroot".
@@ -72,7 +72,15 @@ def children() -> Credentials | None:
     return _CHILDREN
 
 
-def popen_options() -> dict[str, Any]:
+class PopenOptions(TypedDict, total=False):
+    """The ``subprocess.Popen`` keywords of a child that drops privileges."""
+
+    user: int
+    group: int
+    extra_groups: list[int]
+
+
+def popen_options() -> PopenOptions:
     """``subprocess.Popen`` keywords that make the child drop to the children's user before exec
     (empty when nothing is dropped)."""
     if _CHILDREN is None:

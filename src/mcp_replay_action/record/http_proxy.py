@@ -17,7 +17,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -47,6 +47,10 @@ from mcp_replay_action.transport.httpd import (
     stop_requested,
     wait_for_stop,
 )
+
+if TYPE_CHECKING:
+    from mcp_replay_action.redact import Redactor
+    from mcp_replay_action.transport.process import ServerProcess
 
 # Hop-by-hop headers (RFC 9110 7.6.1) and those the proxy recomputes: never forwarded as-is.
 _HOP = frozenset(
@@ -110,7 +114,7 @@ class RecordingProxy:
         host: str = "127.0.0.1",
         port: int = 0,
         *,
-        redactor: Any = None,
+        redactor: Redactor | None = None,
         cassette_path: str | None = None,
         connect_timeout: float = 10.0,
         read_timeout: float = 300.0,
@@ -230,7 +234,7 @@ class RecordingProxy:
         self._legacy = True
 
 
-def _default_redactor() -> Any:
+def _default_redactor() -> Redactor:
     from mcp_replay_action.redact import Redactor
 
     return Redactor()
@@ -358,7 +362,7 @@ def record_http(
     listen_host: str,
     listen_port: int,
     cassette_path: str,
-    redactor: Any = None,
+    redactor: Redactor | None = None,
     *,
     server: str | Sequence[str] | None = None,
     cwd: str | None = None,
@@ -421,7 +425,7 @@ def record_http(
                 process.stop()
 
 
-def _wait_for_upstream(url: str, timeout: float, process: Any, stop: threading.Event) -> None:
+def _wait_for_upstream(url: str, timeout: float, process: ServerProcess, stop: threading.Event) -> None:
     """Wait for the started server to listen; a stop signal meanwhile ends the wait at once (the
     recording is interrupted before anything could be recorded)."""
     try:

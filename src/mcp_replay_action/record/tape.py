@@ -13,10 +13,9 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, cast
 
 from mcp_replay_action.model import JSON, JSONObject
-from mcp_replay_action.model.cassette import Interaction
+from mcp_replay_action.model.cassette import Interaction, Kind
 from mcp_replay_action.redact import Redactor
 from mcp_replay_action.wire.jsonrpc import decode_all
 
@@ -28,7 +27,7 @@ class TapeEntry:
     """An interaction whose initiating message has been seen (redacted), and its answer once seen."""
 
     order: int
-    kind: str
+    kind: Kind
     message: JSONObject
     seen: float  # monotonic time the initiating message passed through
     raw_id: JSON = None
@@ -143,7 +142,7 @@ class Tape:
             out.append(
                 Interaction(
                     seq=seq,
-                    kind=cast(Any, e.kind),
+                    kind=e.kind,
                     message=e.message,
                     response=e.response,
                     ts=max(0.0, e.seen - self.t0),
@@ -166,7 +165,7 @@ class Tape:
         return self.redactor.apply(value) if self.redactor is not None else value
 
     def _ask(
-        self, message: JSONObject, seen: float, scope: str, kind: str, one_way: str, asked: dict[Key, TapeEntry]
+        self, message: JSONObject, seen: float, scope: str, kind: Kind, one_way: Kind, asked: dict[Key, TapeEntry]
     ) -> TapeEntry | None:
         if "id" not in message:
             self._add(one_way, message, seen)
@@ -180,7 +179,7 @@ class Tape:
         asked[key] = entry
         return entry
 
-    def _add(self, kind: str, message: JSONObject, seen: float) -> TapeEntry:
+    def _add(self, kind: Kind, message: JSONObject, seen: float) -> TapeEntry:
         entry = TapeEntry(
             order=len(self._entries), kind=kind, message=self._redact(message), seen=seen, raw_id=message.get("id")
         )

@@ -28,7 +28,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -38,6 +38,7 @@ from httpx_sse import EventSource, ServerSentEvent
 
 from mcp_replay_action.errors import (
     ConfigError,
+    Diagnostics,
     MessageTooLarge,
     ServerExited,
     ServerStartError,
@@ -270,8 +271,8 @@ class HttpTransport:
         self._legacy_ready = threading.Event()
         self._session_id: str | None = None
         self._protocol_version: str | None = None
-        self._initialize_ids: set[Any] = set()
-        self._tools_list_ids: set[Any] = set()
+        self._initialize_ids: set[JSON] = set()
+        self._tools_list_ids: set[JSON] = set()
         self._param_headers: dict[str, dict[tuple[str, ...], str]] = {}
         self._listening = False
         self._posted = 0
@@ -486,7 +487,7 @@ class HttpTransport:
 
     # -- streamable HTTP ---------------------------------------------------------------------------
 
-    def _spawn_thread(self, target: JSON, *args: Any) -> None:
+    def _spawn_thread(self, target: Callable[..., object], *args: object) -> None:
         thread = threading.Thread(target=target, args=args, daemon=True, name="mcp-replay-http")
         self._threads = [t for t in self._threads if t.is_alive()]
         self._threads.append(thread)
@@ -841,7 +842,7 @@ class HttpTransport:
         if self._output is not None:
             self._output.join(1.0)
 
-    def _diag_kwargs(self) -> dict[str, Any]:
+    def _diag_kwargs(self) -> Diagnostics:
         if self._process is None:
             return {}
         diag = self._process_diagnostics()

@@ -28,7 +28,6 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.model import JSON
@@ -205,7 +204,7 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "mcp-replay"
     sys_version = ""
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the stdlib's name
         pass  # request lines are noise on a mock's stderr; the modules log what matters
 
     def setup(self) -> None:

@@ -31,7 +31,7 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import IO, Any
+from typing import IO
 
 from mcp_replay_action.errors import ConfigError, ServerStartError
 from mcp_replay_action.host import privilege
@@ -50,7 +50,7 @@ _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 
 
-def _libc() -> Any:
+def _libc() -> ctypes.CDLL | None:
     """libc through ctypes, for prctl (Linux only); None elsewhere or when it cannot be loaded."""
     if not os.path.isdir("/proc/self") or not hasattr(os, "setsid"):
         return None
@@ -175,9 +175,9 @@ def spawn_server(
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
     isolate: bool = False,
-    stdin: int | IO[Any] | None = PIPE,
-    stdout: int | IO[Any] | None = PIPE,
-    stderr: int | IO[Any] | None = PIPE,
+    stdin: int | IO[bytes] | None = PIPE,
+    stdout: int | IO[bytes] | None = PIPE,
+    stderr: int | IO[bytes] | None = PIPE,
 ) -> ServerProcess:
     """Start a server in its own process group, in ``cwd`` (default: the current directory), with
     the caller's environment plus ``env``; ``isolate`` gives it a fresh temporary HOME and TMPDIR.
@@ -476,7 +476,7 @@ def _install_exit_hooks() -> None:
 
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-_Handler = Callable[[int, FrameType | None], Any] | int | None
+_Handler = Callable[[int, FrameType | None], object] | int | None
 
 
 def trap_stop_signals(on_stop: Callable[[], None]) -> Callable[[], None]:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from mcp_replay_action.errors import ServerExited, TransportTimeout
+from mcp_replay_action.errors import Diagnostics, ServerExited, TransportTimeout
 from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.transport import Transport
 
@@ -150,7 +150,7 @@ class ClientSession:
             # The server is gone: the request we are waiting for reports it, with diagnostics.
 
 
-def diag_kwargs(transport: Transport) -> dict[str, Any]:
+def diag_kwargs(transport: Transport) -> Diagnostics:
     """``stderr_tail`` and ``exit_status`` of a transport, as keyword arguments for a ServerError."""
     try:
         diag = transport.diagnostics()

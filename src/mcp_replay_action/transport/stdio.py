@@ -12,7 +12,7 @@ import select
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mcp_replay_action.errors import (
     MessageTooLarge,
@@ -21,6 +21,7 @@ from mcp_replay_action.errors import (
     ServerStartError,
     TransportTimeout,
 )
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.transport import MAX_MESSAGE, message_too_large
 from mcp_replay_action.transport.headline import headline
 from mcp_replay_action.transport.process import (
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 # ---------------------------------------------------------------------------------------------
 
 
-def parse_line(line: bytes | bytearray) -> Any:
+def parse_line(line: bytes | bytearray) -> JSON:
     """``json.loads(line)``, exactly, without its look for a UTF-16 or UTF-32 encoding on a line
     that cannot be one (see ``_utf8_object``). Raises ValueError (``JSONDecodeError``,
     ``UnicodeDecodeError``) as ``loads`` does."""
@@ -127,7 +128,7 @@ class StdioTransport:
         self._stderr: StderrTail | None = None
         self._in_fd = -1  # the server's stdin (ours to write), non-blocking
         self._out_fd = -1  # the server's stdout (ours to read)
-        self._messages: collections.deque[dict[str, Any]] = collections.deque()
+        self._messages: collections.deque[JSONObject] = collections.deque()
         # The start of a line not yet ended by \n, grown in place: a long line's pieces and their
         # join are never held at once.
         self._partial = bytearray()
@@ -204,7 +205,7 @@ class StdioTransport:
 
     # -- messages ---------------------------------------------------------------------------
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: JSONObject) -> None:
         """Write one message as a JSON line. Raises ServerExited when the server is gone."""
         if self._server is None:
             raise RuntimeError("StdioTransport.send() before start()")
@@ -226,7 +227,7 @@ class StdioTransport:
         except (OSError, ValueError):  # BrokenPipeError, or stdin already closed
             raise self._exited("the server is gone (its stdin is closed)") from None
 
-    def receive(self, timeout: float, prepared: Prepared | None = None) -> dict[str, Any]:
+    def receive(self, timeout: float, prepared: Prepared | None = None) -> JSONObject:
         """The next message from the server, in arrival order.
 
         Raises TransportTimeout after ``timeout`` seconds, ServerExited once the server's stdout
@@ -244,7 +245,7 @@ class StdioTransport:
         finally:
             self._prepared = None
 
-    def _receive(self, timeout: float) -> dict[str, Any]:
+    def _receive(self, timeout: float) -> JSONObject:
         messages = self._messages
         deadline = time.monotonic() + timeout
         assert self._server is not None  # ``receive`` looked
@@ -390,7 +391,7 @@ class StdioTransport:
             return
         self._take_value(value, line)
 
-    def _take_value(self, value: Any, line: bytes | bytearray | str) -> None:
+    def _take_value(self, value: JSON, line: bytes | bytearray | str) -> None:
         if type(value) is dict and is_message(value):
             self._heard = True
             self._messages.append(value)
@@ -439,7 +440,7 @@ class StdioTransport:
     def pid(self) -> int | None:
         return self._server.pid if self._server else None
 
-    def diagnostics(self) -> dict[str, Any]:
+    def diagnostics(self) -> JSONObject:
         """``stderr_tail``, ``exit_status``, ``non_json_lines`` (and the last such line)."""
         return {
             "stderr_tail": self._stderr.text() if self._stderr else "",
