@@ -20,7 +20,7 @@ from mcp_replay_action import __version__
 if TYPE_CHECKING:
     from mcp_replay_action.errors import ServerError
 
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
 
 
 def _fail(message: str, code: int, detail: Sequence[str] = ()) -> None:
@@ -64,7 +64,7 @@ def handle_errors(func: F) -> F:
     """Turn every typed error into one line on stderr and its exit code."""
 
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: object, **kwargs: object) -> object:
         from mcp_replay_action.errors import ReplayError, ServerError
 
         try:

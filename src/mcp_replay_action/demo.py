@@ -12,21 +12,25 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from mcp_replay_action.cassette import load
 from mcp_replay_action.errors import TransportTimeout
+from mcp_replay_action.model import JSONObject
 from mcp_replay_action.options import plan_from
 from mcp_replay_action.plan import make_target
 from mcp_replay_action.replay.engine import run
 from mcp_replay_action.transport import open_transport
 from mcp_replay_action.transport.session import ClientSession, result_answer
 
+if TYPE_CHECKING:
+    from mcp_replay_action.model.results import Report
+
 HEALTHY = f"{sys.executable} -m mcp_replay_action.samples.calc_server"
 REGRESSED = f"{sys.executable} -m mcp_replay_action.samples.calc_server_regressed"
 
 
-def demo_answer(request: dict[str, Any]) -> dict[str, Any]:
+def demo_answer(request: JSONObject) -> JSONObject:
     """What the demo client answers a server request: one workspace root for ``roots/list``, an
     empty result for anything else."""
     if request.get("method") == "roots/list":
@@ -77,7 +81,7 @@ def run_demo(echo: Callable[[str], None] = print, keep_dir: str | None = None, c
         cassette = load(path)
         echo(f"   {len(cassette.interactions)} interactions recorded to {path.name}\n")
 
-        def replayed(server: str) -> Any:
+        def replayed(server: str) -> Report:
             # The run `mcp-replay replay --server SERVER --cassette demo.jsonl --timeout 10
             # --startup-timeout 15` makes: its confirmation pass and its gate.
             values = {"server": server, "cassettes": (str(path),), "timeout": 10.0, "startup_timeout": 15.0}

@@ -21,7 +21,7 @@ import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -30,6 +30,9 @@ from mcp_replay_action.plan import REQUEST_TIMEOUT, Mode, Plan, make_target, sta
 
 if TYPE_CHECKING:
     from mcp_replay_action.transport import Target
+
+# What a click option decorates: a command's function, or a command (``click.option``'s own type).
+Decorated = TypeVar("Decorated", bound=Callable[..., object] | click.Command)
 
 
 @dataclass(frozen=True)
@@ -50,25 +53,25 @@ class Option:
     input: str | None = None  # the action input (action.yml)
     input_default: str = ""  # the input's default, as action.yml declares it ("": none)
     # The action input's text (stripped; the default when empty) -> the value. Raises ConfigError.
-    clean: Callable[[str, Inputs], Any] | None = None
+    clean: Callable[[str, Inputs], object] | None = None
     # Where the settings keep the value (default: ``key``); None: folded into another input's.
     setting: str | None = ""
     help: str = ""
-    type: Callable[[], Any] | None = None  # click's type for the flag (made when the command is built)
-    default: Any = None  # the flag's default, in click's terms
+    type: Callable[[], click.ParamType] | None = None  # click's type for the flag (made when the command is built)
+    default: object = None  # the flag's default, in click's terms
     metavar: str | None = None
     multiple: bool = False
     is_flag: bool = False
     required: bool = False
     show_default: bool = False
-    from_flag: Callable[[Any], Any] = lambda value: value  # click's value -> the value
+    from_flag: Callable[[Any], object] = lambda value: value  # click's value -> the value
 
     @property
     def field(self) -> str | None:
         """The settings field that holds this input's value (None: none does)."""
         return self.key if self.setting == "" else self.setting
 
-    def click_option(self, flags: Sequence[str] = (), **changes: Any) -> Callable[[Any], Any]:
+    def click_option(self, flags: Sequence[str] = (), **changes: object) -> Callable[[Decorated], Decorated]:
         """This row as a click option (``flags``: other spellings, for a command that takes fewer)."""
         kwargs: dict[str, Any] = {"help": self.help, "metavar": self.metavar}
         if self.type is not None:
@@ -87,7 +90,7 @@ class Option:
         return click.option(*(flags or self.flags), self.key, **{k: v for k, v in kwargs.items() if v is not None})
 
     @property
-    def value_default(self) -> Any:
+    def value_default(self) -> object:
         """The value when the option is given nowhere."""
         return self.from_flag(() if self.multiple else self.default)
 
@@ -103,7 +106,7 @@ class Seconds(click.FloatRange):
 
     name = "seconds"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
         seconds = super().convert(value, param, ctx)
         if not math.isfinite(seconds):
             self.fail(f"{value!r} is not a finite number of seconds", param, ctx)
@@ -115,7 +118,7 @@ class Size(click.ParamType):
 
     name = "size"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
         if isinstance(value, int):
             return value
         try:
@@ -129,7 +132,7 @@ class Jobs(click.ParamType):
 
     name = "text"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
         if isinstance(value, int):
             return value
         try:
@@ -436,12 +439,12 @@ def clean_jobs(value: str) -> int:
         raise ConfigError(f"input jobs: {exc}") from None
 
 
-def _text(clean: Callable[[str], Any]) -> Callable[[str, Inputs], Any]:
+def _text(clean: Callable[[str], object]) -> Callable[[str, Inputs], object]:
     """A cleaner that reads only its own text."""
     return lambda value, _inputs: clean(value)
 
 
-def _named(clean: Callable[[str, str], Any], name: str) -> Callable[[str, Inputs], Any]:
+def _named(clean: Callable[[str, str], object], name: str) -> Callable[[str, Inputs], object]:
     """A cleaner that names its input in its error."""
     return lambda value, _inputs: clean(name, value)
 
@@ -777,12 +780,12 @@ BY_KEY: dict[str, Option] = {row.key: row for row in OPTIONS}
 BY_INPUT: dict[str, Option] = {row.input: row for row in OPTIONS if row.input}
 
 
-def shared_option(key: str, flags: Sequence[str] = (), **changes: Any) -> Callable[[Any], Any]:
+def shared_option(key: str, flags: Sequence[str] = (), **changes: object) -> Callable[[Decorated], Decorated]:
     """Row ``key`` as a click option, for a command that shares it (``flags``: fewer spellings)."""
     return BY_KEY[key].click_option(flags, **changes)
 
 
-def from_flags(params: Mapping[str, Any]) -> dict[str, Any]:
+def from_flags(params: Mapping[str, object]) -> dict[str, Any]:
     """The values of a command's parsed options (``params``): each row's ``from_flag`` applied to
     the parameter of its name (the others are left out)."""
     return {key: BY_KEY[key].from_flag(value) for key, value in params.items() if key in BY_KEY}
@@ -801,7 +804,7 @@ def from_inputs(inputs: Inputs) -> dict[str, Any]:
 
 
 def plan_from(
-    values: Mapping[str, Any],
+    values: Mapping[str, object],
     *,
     root: str,
     confine: bool = False,
@@ -823,8 +826,7 @@ def plan_from(
     from mcp_replay_action.host.discovery import find_cassettes
     from mcp_replay_action.model.gate import GatePolicy, fail_on_from_flags
 
-    def value(key: str) -> Any:
-        return values[key] if key in values else BY_KEY[key].value_default
+    value = _reader(values)
 
     target = target or target_from(values, command)
     what = "input cassettes" if confine else "--cassette"
@@ -876,12 +878,17 @@ def plan_from(
     )
 
 
-def target_from(values: Mapping[str, Any], command: str = "replay") -> Target:
+def _reader(values: Mapping[str, object]) -> Callable[[str], Any]:
+    """``plan_from``'s and ``target_from``'s reader of ``values``: a row's value by its key, the
+    row's default when left out (typed as the row's: only the key says which)."""
+    return lambda key: values[key] if key in values else BY_KEY[key].value_default
+
+
+def target_from(values: Mapping[str, object], command: str = "replay") -> Target:
     """The ``Target`` the server options among ``values`` describe (``plan_from``'s keys)."""
     from mcp_replay_action.errors import ConfigError
 
-    def value(key: str) -> Any:
-        return values[key] if key in values else BY_KEY[key].value_default
+    value = _reader(values)
 
     url = value("url")
     if value("recorder_url"):

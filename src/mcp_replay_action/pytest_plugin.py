@@ -138,7 +138,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("mcp-replay", "MCP cassettes (mcp-replay-action)")
     shared = not recorder_installed()
 
-    def option(ours: str, theirs: str, **kwargs: Any) -> None:
+    def option(ours: str, theirs: str, **kwargs: object) -> None:
         names = [ours, theirs] if shared else [ours]
         group.addoption(*names, dest=ours.lstrip("-").replace("-", "_"), **kwargs)
 
@@ -223,7 +223,7 @@ def updating(config: pytest.Config) -> bool:
     return bool(config.getoption("mcp_replay_update", False) or config.getini("mcp_replay_update"))
 
 
-def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     """Name every cassette this run recorded or rewrote: they are files to review and commit."""
     written = config.stash.get(_WRITTEN, [])
     if written:

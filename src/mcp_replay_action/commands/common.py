@@ -6,14 +6,19 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.options import shared_option
 
-F = TypeVar("F", bound=Callable[..., Any])
+if TYPE_CHECKING:
+    from mcp_replay_action.compare.correlate import ThreadRules
+    from mcp_replay_action.model.results import Report
+    from mcp_replay_action.redact import Redactor
+
+F = TypeVar("F", bound=Callable[..., object])
 
 
 def env_values(names: Sequence[str], extra: dict[str, str]) -> dict[str, str]:
@@ -33,7 +38,7 @@ def env_values(names: Sequence[str], extra: dict[str, str]) -> dict[str, str]:
     return found
 
 
-def make_redactor(keys: Sequence[str], patterns: Sequence[str], enabled: bool = True) -> Any:
+def make_redactor(keys: Sequence[str], patterns: Sequence[str], enabled: bool = True) -> Redactor:
     from mcp_replay_action.redact import Redactor
 
     return Redactor(keys=keys, patterns=patterns, defaults=enabled)
@@ -108,7 +113,7 @@ def compare_options(func: F) -> F:
     return func
 
 
-def thread_rules(thread: Sequence[str], no_thread: Sequence[str]) -> Any:
+def thread_rules(thread: Sequence[str], no_thread: Sequence[str]) -> ThreadRules:
     """The declared threading rules of ``--thread``/``--no-thread`` (``correlate.ThreadRules``)."""
     from mcp_replay_action.compare.correlate import ThreadRules
 
@@ -116,7 +121,7 @@ def thread_rules(thread: Sequence[str], no_thread: Sequence[str]) -> Any:
 
 
 def emit_report(
-    report: Any,
+    report: Report,
     *,
     as_json: bool = False,
     report_file: str | None = None,

@@ -9,11 +9,11 @@ from typing import Any
 import click
 
 from mcp_replay_action.cli import done_writing, handle_errors, short_help
-from mcp_replay_action.commands.common import check_outputs, emit_report, report_options
+from mcp_replay_action.commands.common import F, check_outputs, emit_report, report_options
 from mcp_replay_action.options import OPTIONS, from_flags, plan_from, target_from
 
 
-def _replay_options(func: Any) -> Any:
+def _replay_options(func: F) -> F:
     """Every row of the options table as a click option, in the table's order, with the report
     sinks (``report_options``) where the help has always listed them: after ``--no-thread``."""
     for row in reversed(OPTIONS):

@@ -18,13 +18,18 @@ import json
 import os
 import sys
 import uuid
-from typing import Any
+from typing import Any, TypeAlias
+
+# A value and an object as ``json.loads`` gives them: the package's ``model.JSON`` and
+# ``model.JSONObject``, named here again since this server imports only the standard library.
+JSON: TypeAlias = Any
+JSONObject: TypeAlias = dict[str, JSON]
 
 HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 STATELESS_VERSION = "2026-07-28"
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 
-TOOLS: list[dict[str, Any]] = [
+TOOLS: list[JSONObject] = [
     {
         "name": "add",
         "description": "Add two integers.",
@@ -67,15 +72,15 @@ class CalcServer:
     def __init__(self, regressed: bool = False) -> None:
         self.regressed = regressed
         self.jobs: dict[str, int] = {}
-        self.pending_roots: dict[Any, Any] = {}  # our request id -> the tools/call id waiting on it
+        self.pending_roots: dict[JSON, JSON] = {}  # our request id -> the tools/call id waiting on it
         self.next_id = 0
         self.out = sys.stdout
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: JSONObject) -> None:
         self.out.write(json.dumps(message, separators=(",", ":")) + "\n")
         self.out.flush()
 
-    def handle(self, msg: dict[str, Any]) -> None:
+    def handle(self, msg: JSONObject) -> None:
         if "method" not in msg:
             self._on_client_response(msg)
             return
@@ -89,11 +94,11 @@ class CalcServer:
         if result is not None:
             self.send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
 
-    def _stateless(self, params: dict[str, Any]) -> bool:
+    def _stateless(self, params: JSONObject) -> bool:
         meta = params.get("_meta") or {}
         return meta.get(META_VERSION) == STATELESS_VERSION
 
-    def dispatch(self, method: str, params: dict[str, Any], req_id: Any) -> dict[str, Any] | None:
+    def dispatch(self, method: str, params: JSONObject, req_id: JSON) -> JSONObject | None:
         stateless = self._stateless(params)
         if method == "initialize":
             asked = params.get("protocolVersion")
@@ -115,7 +120,7 @@ class CalcServer:
         if method == "ping":
             return {}
         if method == "tools/list":
-            result: dict[str, Any] = {"tools": TOOLS}
+            result: JSONObject = {"tools": TOOLS}
         elif method == "resources/list":
             result = {"resources": RESOURCES}
         elif method == "resources/read":
@@ -137,8 +142,8 @@ class CalcServer:
         return result
 
     def call_tool(
-        self, name: str, args: dict[str, Any], params: dict[str, Any], req_id: Any, stateless: bool
-    ) -> dict[str, Any] | None:
+        self, name: str, args: JSONObject, params: JSONObject, req_id: JSON, stateless: bool
+    ) -> JSONObject | None:
         if name == "add":
             total = int(args["a"]) + int(args["b"]) + (1 if self.regressed else 0)
             return text_result(str(total))
@@ -194,7 +199,7 @@ class CalcServer:
             return text_result(f"{args.get('action')}: {answer}")
         raise LookupError(f"unknown tool: {name}")
 
-    def _on_client_response(self, msg: dict[str, Any]) -> None:
+    def _on_client_response(self, msg: JSONObject) -> None:
         waiting = self.pending_roots.pop(msg.get("id"), None)
         if waiting is None:
             return
@@ -203,7 +208,7 @@ class CalcServer:
         self.send({"jsonrpc": "2.0", "id": waiting, "result": text_result(f"roots: {names}")})
 
 
-def text_result(text: str) -> dict[str, Any]:
+def text_result(text: str) -> JSONObject:
     return {"content": [{"type": "text", "text": text}], "isError": False}
 
 
