@@ -11,6 +11,7 @@ on 2.x).
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +29,10 @@ from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.replay.translate import translate
 from mcp_replay_action.wire.protocol import META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO
 from test_plan import action_plan, cli_plan
+from test_pytest_plugin import run as inner
 
 pytestmark = pytest.mark.timeout(300)
+pytest_plugins = ["pytester"]
 
 SDK1 = SERVERS / ".venv-sdk1" / "bin" / "python"
 TWIN = SERVERS / "twin_server.py"
@@ -277,3 +280,72 @@ def test_era_is_one_option_of_the_cli_and_the_action(tmp_path: Path) -> None:
         action_plan({"server": "python -m s", "era": "modern"}, root)
     with pytest.raises(ConfigError, match="--update"):
         cli_plan(["--server", "python -m s", "--cassette", "cassettes/*.jsonl", "--era", "handshake", "--update"], root)
+
+
+# -- the pytest plugin: the same era option, at its edge ------------------------------------------
+
+ACROSS_TEST = """
+import pytest
+from mcp_replay_action.pytest_plugin import assert_no_regressions
+
+
+@pytest.mark.mcp_cassette("cassettes/sdk1.jsonl"{marker})
+def test_across_eras(mcp_replay_verify):
+    assert_no_regressions(mcp_replay_verify, fail_on="any")
+    assert (mcp_replay_verify.era, mcp_replay_verify.replayed_era) == ("handshake", "stateless")
+    assert [entry.split(" (")[0] for entry in mcp_replay_verify.era_skipped] == ["ping", "logging/setLevel"]
+"""
+
+
+@pytest.fixture
+def sdk1(cassettes: dict[str, Path], pytester: pytest.Pytester) -> pytest.Pytester:
+    """A pytester directory holding the 1.x recording at ``cassettes/sdk1.jsonl``."""
+    (pytester.path / "cassettes").mkdir()
+    shutil.copy(cassettes["1"], pytester.path / "cassettes" / "sdk1.jsonl")
+    return pytester
+
+
+def test_the_pytest_plugin_sends_a_cassette_in_another_era(sdk1: pytest.Pytester) -> None:
+    pytester = sdk1
+    pytester.makepyfile(test_across=ACROSS_TEST.format(marker=""))
+    healthy, regressed = twin("2"), twin("2", "--regressed")
+    # The 1.x recording against the stateless-only 2.x twin: clean only when sent stateless.
+    inner(pytester, "--mcp-replay-target-stdio", healthy, "--mcp-replay-era", "stateless").assert_outcomes(passed=1)
+    as_recorded = inner(pytester, "--mcp-replay-target-stdio", healthy)
+    as_recorded.assert_outcomes(failed=1)
+    assert "protocol era mismatch" in as_recorded.stdout.str(), as_recorded.stdout.str()
+    caught = inner(pytester, "--mcp-replay-target-stdio", regressed, "--mcp-replay-era", "stateless")
+    caught.assert_outcomes(failed=1)
+    out = caught.stdout.str()
+    assert "E       AssertionError: 1 breaking and 0 additive change(s)" in out, out
+    assert (
+        "(handshake 2025-11-25 sent as stateless)" in out and "[FAIL] #4 tools/call add  breaking value-change" in out
+    )
+    # The ini key, the marker's era= over it, and the command line over both (as for the server).
+    pytester.makeini(f"[pytest]\nmcp_replay_server = {healthy}\nmcp_replay_era = stateless\n")
+    inner(pytester).assert_outcomes(passed=1)
+    pytester.makepyfile(test_across=ACROSS_TEST.format(marker=", era='stateless'"))
+    pytester.makeini(f"[pytest]\nmcp_replay_server = {healthy}\nmcp_replay_era = handshake\n")
+    inner(pytester).assert_outcomes(passed=1)
+    inner(pytester, "--mcp-replay-era", "recorded").assert_outcomes(failed=1)
+
+
+def test_the_pytest_plugins_era_refuses_what_the_cli_refuses(sdk1: pytest.Pytester) -> None:
+    pytester = sdk1
+    pytester.makepyfile(test_across=ACROSS_TEST.format(marker=", era='modern'"))
+    bad = inner(pytester, "--mcp-replay-target-stdio", twin("2"))
+    bad.assert_outcomes(errors=1)
+    assert "@pytest.mark.mcp_cassette: unknown era 'modern' (expected one of: recorded, handshake, stateless)" in (
+        bad.stdout.str()
+    )
+    pytester.makepyfile(test_across=ACROSS_TEST.format(marker=""))
+    pytester.makeini("[pytest]\nmcp_replay_era = modern\n")
+    usage = inner(pytester)
+    assert usage.ret == pytest.ExitCode.USAGE_ERROR and "ini mcp_replay_era: unknown era 'modern'" in usage.stderr.str()
+    pytester.makeini("[pytest]\n")
+    # An update keeps each cassette's own era: refused with the options' own message, no server started.
+    update = inner(
+        pytester, "--mcp-replay-target-stdio", twin("2"), "--mcp-replay-era", "stateless", "--mcp-replay-update"
+    )
+    update.assert_outcomes(errors=1)
+    assert "mcp_replay_verify: --era stateless cannot be combined with --update" in update.stdout.str()

@@ -68,7 +68,10 @@ def test_the_plugin_knows_every_matcher_the_mock_has() -> None:
 def test_the_marker_is_registered_and_documented(pytester: pytest.Pytester) -> None:
     result = run(pytester, "--markers")
     result.stdout.fnmatch_lines(
-        ["@pytest.mark.mcp_cassette(path, ignore_keys=(), *server=None, url=None): *the server under test*"]
+        [
+            "@pytest.mark.mcp_cassette(path, ignore_keys=(), *server=None, url=None, era=None): "
+            "*the server under test*the protocol era mcp_replay_verify sends it in*"
+        ]
     )
 
 
@@ -353,7 +356,7 @@ def test_broken_cassette(mcp_replay_mock_url):
         "\nmcp_replay_mock_url needs a cassette: mark the test with @pytest.mark.mcp_cassette('path/to/cassette.jsonl')\n",
         "\n@pytest.mark.mcp_cassette: unknown match 'fuzzy' (expected one of: method_params, sequential, strict)\n",
         "\n@pytest.mark.mcp_cassette: unknown option(s) ignore_feilds "
-        "(known: ignore_keys, ignore_fields, ignore_paths, allow_reorder, match, server, url)\n",
+        "(known: ignore_keys, ignore_fields, ignore_paths, allow_reorder, match, server, url, era)\n",
         "\n@pytest.mark.mcp_cassette: invalid ignore path '$.result[[[': cannot read '[[['\n",
         "\n@pytest.mark.mcp_cassette takes one cassette path, got ()\n",
         f"\ncannot use the cassette: {broken}:2: invalid JSON",

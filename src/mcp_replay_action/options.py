@@ -27,6 +27,7 @@ import click
 
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.plan import REQUEST_TIMEOUT, Mode, Plan, make_target, startup_timeout_for
+from mcp_replay_action.wire.protocol import ERAS
 
 if TYPE_CHECKING:
     from mcp_replay_action.transport import Target
@@ -354,9 +355,6 @@ def clean_min_coverage(value: str) -> float | None:
     if not 0 <= percent <= 100:
         raise bad_input("min-coverage", value, "a percentage from 0 to 100, such as 80")
     return percent
-
-
-ERAS = ("recorded", "handshake", "stateless")
 
 
 def clean_era(value: str) -> str:

@@ -12,12 +12,15 @@ Mark a test (or a class, or a module through ``pytestmark``) with a cassette::
 ``path`` is resolved against the directory of the test file that holds the test (an absolute
 path is used as it is), so a test and its cassettes move together. The keyword options are the
 replay comparison's (``ignore_keys``, ``ignore_paths``, ``allow_reorder``), the mock server's
-matcher (``match``: ``method_params``, ``sequential`` or ``strict``) and the server under test
-(``server``: a command that starts a stdio server; ``url``: a Streamable HTTP endpoint).
+matcher (``match``: ``method_params``, ``sequential`` or ``strict``), the server under test
+(``server``: a command that starts a stdio server; ``url``: a Streamable HTTP endpoint) and the
+protocol era ``mcp_replay_verify`` sends the cassette in (``era``: ``recorded``, ``handshake`` or
+``stateless``, as ``mcp-replay replay --era``; docs/eras.md).
 
 The server under test is, first found: ``--mcp-replay-target URL`` / ``--mcp-replay-target-stdio
 CMD`` on the command line (replay the suite against another build), the marker's ``server`` /
-``url``, the ini keys ``mcp_replay_server`` / ``mcp_replay_server_url``.
+``url``, the ini keys ``mcp_replay_server`` / ``mcp_replay_server_url``. Its era, the same way:
+``--mcp-replay-era``, the marker's ``era``, the ini key ``mcp_replay_era``, else ``recorded``.
 
 Fixtures:
 
@@ -73,6 +76,8 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import pytest
 
+from mcp_replay_action.wire.protocol import ERAS
+
 if TYPE_CHECKING:  # only for annotations: none of these load when the plugin does
     from mcp_replay_action.model.cassette import Cassette
     from mcp_replay_action.model.results import CassetteResult
@@ -88,12 +93,12 @@ RECORD_MODES = ("none", "once", "new_episodes", "all", "auto")
 MATCHERS = ("method_params", "sequential", "strict")
 _MARKER_HELP = (
     f"{MARKER}(path, ignore_keys=(), ignore_paths=(), allow_reorder=False, match='method_params', "
-    "server=None, url=None): the MCP cassette the mcp_replay_mock_url, mcp_replay_stdio and "
-    "mcp_replay_verify fixtures use (path relative to the test file's directory), and the server "
-    "under test (a stdio command or a URL)"
+    "server=None, url=None, era=None): the MCP cassette the mcp_replay_mock_url, mcp_replay_stdio "
+    "and mcp_replay_verify fixtures use (path relative to the test file's directory), the server "
+    "under test (a stdio command or a URL) and the protocol era mcp_replay_verify sends it in"
 )
 # ``ignore_fields`` is mcp-recorder's name for ``ignore_keys`` (field names ignored at any depth).
-_OPTIONS = ("ignore_keys", "ignore_fields", "ignore_paths", "allow_reorder", "match", "server", "url")
+_OPTIONS = ("ignore_keys", "ignore_fields", "ignore_paths", "allow_reorder", "match", "server", "url", "era")
 # Written beside the cassette while a session is recorded, then moved over it (or merged into it).
 _RECORDING_SUFFIX = ".recording"
 _WRITTEN = pytest.StashKey[list[str]]()
@@ -110,6 +115,7 @@ class CassetteSpec:
     match: str = "method_params"
     server: str | None = None  # the marker's server under test: a stdio command ...
     url: str | None = None  # ... or a Streamable HTTP endpoint
+    era: str | None = None  # the era mcp_replay_verify sends the cassette in (``ERAS``)
 
 
 @dataclass(frozen=True)
@@ -182,6 +188,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "mcp_replay_server_url", "Streamable HTTP endpoint of the MCP server under test (the marker's url= wins)."
     )
     parser.addini("mcp_replay_record_mode", "Default --mcp-replay-record-mode.", default="none")
+    # mcp-recorder has no era option: this one has no second spelling.
+    group.addoption(
+        "--mcp-replay-era",
+        choices=ERAS,
+        default=None,
+        dest="mcp_replay_era",
+        help="mcp_replay_verify: the protocol era each cassette is sent in, as `mcp-replay replay --era`: "
+        "'recorded' (default) as recorded; 'handshake' or 'stateless' translate a recording of the other "
+        "era, answers compared by meaning (wins over the marker's era= and the ini key).",
+    )
+    parser.addini("mcp_replay_era", "Default --mcp-replay-era (the marker's era= wins).", default="recorded")
     # mypy 1.20 takes the string "bool" passed as `type` for a type form; pytest reads it as the ini type
     parser.addini("mcp_replay_update", "Default --mcp-replay-update.", type="bool", default=False)  # type: ignore[maybe-unrecognized-str-typeform]
     option(
@@ -210,12 +227,26 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(
                 f"ini mcp_replay_record_mode: unknown record mode {mode!r} (expected one of: {', '.join(RECORD_MODES)})"
             )
+    era = str(config.getini("mcp_replay_era") or "recorded").strip()
+    if era not in ERAS:
+        raise pytest.UsageError(f"ini mcp_replay_era: unknown era {era!r} (expected one of: {', '.join(ERAS)})")
     config.stash[_WRITTEN] = []
 
 
 def record_mode(config: pytest.Config) -> str:
     """The record mode of this run: the command line's, else the ini key's, else ``none``."""
     return str(config.getoption("mcp_replay_record_mode", None) or config.getini("mcp_replay_record_mode") or "none")
+
+
+def replay_era(config: pytest.Config, spec: CassetteSpec) -> str:
+    """The era ``mcp_replay_verify`` sends ``spec``'s cassette in: the command line's, else the
+    marker's, else the ini key's, else ``recorded`` (the order the server under test is found in)."""
+    return str(
+        config.getoption("mcp_replay_era", None)
+        or spec.era
+        or str(config.getini("mcp_replay_era") or "").strip()
+        or "recorded"
+    )
 
 
 def updating(config: pytest.Config) -> bool:
@@ -260,12 +291,16 @@ def cassette_spec(request: pytest.FixtureRequest, fixture: str) -> CassetteSpec:
             _fail(f"@pytest.mark.{MARKER}: {name} must be a non-empty string, got {kwargs[name]!r}")
     if kwargs.get("server") and kwargs.get("url"):
         _fail(f"@pytest.mark.{MARKER}: give server= (a stdio command) or url= (an HTTP endpoint), not both")
+    era = kwargs.get("era")
+    if era is not None and era not in ERAS:
+        _fail(f"@pytest.mark.{MARKER}: unknown era {era!r} (expected one of: {', '.join(ERAS)})")
     path = Path(os.fspath(args[0]))
     if not path.is_absolute():
         path = Path(request.path).parent / path
     return CassetteSpec(
         server=kwargs.get("server"),
         url=kwargs.get("url"),
+        era=era,
         path=path,
         ignore_keys=_strings(kwargs.get("ignore_keys", ()), "ignore_keys")
         + _strings(kwargs.get("ignore_fields", ()), "ignore_fields"),
@@ -521,20 +556,22 @@ def _verify(request: pytest.FixtureRequest) -> CassetteResult:
 
     timeout = float(config.getoption("mcp_replay_timeout"))
     update = updating(config) or record_mode(config) == "all"
+    # The values ``mcp-replay replay`` would read from the same options (``options.py``).
+    values = {
+        "server": server.command,
+        "url": server.url,
+        "cassettes": (str(path),),
+        "ignore_paths": spec.ignore_paths,
+        "ignore_keys": spec.ignore_keys,
+        "allow_reorder": spec.allow_reorder,
+        "timeout": timeout,
+        "startup_timeout": timeout,
+        "update": update,
+        "era": replay_era(config, spec),
+    }
+    # A plan the options refuse (an era beside an update) is the options' message, not the server's.
+    plan = _or_fail(lambda: plan_from(values, root=str(config.rootpath), command=fixture), f"{fixture}: ")
     try:
-        # The values ``mcp-replay replay`` would read from the same options (``options.py``).
-        values = {
-            "server": server.command,
-            "url": server.url,
-            "cassettes": (str(path),),
-            "ignore_paths": spec.ignore_paths,
-            "ignore_keys": spec.ignore_keys,
-            "allow_reorder": spec.allow_reorder,
-            "timeout": timeout,
-            "startup_timeout": timeout,
-            "update": update,
-        }
-        plan = plan_from(values, root=str(config.rootpath), command=fixture)
         outcome = run(plan)
         rewritten = sum(u.updated for u in outcome.updates)
         if rewritten:

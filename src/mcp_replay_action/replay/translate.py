@@ -31,6 +31,7 @@ from mcp_replay_action.errors import CassetteError
 from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.wire.protocol import (
+    ERAS,
     HANDSHAKE_VERSION,
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
@@ -40,8 +41,6 @@ from mcp_replay_action.wire.protocol import (
     is_input_required,
     refused_probes,
 )
-
-ERAS = ("recorded", "handshake", "stateless")
 
 # Requests the 2026-07-28 revision removed (its changelog; ``subscriptions/listen`` replaces the
 # subscribe pair), and the notifications it removed or has no handshake for.

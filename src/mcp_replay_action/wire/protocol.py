@@ -25,6 +25,9 @@ META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 HANDSHAKE_VERSION = "2025-11-25"  # the newest handshake-era version
 STATELESS_VERSION = "2026-07-28"  # the first stateless-era version
+# What a cassette may be sent in (``--era``, the action's ``era``, the pytest plugin's
+# ``--mcp-replay-era``): as recorded, or translated into one era (``replay/translate.py``).
+ERAS = ("recorded", "handshake", "stateless")
 LIFECYCLE_METHODS = frozenset({"initialize", "notifications/initialized", "server/discover", "ping"})
 
 
