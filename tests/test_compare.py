@@ -191,6 +191,67 @@ def test_list_item_added_is_additive() -> None:
     assert (finding.kind, finding.cls, finding.path) == ("structure-change", "additive", "$.result.content[0]")
 
 
+def test_a_changed_item_among_equal_ones_is_changed_in_place() -> None:
+    # The items equal at both ends line up with each other, as in a line diff; only those between
+    # are lined up by content. [x, y, x] -> [x, x, x] is item 1 changed, not y removed and one
+    # more x added after it (what difflib over the whole list says).
+    x, y = {"v": "x", "n": 1}, {"v": "y", "n": 1}
+    for options in (NO_OPTIONS, CompareOptions(allow_reorder=True)):
+        finding = one(compare(ok({"rows": [x, y, x]}), ok({"rows": [x, x, x]}), options))
+        assert (finding.kind, finding.path, finding.message) == (
+            "value-change",
+            "$.result.rows[1].v",
+            'value changed: "y" -> "x"',
+        )
+
+
+def test_changes_far_apart_in_a_long_plain_list_are_found_where_they_are() -> None:
+    rows = [{"seq": i, "tags": ["a", i % 3]} for i in range(600)]
+    live = copy.deepcopy(rows)
+    live[3]["tags"][1] = "changed"
+    live.insert(400, {"seq": -1, "tags": []})
+    del live[590]
+    found = {(f.path, f.message) for f in compare(ok({"rows": rows}), ok({"rows": live}), NO_OPTIONS)}
+    assert found == {
+        ("$.result.rows[3].tags[1]", 'type changed from number to string: 0 -> "changed"'),
+        ("$.result.rows[400]", "list item added"),
+        ("$.result.rows[589]", "list item removed"),
+    }
+
+
+_DISTINCT_ROWS = st.lists(st.integers(0, 40), min_size=2, max_size=30, unique=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_DISTINCT_ROWS, st.data(), st.booleans())
+def test_items_all_distinct_line_up_as_difflib_over_the_whole_list_does(
+    keys: list[int], data: st.DataObject, reorder: bool
+) -> None:
+    # Where no item repeats, lining up the equal ends first changes nothing: the findings are
+    # those of lining up the whole list by content (``_equal_ends`` made to find no equal end).
+    from mcp_replay_action.compare import engine
+
+    rows = [{"k": k, "v": [k, "x"]} for k in keys]
+    live = copy.deepcopy(rows)
+    for n in range(data.draw(st.integers(1, 3))):
+        edit = data.draw(st.sampled_from(["change", "insert", "remove", "swap"]))
+        at = data.draw(st.integers(0, len(live) - 1)) if live else 0
+        if edit == "change" and live:
+            live[at]["v"][1] = "y"
+        elif edit == "insert":
+            live.insert(at, {"k": 100 + n, "v": [n, "z"]})
+        elif edit == "remove" and len(live) > 1:
+            del live[at]
+        elif edit == "swap" and len(live) > 1:
+            live[0], live[-1] = live[-1], live[0]
+    options = CompareOptions(allow_reorder=reorder)
+    trimmed = compare(ok({"rows": rows}), ok({"rows": live}), options)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(engine, "_equal_ends", lambda a, b: (0, 0))
+        whole = compare(ok({"rows": rows}), ok({"rows": live}), options)
+    assert trimmed == whole
+
+
 # -- named lists ------------------------------------------------------------------------------
 
 

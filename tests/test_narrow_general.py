@@ -1,5 +1,5 @@
 """narrow.py on long lists whatever names their records: by ``name`` (a named list), by ``id``
-(no identity key) or by nothing, with one change or a few anywhere (a leaf, a key renamed, added
+(no identity key), by nothing, or records that repeat, with one change or a few anywhere (a leaf, a key renamed, added
 or removed, a record inserted or removed, a string with escapes and non-ASCII characters, a
 number spelled otherwise), from a server that answers at once (nothing read ahead). The narrowed
 comparison finds exactly what parsing both texts whole finds, and the narrowing did the work."""
@@ -33,6 +33,8 @@ def _leaf(rng: random.Random) -> Any:
 
 
 def _record(rng: random.Random, i: int, key: str) -> dict[str, Any]:
+    if key == "repeat":  # records that repeat: six kinds, over and over
+        return {"kind": f"k{i % 3}", "score": i % 2, "tags": ["a"]}
     rec: dict[str, Any] = {"score": _leaf(rng), "tags": [_leaf(rng) for _ in range(rng.randint(0, 2))]}
     if key == "name":
         rec["name"] = f"item-{i}"
@@ -71,9 +73,9 @@ def _answer(text: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": text}]}}
 
 
-@pytest.mark.parametrize("key", ["name", "id", "none"])
+@pytest.mark.parametrize("key", ["name", "id", "none", "repeat"])
 def test_a_long_list_narrowed_finds_what_the_whole_parse_finds(monkeypatch: pytest.MonkeyPatch, key: str) -> None:
-    rng = random.Random({"name": 1, "id": 2, "none": 3}[key])
+    rng = random.Random({"name": 1, "id": 2, "none": 3, "repeat": 4}[key])
     settled = calls = marked = 0
     real_skeletons, real_mark_of = narrow.skeletons, narrow.Stretch.mark_of
 

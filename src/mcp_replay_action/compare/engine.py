@@ -607,9 +607,9 @@ def _leaves(x: Any, y: Any, path: list[Any], found: list[tuple[str, tuple[Any, .
     if tx is list:
         if len(x) != len(y) or (_all_basic(x) and _all_basic(y)):
             return False
-        for i, (xi, yi) in enumerate(zip(x, y, strict=True)):
+        for i in compress(range(len(x)), map(is_not, x, y)):  # the very object on both sides holds no leaf
             path.append(i)
-            if not _leaves(xi, yi, path, found):
+            if not _leaves(x[i], y[i], path, found):
                 return False
             path.pop()
         return True
@@ -618,6 +618,29 @@ def _leaves(x: Any, y: Any, path: list[Any], found: list[tuple[str, tuple[Any, .
 
 def _all_basic(items: list[Any]) -> bool:
     return all(isinstance(item, _BASIC_TYPES) for item in items)
+
+
+def _equal_ends(a: list[Any], b: list[Any]) -> tuple[int, int]:
+    """How many items two lists share at their start and at their end (not overlapping): the
+    very object on both sides (skipped at C speed, where a long list shares all but a few
+    records), or items equal as written (``canonical``)."""
+    n = min(len(a), len(b))
+    lo = n
+    for i in compress(range(n), map(is_not, a, b)):
+        if not _written_equal(a[i], b[i]):
+            lo = i
+            break
+    left = n - lo
+    hi = left
+    for k in compress(range(left), map(is_not, reversed(a), reversed(b))):
+        if not _written_equal(a[len(a) - 1 - k], b[len(b) - 1 - k]):
+            hi = k
+            break
+    return lo, hi
+
+
+def _written_equal(x: Any, y: Any) -> bool:
+    return canonical(materialize(x)) == canonical(materialize(y))
 
 
 # -- the differ -------------------------------------------------------------------------------
@@ -762,14 +785,21 @@ class _Differ:
         return na, nb
 
     def align_list(self, a: list[Any], b: list[Any], path: str, key: str | None) -> tuple[Any, Any]:
+        """Two lists lined up item by item for DeepDiff. The items equal at both ends (the very
+        object on both sides, a shared record, or equal as written) are lined up with each other,
+        as a line diff does; only the items between are lined up by content (difflib, or any item
+        against any when order is not significant), and only they are written out."""
         if len(a) == 1 and len(b) == 1:
             # One item against one pair up whatever they hold (equal ones leave nothing behind).
             return self.align_pair(a, b, path)
-        ca = [canonical(x) for x in a]
+        lo, hi = _equal_ends(a, b)
+        mid_a = [materialize(x) for x in a[lo : len(a) - hi]]
+        mid_b = [materialize(y) for y in b[lo : len(b) - hi]]
+        ca = [canonical(x) for x in mid_a]
         # An item that is the very object on both sides (a shared record, normalised once) is
         # spelled once: canonical() is a function of the object alone.
-        spelled = {id(x): c for x, c in zip(a, ca, strict=True)}
-        cb = [spelled.get(id(y)) or canonical(y) for y in b]
+        spelled = {id(x): c for x, c in zip(mid_a, ca, strict=True)}
+        cb = [spelled.get(id(y)) or canonical(y) for y in mid_b]
         if ca == cb:
             return a, b
         if sorted(ca) == sorted(cb):
@@ -790,22 +820,39 @@ class _Differ:
             return self.align_pair(a, b, path)
         slots_a, slots_b = _Aligned(), _Aligned()
         slot = 0
+        ends = [(i, i) for i in range(lo)] + [(len(a) - k, len(b) - k) for k in range(hi, 0, -1)]
+        for i, j in ends:
+            if a[i] is not b[j]:  # equal as written, not one object: compared, as any pair is
+                slots_a[slot], slots_b[slot] = self.align(a[i], b[j], f"{path}[{i}]", None)
+                slots_a.index[slot], slots_b.index[slot] = i, j
+                slot += 1
         for i, j in pairs:
-            slots_a[slot], slots_b[slot] = self.align(a[i], b[j], f"{path}[{i}]", None)
-            slots_a.index[slot], slots_b.index[slot] = i, j
+            slots_a[slot], slots_b[slot] = self.align(mid_a[i], mid_b[j], f"{path}[{lo + i}]", None)
+            slots_a.index[slot], slots_b.index[slot] = lo + i, lo + j
             slot += 1
         for i in removed:
-            slots_a[slot], slots_a.index[slot] = a[i], i
+            slots_a[slot], slots_a.index[slot] = mid_a[i], lo + i
             slot += 1
         for j in added:
-            slots_b[slot], slots_b.index[slot] = b[j], j
+            slots_b[slot], slots_b.index[slot] = mid_b[j], lo + j
             slot += 1
         return slots_a, slots_b
 
-    def align_pair(self, a: list[Any], b: list[Any], path: str) -> tuple[list[Any], list[Any]]:
-        """Two lists of one length lined up item by item."""
+    def align_pair(self, a: list[Any], b: list[Any], path: str) -> tuple[Any, Any]:
+        """Two lists of one length lined up item by item. An item that is the very object on
+        both sides (a shared record) holds nothing to find: where there are such, only the other
+        places are kept (an ``_Aligned`` by their own index, as a named list keeps only its
+        changed names), so that DeepDiff does not step through 44k shared records to find one
+        changed leaf. A list of scalars stays a list: DeepDiff lines those up itself."""
+        moved = list(compress(range(len(a)), map(is_not, a, b)))
+        if len(moved) < len(a) and not (_all_basic(a) and _all_basic(b)):
+            slots_a, slots_b = _Aligned(), _Aligned()
+            for i in moved:
+                slots_a[i], slots_b[i] = self.align(a[i], b[i], f"{path}[{i}]", None)
+                slots_a.index[i] = slots_b.index[i] = i
+            return slots_a, slots_b
         na, nb = list(a), list(b)
-        for i in range(len(a)):
+        for i in moved:
             na[i], nb[i] = self.align(a[i], b[i], f"{path}[{i}]", None)
         return na, nb
 
@@ -853,88 +900,53 @@ class _Differ:
         path, steps = _locate(b if report_type.endswith("_added") else a, params)
         last = steps[-1] if steps else _Step(None, None)
         if report_type in ("dictionary_item_added", "iterable_item_added"):
-            return self.added(path, steps, last, t2)
+            return self.membership(path, steps, last, t2, added=True)
         if report_type in ("dictionary_item_removed", "iterable_item_removed"):
-            return self.removed(path, steps, last, t1)
+            return self.membership(path, steps, last, t1, added=False)
         if report_type == "type_changes":
             if _is_number(t1) and _is_number(t2):
                 return self.changed(path, steps, t1, t2)
             return _type_change(path, t1, t2)
         return self.changed(path, steps, t1, t2)
 
-    def added(self, path: str, steps: list[_Step], last: _Step, value: Any) -> Finding:
+    def membership(self, path: str, steps: list[_Step], last: _Step, value: Any, added: bool) -> Finding:
+        """A key, a named item or a list item that one side alone has (``added``: the live one)."""
         keys = [s.key for s in steps]
-        hint = _hint_finding(path, steps, _ABSENT, value)
+        hint = _hint_finding(path, steps, _ABSENT, value) if added else _hint_finding(path, steps, value, _ABSENT)
         if hint is not None:
             return hint
+        verb = "added" if added else "removed"
+        shown = {"after": _render(value)} if added else {"before": _render(value)}
         if isinstance(last.container, Keyed):
-            noun = _noun(steps)
-            return _classed(
-                _rule_for(steps, "tool-added"),
-                "structure-change",
-                path,
-                f"{noun} {_name(last.param)} added",
-                after=_render(value),
-            )
+            rule = _rule_for(steps, f"tool-{verb}")
+            return _classed(rule, "structure-change", path, f"{_noun(steps)} {_name(last.param)} {verb}", **shown)
         if isinstance(last.container, (list, _Aligned)):
             if keys[-2:-1] == ["required"] and "inputSchema" in keys:
-                return _classed(
-                    "required-added",
-                    "structure-change",
-                    path,
-                    f"argument {_name(value)} became required",
-                    after=_render(value),
-                )
-            return _classed("item-added", "structure-change", path, "list item added", after=_render(value))
+                if added:
+                    rule, message = "required-added", f"argument {_name(value)} became required"
+                else:
+                    rule, message = "required-dropped", f"argument {_name(value)} is no longer required"
+                return _classed(rule, "structure-change", path, message, **shown)
+            return _classed(f"item-{verb}", "structure-change", path, f"list item {verb}", **shown)
         name = str(last.param)
-        if keys[-2:-1] == ["properties"] and "inputSchema" in keys and _required_in(steps, name):
+        if not added:
+            rule = _removed_rule(steps, value)
+        elif keys[-2:-1] == ["properties"] and "inputSchema" in keys and _required_in(steps, name):
             return _classed(
-                "required-added",
-                "structure-change",
-                path,
-                f"required argument {_name(name)} added",
-                after=_render(value),
+                "required-added", "structure-change", path, f"required argument {_name(name)} added", **shown
             )
-        rule = "capability-added" if _in_capabilities(keys) else _rule_for(steps, "key-added")
-        return _classed(rule, "structure-change", path, f"key {_name(name)} added", after=_render(value))
-
-    def removed(self, path: str, steps: list[_Step], last: _Step, value: Any) -> Finding:
-        keys = [s.key for s in steps]
-        hint = _hint_finding(path, steps, value, _ABSENT)
-        if hint is not None:
-            return hint
-        if isinstance(last.container, Keyed):
-            return _classed(
-                _rule_for(steps, "tool-removed"),
-                "structure-change",
-                path,
-                f"{_noun(steps)} {_name(last.param)} removed",
-                before=_render(value),
-            )
-        if isinstance(last.container, (list, _Aligned)):
-            if keys[-2:-1] == ["required"] and "inputSchema" in keys:
-                return _classed(
-                    "required-dropped",
-                    "structure-change",
-                    path,
-                    f"argument {_name(value)} is no longer required",
-                    before=_render(value),
-                )
-            return _classed("item-removed", "structure-change", path, "list item removed", before=_render(value))
-        return _classed(
-            _removed_rule(steps, value),
-            "structure-change",
-            path,
-            f"key {_name(last.param)} removed",
-            before=_render(value),
-        )
+        else:
+            rule = "capability-added" if _in_capabilities(keys) else _rule_for(steps, "key-added")
+        return _classed(rule, "structure-change", path, f"key {_name(name)} {verb}", **shown)
 
     def holder(self, steps: list[_Step]) -> Any:
         """The object in the recorded answer that holds the leaf ``steps`` reach, whole."""
         node = self.before
         for step in steps[:-1]:
+            # A lined-up list's slot stands for its item's place in the recorded list.
+            param = step.container.index.get(step.param) if isinstance(step.container, _Aligned) else step.param
             try:
-                node = node[step.param]
+                node = node[param]
             except (KeyError, IndexError, TypeError):
                 return None
         return node

@@ -1045,8 +1045,10 @@ class _Pairer:
             a, b = _expanded(a), _expanded(b)
         n = self.n
         items_a, items_b, paired = self.walk(a, b, states, depth)
-        keyed_a = n.keyed(items_a)
-        keyed_b = self.keyed_beside(keyed_a, items_a, items_b)
+        # ``keyed`` names a list by its first item's identity: a first item with none settles
+        # it without a pass over every item.
+        keyed_a = n.keyed(items_a) if _named(items_a) else None
+        keyed_b = self.keyed_beside(keyed_a, items_a, items_b) if _named(items_b) else None
         if keyed_a is not None and keyed_b is not None and keyed_a.key == keyed_b.key:
             # Lined up by identity, as compare lines them up. Items walked as a pair under two
             # identities meet other partners there: they must not share anything with each other.
@@ -1064,7 +1066,12 @@ class _Pairer:
         if len(items_a) == 1 and len(items_b) == 1:
             # One item against one: lined up with each other, whatever they hold.
             return keyed_a or items_a, keyed_b or items_b
-        # Lined up by content, any item against any: every item is needed whole.
+        if keyed_a is None and keyed_b is None and not _named(items_a) and not _named(items_b):
+            # Lined up by content (``compare``'s ``align_list``), which lines up the items equal
+            # at both ends with each other and writes out only those between: a shared record
+            # stays one ``Same``, never normalised.
+            return items_a, items_b
+        # One side named and the other not: lined up by content, every item needed whole.
         items_a = [materialize(x) for x in items_a]
         items_b = [materialize(y) for y in items_b]
         return n.keyed(items_a) or items_a, n.keyed(items_b) or items_b
@@ -1073,7 +1080,17 @@ class _Pairer:
         self, a: list[Any], b: list[Any], states: State, depth: int
     ) -> tuple[list[Any], list[Any], list[tuple[int, int]]]:
         """Each side's items normalised, and the positions walked as a pair into two different
-        objects."""
+        objects. Items are walked in pairs by place, except that the items two lists of different
+        lengths share at their ends are paired from the end: a record inserted near the start
+        leaves every later one the same object on both sides, not a pair of differing
+        neighbours."""
+        if len(a) != len(b) and depth < MAX_DEPTH:
+            tail = self.shared_tail(a, b, states, depth + 1)
+            if tail:
+                head = self.walk(a[: len(a) - len(tail)], b[: len(b) - len(tail)], states, depth)
+                head[0].extend(tail)
+                head[1].extend(tail)
+                return head
         n = self.n
         items_a: list[Any] = []
         items_b: list[Any] = []
@@ -1141,6 +1158,30 @@ class _Pairer:
             Same(n, x, states, None, depth) if x is y and type(x) is Slice and x.kind in "{[" else None
             for x, y in zip(a, b, strict=False)
         ]
+
+    def shared_tail(self, a: list[Any], b: list[Any], states: State, depth: int) -> list[Same]:
+        """The objects and arrays two lists share at their ends, counted from the end (one
+        ``Slice`` on both sides, or subtrees ``==`` found equal, under the same ignore rules at
+        their two places), one ``Same`` each, in order."""
+        n = self.n
+        tail: list[Same] = []
+        i, j = len(a), len(b)
+        for x, y in zip(reversed(a), reversed(b), strict=False):
+            i, j = i - 1, j - 1
+            at = states
+            if states:
+                step = n._step_item(states, i, x)
+                if step is None or step != n._step_item(states, j, y):
+                    break
+                at = step
+            if x is y and type(x) is Slice and x.kind in "{[":
+                tail.append(Same(n, x, at, None, depth))
+            elif (type(x) is dict or type(x) is list) and type(x) is type(y) and loosely_equal(x, y):
+                tail.append(self.shared(x, y, at, None, depth))
+            else:
+                break
+        tail.reverse()
+        return tail
 
     def stretched(self, a: list[Any], b: list[Any], depth: int) -> tuple[Keyed, Keyed] | None:
         """``sequence`` of two skeleton lists that hold a ``Stretch`` (shared items, many) at the
@@ -1295,6 +1336,17 @@ class _Pairer:
 
 
 _UNSURE = object()  # stretch_hashes: two names of the stretches have one hash
+
+
+def _named(items: list[Any]) -> bool:
+    """Whether the first item has a string under an identity key: unless it has, ``keyed``
+    names no list of these items, normalised whole or not (it reads the first item first)."""
+    if not items:
+        return False
+    first = items[0]
+    if type(first) is not dict and not (type(first) is Same and first.is_dict):
+        return False
+    return any(type(_identity(first, field)) is str for field in IDENTITY_KEYS)
 
 
 def _stretched(items: list[Any]) -> bool:
