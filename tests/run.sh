@@ -33,10 +33,14 @@ fi
 .venv/bin/mypy
 .venv/bin/lint-imports
 # The plain path, the reference every fast path is tested against: the tests of compare,
-# redaction, carry and replay once more with every fast path off (MCP_REPLAY_FAST=0). Tests that
-# compare a fast path with the plain one set their own limits and still run both.
+# normalising, redaction, carry, replay, confirming (noise), reading a line (stdio, beside) and the
+# fast paths' own once more with every fast path off (MCP_REPLAY_FAST=0), about a minute more than
+# the first four alone. Tests that compare a fast path with the plain one set their own limits (a
+# CLI run, MCP_REPLAY_FAST in its environment) and still run both. The whole suite passes this way
+# too (issue #19); it takes as long again as the usual run, so only these run twice.
 if [ "$#" -eq 0 ]; then
   MCP_REPLAY_FAST=0 .venv/bin/pytest -q \
-    tests/test_compare*.py tests/test_redact*.py tests/test_carry*.py tests/test_replay*.py
+    tests/test_compare*.py tests/test_normalize.py tests/test_redact*.py tests/test_carry*.py \
+    tests/test_replay*.py tests/test_noise.py tests/test_stdio.py tests/test_beside.py tests/test_fast_paths.py
 fi
 exec .venv/bin/pytest "$@"

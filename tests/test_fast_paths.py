@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from mcp_replay_action.compare.engine import CompareOptions, compare
+from mcp_replay_action.values.limits import FAST_ENV
 from mcp_replay_action.values.narrow import common_prefix
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -102,8 +104,15 @@ NEVER_FOR_A_PASSING_STDIO_REPLAY = (
 )
 
 
-def loaded_after_cli(*args: str, exit_code: int = 0) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    """Run the CLI in a fresh interpreter; its output and every module it had loaded at the end."""
+def loaded_after_cli(
+    *args: str, exit_code: int = 0, fast: bool | None = None
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """Run the CLI in a fresh interpreter; its output and every module it had loaded at the end.
+    ``fast`` True or False sets ``MCP_REPLAY_FAST`` for it (a test of a fast path runs with the
+    fast paths on whatever the suite runs with); None leaves the suite's own."""
+    env = dict(os.environ)
+    if fast is not None:
+        env[FAST_ENV] = "1" if fast else "0"
     code = (
         "import json, sys\n"
         "from mcp_replay_action.cli import main\n"
@@ -113,7 +122,9 @@ def loaded_after_cli(*args: str, exit_code: int = 0) -> tuple[subprocess.Complet
         f"    assert (exc.code or 0) == {exit_code}, exc.code\n"
         "print('MODULES', json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120, check=False, env=env
+    )
     line = next((x for x in done.stderr.splitlines() if x.startswith("MODULES ")), None)
     assert line is not None, done.stdout + done.stderr
     return done, set(json.loads(line.split(" ", 1)[1]))
@@ -222,7 +233,9 @@ def test_waiting_on_a_slow_server_never_loads_the_compare_engine_for_answers_wit
     calls = [{"method": "tools/call", "params": {"name": "echo", "arguments": {"n": i}}} for i in range(3)]
     _record_calc(tmp_path / "slow.jsonl", calls, slow)
     server = " ".join(slow)
-    done, modules = loaded_after_cli("replay", "--cassette", str(tmp_path / "slow.jsonl"), "--server", server)
+    done, modules = loaded_after_cli(
+        "replay", "--cassette", str(tmp_path / "slow.jsonl"), "--server", server, fast=True
+    )  # the look is a fast path's: none with the fast paths off
     assert "GRADE A" in done.stdout and "4 passed" in done.stdout, done.stdout + done.stderr
     assert "mcp_replay_action.values.narrow" in modules  # it looked
     assert sorted(m for m in COMPARE_ENGINE if m in modules) == []
@@ -403,13 +416,13 @@ def test_a_long_recording_read_ahead_loads_the_compare_engine_while_the_server_w
     if usable_cpus() < 2:
         pytest.skip("reading ahead needs a second CPU")
     slow = [sys.executable, str(ROOT / "tests/fakes/echo_server.py"), "--delay", "0.8"]
-    if not Limits.from_env().fast:
-        pytest.skip("the fast paths are off (MCP_REPLAY_FAST=0)")
     records = [{"name": f"item-{i}", "score": i % 7} for i in range(Limits().read_ahead_chars // 30)]
     calls = [{"method": "tools/call", "params": {"name": "echo", "arguments": {"records": records}}}]
     _record_calc(tmp_path / "long.jsonl", calls, slow)
     server = " ".join(slow)
-    done, modules = loaded_after_cli("replay", "--cassette", str(tmp_path / "long.jsonl"), "--server", server)
+    done, modules = loaded_after_cli(
+        "replay", "--cassette", str(tmp_path / "long.jsonl"), "--server", server, fast=True
+    )
     assert "GRADE A" in done.stdout and "2 passed" in done.stdout, done.stdout + done.stderr
     assert "mcp_replay_action.compare.engine" in modules and "mcp_replay_action.compare.noise" in modules
     assert "mcp_replay_action.compare.carry" not in modules
