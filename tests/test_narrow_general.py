@@ -111,3 +111,32 @@ def test_a_long_list_narrowed_finds_what_the_whole_parse_finds(monkeypatch: pyte
     assert calls >= 10 and settled >= calls - 2, (settled, calls)
     if key == "name":
         assert marked > 20, marked
+
+
+@pytest.mark.parametrize("key", ["id", "none", "repeat"])
+def test_a_plain_list_s_shared_records_are_not_parsed_again(monkeypatch: pytest.MonkeyPatch, key: str) -> None:
+    # The narrowing learns from each run's parse that all its items are objects (``_Source.kinds``),
+    # so the Slices of a long plain list's shared stretches are made without a second parse; the
+    # findings are those of parsing both texts whole.
+    rng = random.Random(11)
+    records = [_record(rng, i, key) for i in range(3000)]
+    before = json.dumps({"records": records})
+    records[1500]["score"] = "changed"
+    records.insert(2500, _record(rng, 9999, key))
+    after = json.dumps({"records": records})
+    again = 0
+    real = narrow._items_to
+
+    def counted(*args: Any) -> Any:
+        nonlocal again
+        again += 1
+        return real(*args)
+
+    monkeypatch.setattr(narrow, "_items_to", counted)
+    narrowed = compare(_answer(before), _answer(after), CompareOptions(limits=Limits(narrow_min_chars=1 << 12)))
+    assert again == 0
+    full = compare(_answer(before), _answer(after), CompareOptions(limits=Limits(narrow_min_chars=FULL)))
+    assert narrowed == full
+    where = {f.path.rsplit("records", 1)[1] for f in narrowed}
+    # Among records that repeat, the one inserted may be read as any of its equal neighbours.
+    assert where == {"[1500].score", "[2500]"} if key != "repeat" else "[1500].score" in where

@@ -64,7 +64,7 @@ class _Source:
     its own, held by the Slices and Stretches it makes: no two comparisons share what is kept, and
     it goes when they go."""
 
-    __slots__ = ("text", "windows", "run_chars", "run_tries", "_kept")
+    __slots__ = ("text", "windows", "run_chars", "run_tries", "_kept", "kinds")
 
     def __init__(self, text: str, limits: Limits) -> None:
         self.text = text
@@ -72,6 +72,10 @@ class _Source:
         self.run_chars = limits.run_chars
         self.run_tries = limits.run_tries
         self._kept: tuple[int, list[Any]] = (-1, [])  # the run kept parsed: where it starts, its items
+        # By a run's start, the comma that ends it and the kind of all its items ("{", "[", or
+        # "s": scalars), learned from its parse (``_run_values``): the run's Slices are then made
+        # without parsing it again (``_items_of``), what a long plain list's stretches take.
+        self.kinds: dict[int, tuple[int, str]] = {}
 
     def item(self, start: int, stop: int, index: int) -> Any:
         """Item ``index`` of the run of array items ``text[start:stop]``, parsed."""
@@ -212,6 +216,12 @@ def _items_of(source: _Source, parts: list[_Part | Slice]) -> list[Slice]:
             out.append(part)
             continue
         at, comma, count, made = part
+        known = source.kinds.get(at) if made is None else None
+        if known is not None and known[0] == comma:
+            # Items of one kind: their Slices need no parse (an object's identities are read
+            # through the run kept parsed, when asked).
+            kind = known[1]
+            made = [Slice(source, at, None, comma, i, kind) for i in range(count)]
         got = made if made is not None else _items_to(source, at, comma)
         if len(got) != count:
             raise ValueError("a run read again holds other items")  # cannot happen
@@ -451,6 +461,10 @@ def _run_values(source: _Source, at: int, limit: int) -> tuple[int, list[Any]] |
                 continue
             if not items:
                 return None
+            types = set(map(type, items))
+            kind = "{" if types == {dict} else "[" if types == {list} else "" if dict in types or list in types else "s"
+            if kind:
+                source.kinds[at] = (comma, kind)
             return comma, items
     return None
 
@@ -649,6 +663,8 @@ class _Narrower:
         self.source = _Source(a, limits)
         taken = ahead is not None and ahead.text is a and ahead.source.reads_as(self.source)
         self.ahead = ahead if taken else None
+        if ahead is not None and taken:
+            self.source.kinds = ahead.source.kinds  # the runs read ahead, learned there
         self.stretch_min = limits.stretch_min
         self.mark = mark
         self.marks: Marks = {}
