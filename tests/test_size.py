@@ -130,8 +130,12 @@ JSON_VALUES = st.recursive(
 def test_the_fast_measure_is_the_plain_one(value: Any) -> None:
     # Non-ASCII, lone surrogates, NaN and big integers included: the C encoder built once
     # measures exactly what json.dumps would.
+    from mcp_replay_action.values.size import _pieces
+
+    wrapped = {"t": value, "lone": "\ud800é"}
     assert answer_bytes(value) == plain_bytes(value)
-    assert answer_bytes({"t": value, "lone": "\ud800é"}) == plain_bytes({"t": value, "lone": "\ud800é"})
+    assert answer_bytes(wrapped) == plain_bytes(wrapped)  # small: encoded whole
+    assert _pieces(value) == plain_bytes(value) and _pieces(wrapped) == plain_bytes(wrapped)  # as a big one is
 
 
 LONG_VALUES = st.lists(

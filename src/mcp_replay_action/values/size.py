@@ -8,8 +8,8 @@ C encoder, built once (``json.dumps`` with options builds an encoder per call, a
 contract: exactly
 ``len(json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode("utf-8",
 "surrogatepass"))`` (tests/test_size.py checks it on generated values); where the C encoder is
-missing, that plain expression is what runs. A long answer is measured in bounded pieces (see
-``SLICE``), never encoded whole.
+missing, that plain expression is what runs. A small answer (``WHOLE_BELOW``) is encoded whole;
+a long one is measured in bounded pieces (see ``SLICE``), never encoded whole.
 """
 
 from __future__ import annotations
@@ -83,19 +83,51 @@ def _string(text: str) -> int:
     return 2 + sum(_utf8(escape(text[i : i + CHUNK])) - 2 for i in range(0, len(text), CHUNK))
 
 
+# An answer holding fewer than this many characters and members in all (most answers) is encoded
+# whole, at C speed: what that holds at once is a few hundred KiB at most.
+WHOLE_BELOW = 1 << 16
+
+
+def _small(answer: JSON) -> bool:
+    """Whether ``answer`` holds fewer than ``WHOLE_BELOW`` string characters and container
+    members in all: looked at breadth first, given up as soon as it is not."""
+    budget = WHOLE_BELOW
+    todo = [answer]
+    for node in todo:  # grows as it goes
+        kind = type(node)
+        if kind is dict:
+            budget -= len(node) + sum(map(len, node))
+            todo.extend(node.values())
+        elif kind is list:
+            budget -= len(node)
+            todo.extend(node)
+        elif kind is str:
+            budget -= len(node)
+        if budget < 0:
+            return False
+    return True
+
+
 def answer_bytes(answer: JSON) -> int:
     """The size of an answer as a server sends it: the UTF-8 bytes of its compact JSON."""
+    if type(answer) is dict and _small(answer):
+        return _encoded(answer)
+    return _pieces(answer)
+
+
+def _pieces(answer: JSON) -> int:
+    """``answer_bytes``, measured piece by piece (see ``SLICE``)."""
     kind = type(answer)
     if kind is dict:
         # Keys are str: every answer measured is parsed JSON (a cassette's, or a live one off the
         # wire, redacted and carried with its keys kept), and JSON object keys are strings.
         # "{" and "}", a ":" per member and a "," between members.
-        return 1 + 2 * len(answer) + sum(_string(k) + answer_bytes(v) for k, v in answer.items()) if answer else 2
+        return 1 + 2 * len(answer) + sum(_string(k) + _pieces(v) for k, v in answer.items()) if answer else 2
     if kind is list:
         if not answer:
             return 2
         if len(answer) <= SLICE:
-            return 1 + len(answer) + sum(map(answer_bytes, answer))
+            return 1 + len(answer) + sum(map(_pieces, answer))
         # Each slice encoded with its brackets and inner commas: one bracket each comes off, and
         # the slices' own "," and the outer "[" go back on.
         return 1 + sum(_encoded(answer[i : i + SLICE]) - 1 for i in range(0, len(answer), SLICE))
