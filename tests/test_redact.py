@@ -621,6 +621,8 @@ def test_a_long_text_is_redacted_as_the_short_text_path_redacts_it(monkeypatch: 
         plain = Redactor(limits=short)
         assert got == plain.apply({"text": text})
         assert fast.hits == plain.hits
+        off = Redactor(limits=Limits(fast=False))  # MCP_REPLAY_FAST=0: the plain searches too
+        assert off.apply({"text": text}) == got and off.hits == fast.hits
     assert looks["fast"] > 40 and looks["plain"] == 0, looks  # each took its own path
 
 

@@ -33,6 +33,7 @@ import json
 import math
 import os
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -644,7 +645,8 @@ class Redactor:
         limits: Limits | None = None,
     ) -> None:
         self.limits = limits if limits is not None else Limits()
-        self._long_from = self.limits.long_text_chars
+        # With the fast paths off, every text is searched as a short one: the plain searches.
+        self._long_from = self.limits.long_text_chars if self.limits.fast else sys.maxsize
         self.defaults = defaults
         self.extra_rules = tuple(rules)
         self.env_values = dict(env_values or {})

@@ -17,10 +17,9 @@ FAST_ENV = "MCP_REPLAY_FAST"
 @dataclass(frozen=True)
 class Limits:
     """The thresholds of the fast paths, in one place. ``fast`` False turns every fast path off
-    (read-ahead, decoding beside, narrowing, learned redaction, the one-leaf shortcut): the plain
-    path runs, the reference the fast ones are tested against. ``long_text_chars`` applies either
-    way (a ``Redactor`` outside a replay has the defaults); its tests pass a ``Limits`` that no
-    text reaches for the plain search."""
+    (read-ahead, decoding beside, narrowing, learned redaction, the long-text searches of
+    redaction, the one-leaf shortcut): the plain path runs, the reference the fast ones are
+    tested against."""
 
     fast: bool = True
     # Two differing JSON texts at least this long (each) are narrowed at text level
