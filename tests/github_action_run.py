@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from mcp_replay_action.demo import demo_answer
-from mcp_replay_action.github.commands import read_outputs
 from mcp_replay_action.transport.session import ClientSession
 from mcp_replay_action.transport.stdio import StdioTransport
-from runner_parse import Cmd, parse_commands
+from runner_parse import Cmd, parse_commands, read_outputs
 
 PY = sys.executable
 FAKES = Path(__file__).parent / "fakes"

@@ -9,8 +9,10 @@ counts here (the runner honours only registered ones: this model is stricter).
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 _LINES = re.compile(r"\r\n|\r|\n")
 
@@ -77,4 +79,31 @@ def parse_commands(text: str, *, honour_stop: bool = True) -> list[Cmd]:
             stop_token = cmd.data
             continue
         out.append(cmd)
+    return out
+
+
+def read_outputs(path: str | os.PathLike[str]) -> dict[str, str]:
+    """A ``GITHUB_OUTPUT`` file read the way the runner reads it (``name=value`` and the
+    ``name<<DELIMITER`` form)."""
+    lines = Path(path).read_text(encoding="utf-8").split("\n")
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if not line:
+            continue
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            value: list[str] = []
+            while i < len(lines) and lines[i] != delimiter:
+                value.append(lines[i])
+                i += 1
+            if i >= len(lines):
+                raise ValueError(f"{path}: output {name!r} has no closing delimiter")
+            i += 1
+            out[name] = "\n".join(value)
+        else:
+            name, _, text = line.partition("=")
+            out[name] = text
     return out

@@ -22,6 +22,8 @@ from typing import Any
 import pytest
 import yaml
 
+from runner_parse import read_outputs
+
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSITE = ROOT / "composite" / "action.yml"
 EXPRESSION = re.compile(r"\$\{\{\s*(.+?)\s*\}\}")
@@ -100,24 +102,6 @@ class CompositeRunner:
                 return result.returncode, "\n".join(log), {}
         outputs = {name: self.evaluate(spec["value"]) for name, spec in self.action["outputs"].items()}
         return 0, "\n".join(log), outputs
-
-
-def read_outputs(path: Path) -> dict[str, str]:
-    outputs: dict[str, str] = {}
-    lines = iter(path.read_text(encoding="utf-8").splitlines())
-    for line in lines:
-        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
-            name, delimiter = line.split("<<", 1)
-            body = []
-            for inner in lines:
-                if inner == delimiter:
-                    break
-                body.append(inner)
-            outputs[name] = "\n".join(body)
-        elif "=" in line:
-            name, value = line.split("=", 1)
-            outputs[name] = value
-    return outputs
 
 
 def runner_env(home: Path, workspace: Path, event: Path, summary: Path, path: str = "") -> dict[str, str]:

@@ -15,12 +15,11 @@ from mcp_replay_action.github.commands import (
     escape_property,
     format_command,
     neutralise,
-    read_outputs,
     write_outputs,
 )
 from mcp_replay_action.model.results import CassetteResult, Finding, InteractionResult
 from report_fixtures import HOSTILE, hostile_report, regressed_cassette, report
-from runner_parse import parse_commands, unescape_data, unescape_property
+from runner_parse import parse_commands, read_outputs, unescape_data, unescape_property
 
 
 def test_escaping_matches_githubs_rules() -> None:

@@ -191,7 +191,7 @@ def test_mock_http_json_and_sse_answers_sessions_and_delete() -> None:
             assert t.receive(5) == note
             assert t.receive(5)["result"] == text("said")
             assert t.transport_facts(1)["sse"] is False and t.transport_facts(2)["sse"] is True
-            assert t.session_id_present
+            assert t._session_id is not None
         finally:
             t.close()
         assert mock.stats.answered == 2

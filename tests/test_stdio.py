@@ -22,13 +22,17 @@ from mcp_replay_action.wire.jsonrpc import (
     decode,
     decode_all,
     encode,
-    is_response,
 )
 
 FAKES = Path(__file__).parent / "fakes"
 PY = sys.executable
 
 pytestmark = pytest.mark.timeout(60)
+
+
+def is_response(msg: object) -> bool:
+    """An answer to a request: ``id`` and ``result`` or ``error``, no ``method``."""
+    return isinstance(msg, dict) and "method" not in msg and "id" in msg and ("result" in msg or "error" in msg)
 
 
 def fake(name: str, *args: str) -> list[str]:

@@ -71,7 +71,6 @@ HEX = "<hex>"
 OPAQUE = "<opaque>"
 ADDRESS = "<address>"
 TEMP = "<tmp>"
-PLACEHOLDERS = frozenset({TIMESTAMP, UUID, HEX, OPAQUE, ADDRESS, TEMP})
 # A dated time further than this from the recording and from the replay is data (a stored row's
 # date, a release date) and is compared; nearer to either, it is the clock and is masked.
 DATA_AFTER_DAYS = 366

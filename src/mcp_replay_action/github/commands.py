@@ -17,7 +17,6 @@ import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TextIO
 
 from mcp_replay_action.values.safe import no_workflow_commands
@@ -143,10 +142,6 @@ class Commands:
         """A warning annotation on the run (no file)."""
         self.annotate(Annotation("warning", message, title))
 
-    def notice(self, message: str, *, title: str = "") -> None:
-        """A notice annotation on the run (no file)."""
-        self.annotate(Annotation("notice", message, title))
-
     @contextmanager
     def group(self, title: str) -> Iterator[None]:
         """A collapsible group in the log."""
@@ -182,32 +177,6 @@ def write_outputs(path: str | os.PathLike[str] | None, outputs: Mapping[str, str
         blocks.append(f"{name}<<{delimiter}\n{text}\n{delimiter}\n")
     with open(path, "a", encoding="utf-8", errors="backslashreplace") as fh:
         fh.write("".join(blocks))
-
-
-def read_outputs(path: str | os.PathLike[str]) -> dict[str, str]:
-    """Parse a ``GITHUB_OUTPUT`` file the way the runner does (both forms); for tests and tools."""
-    lines = Path(path).read_text(encoding="utf-8").split("\n")
-    out: dict[str, str] = {}
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        i += 1
-        if not line:
-            continue
-        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
-            name, delimiter = line.split("<<", 1)
-            value: list[str] = []
-            while i < len(lines) and lines[i] != delimiter:
-                value.append(lines[i])
-                i += 1
-            if i >= len(lines):
-                raise ValueError(f"{path}: output {name!r} has no closing delimiter")
-            i += 1
-            out[name] = "\n".join(value)
-        else:
-            name, _, text = line.partition("=")
-            out[name] = text
-    return out
 
 
 def append_summary(path: str | os.PathLike[str] | None, markdown: str) -> None:

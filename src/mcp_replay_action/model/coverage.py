@@ -92,9 +92,6 @@ class Coverage:
     cassettes: int = 0
     listing: int = 0
 
-    def of(self, kind: str) -> KindCoverage | None:
-        return next((k for k in self.kinds if k.kind == kind), None)
-
     @property
     def percent(self) -> float | None:
         """Called of listed tools, prompts and resource templates, in percent (None: none listed)."""

@@ -391,10 +391,6 @@ class HttpTransport:
         facts = self._facts.get(json.dumps(request_id))
         return facts.to_json() if facts else None
 
-    @property
-    def session_id_present(self) -> bool:
-        return self._session_id is not None
-
     # -- headers -----------------------------------------------------------------------------------
 
     def _base_headers(self) -> dict[str, str]:

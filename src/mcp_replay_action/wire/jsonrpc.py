@@ -11,11 +11,6 @@ import json
 from mcp_replay_action.model import JSON, JSONObject
 
 
-def is_response(msg: JSON) -> bool:
-    """An answer to a request (``id`` and ``result`` or ``error``, no ``method``)."""
-    return isinstance(msg, dict) and "method" not in msg and "id" in msg and ("result" in msg or "error" in msg)
-
-
 def is_failure(msg: JSON) -> bool:
     """A JSON-RPC error, or a tool result that reports failure (``result.isError: true``): the
     success/error class that error parity compares."""
