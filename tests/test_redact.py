@@ -9,6 +9,7 @@ import json
 import random
 import secrets
 import string
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -766,3 +767,12 @@ def test_a_token_with_letters_of_one_case_only_is_settled_as_counting_them_settl
         token = "".join(rng.choice(pool) for _ in range(rng.randint(30, 60))) + "=" * rng.randint(0, 2)
         assert looks_random(token) == counted(token), token
     assert looks_random(str(uuid.uuid4())) is False
+
+
+def test_a_redactor_made_without_limits_obeys_the_one_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recording paths and the CLI make ``Redactor()`` with no limits: ``MCP_REPLAY_FAST=0``
+    must turn their long-text searches off too (issue #29)."""
+    monkeypatch.setenv("MCP_REPLAY_FAST", "0")
+    assert Redactor().limits.fast is False and Redactor()._long_from == sys.maxsize
+    monkeypatch.setenv("MCP_REPLAY_FAST", "1")
+    assert Redactor().limits.fast is True and Redactor()._long_from == LONG

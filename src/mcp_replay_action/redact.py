@@ -632,7 +632,8 @@ class Redactor:
     capturing group when the pattern has one (``password=(\\S+)``). ``defaults=False`` turns the
     built-in rules off. ``rules`` adds rules over strings (``TextRule``), run after the others.
     ``limits``: from what length a text is searched as a long one (``Limits.long_text_chars``;
-    the defaults when not given).
+    when not given, ``Limits.from_env()``: every redactor, a recording's included, obeys
+    ``MCP_REPLAY_FAST=0``).
     """
 
     def __init__(
@@ -644,7 +645,7 @@ class Redactor:
         rules: Iterable[TextRule] = (),
         limits: Limits | None = None,
     ) -> None:
-        self.limits = limits if limits is not None else Limits()
+        self.limits = limits if limits is not None else Limits.from_env()
         # With the fast paths off, every text is searched as a short one: the plain searches.
         self._long_from = self.limits.long_text_chars if self.limits.fast else sys.maxsize
         self.defaults = defaults
