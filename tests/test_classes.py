@@ -136,11 +136,6 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
         ok({"requestedSchema": {"required": ["a", "b"]}}),
         ok({"requestedSchema": {"required": ["b", "a"]}}),
     ),
-    (
-        "hint-spelled",
-        tools(tool(annotations={"destructiveHint": True})),
-        tools(tool(annotations={"destructiveHint": True, "readOnlyHint": False})),
-    ),
 ]
 
 
@@ -249,6 +244,51 @@ def test_what_breaks_a_client_stays_breaking() -> None:
     narrowed = schema_of({"a": {"type": "integer"}}, ["a"])
     assert {f.cls for f in compare(with_schema(base), with_schema(narrowed), NO_OPTIONS)} == {"breaking"}
     assert {f.cls for f in compare(text("5"), text("boom", is_error=True), NO_OPTIONS)} == {"breaking"}
+
+
+@pytest.mark.parametrize("name", ["title", "description", "default", "examples"])
+def test_a_schema_property_is_a_property_whatever_its_name(name: str) -> None:
+    # An outputSchema property named like a JSON Schema annotation keyword is a field a client reads.
+    props = {"id": {"type": "string"}, name: {"type": "string"}}
+    before = tools(tool(outputSchema=schema_of(props)))
+    after = tools(tool(outputSchema=schema_of({"id": {"type": "string"}})))
+    [removed] = compare(before, after, NO_OPTIONS)
+    assert (removed.rule, removed.cls) == ("key-removed", "breaking"), removed
+    assert removed.path == f"$.result.tools[name=add].outputSchema.properties.{name}"
+    # The keyword of that name inside a property stays text for people; a property named
+    # ``properties`` holding the keyword is read as the keyword.
+    worded = schema_of({name: {"type": "string", "title": "The name"}})
+    reworded = schema_of({name: {"type": "string", "title": "Its name"}})
+    [title] = compare(tools(tool(outputSchema=worded)), tools(tool(outputSchema=reworded)), NO_OPTIONS)
+    assert (title.rule, title.cls) == ("metadata-text", "cosmetic")
+    nested = schema_of({"properties": {"type": "object", "title": "A"}})
+    renamed = schema_of({"properties": {"type": "object", "title": "B"}})
+    [keyword] = compare(tools(tool(outputSchema=nested)), tools(tool(outputSchema=renamed)), NO_OPTIONS)
+    assert (keyword.rule, keyword.cls) == ("metadata-text", "cosmetic")
+
+
+@pytest.mark.parametrize(
+    ("recorded", "live"),
+    [
+        ({"readOnlyHint": False}, None),  # go-sdk 1.7's omitempty: the whole object gone
+        ({"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}, None),
+        ({"destructiveHint": True}, {"destructiveHint": True, "readOnlyHint": False}),
+        (None, {"openWorldHint": True}),
+        ({"title": "Add", "readOnlyHint": False}, {"title": "Add"}),
+    ],
+)
+def test_a_hint_equal_to_its_default_and_the_hint_absent_are_equal(
+    recorded: dict[str, Any] | None, live: dict[str, Any] | None
+) -> None:
+    def listed(annotations: dict[str, Any] | None) -> dict[str, Any]:
+        return tools(tool()) if annotations is None else tools(tool(annotations=annotations))
+
+    assert compare(listed(recorded), listed(live), NO_OPTIONS) == ()
+    # A hint that really changed is still found, spelled or left to its default.
+    [widened] = compare(listed({"readOnlyHint": True}), listed(None), NO_OPTIONS)
+    assert (widened.rule, widened.cls) == ("hint-widened", "breaking")
+    [narrowed] = compare(listed(None), listed({"destructiveHint": False}), NO_OPTIONS)
+    assert (narrowed.rule, narrowed.cls) == ("hint-narrowed", "additive")
 
 
 # -- equivalent schema spellings ----------------------------------------------------------------

@@ -71,7 +71,8 @@ RULES: tuple[Rule, ...] = (
     Rule("list-reordered", "the same list items in another order", "breaking",
          "a client may read items by position"),
     Rule("hint-widened", "a tool annotation now allows more (`readOnlyHint` true->false, "
-         "`destructiveHint` or `openWorldHint` false->true; absent hints read as the spec's defaults)",
+         "`destructiveHint` or `openWorldHint` false->true; an absent hint is the spec's default, so a hint "
+         "spelled out with its default and left out are no change)",
          "breaking", "a client or a user trusted the tool to do less"),
     Rule("output-schema", "a live tool result's `structuredContent` does not validate against the `outputSchema` "
          "the live server declared for the tool (or is missing, or the schema is invalid)", "breaking",
@@ -109,14 +110,13 @@ RULES: tuple[Rule, ...] = (
          "declared type (integer `exclusiveMaximum: n` = `maximum: n-1`, `exclusiveMinimum` likewise, "
          "`type: [x]` = `type: x`, a one-item `enum` = `const`, keywords of another type, defaults spelled out)",
          "cosmetic", "a client validates the same inputs the same way"),
-    Rule("metadata-text", "a `title`, `description` (outside tools) or `instructions` text changed",
+    Rule("metadata-text", "a `title`, `description` (outside tools) or `instructions` text changed (a "
+         "schema property of that name is a property: `key-removed`, `value-changed`)",
          "cosmetic", "text for people, not for a client"),
     Rule("server-version", "`serverInfo.version` changed", "cosmetic", "a new build says so"),
     Rule("named-reordered", "named items (tools by `name`, ...) in another order", "cosmetic",
          "they are looked up by name"),
     Rule("required-reordered", "the `required` list in another order", "cosmetic", "it is a set"),
-    Rule("hint-spelled", "a tool annotation spelled out with its default, or left to it", "cosmetic",
-         "the same behaviour"),
 )  # fmt: skip
 
 RULE: dict[str, Rule] = {rule.id: rule for rule in RULES}

@@ -38,6 +38,7 @@ from operator import is_not
 from typing import Any
 
 from mcp_replay_action.compare.classes import finding as _classed
+from mcp_replay_action.compare.hints import HINT_DEFAULTS, hint_rule, settle_hints
 from mcp_replay_action.compare.matchers import ENVELOPE, unchanged
 from mcp_replay_action.compare.normalize import (
     BOX_TYPES,
@@ -56,7 +57,14 @@ from mcp_replay_action.compare.normalize import (
     same_canonical,
 )
 from mcp_replay_action.compare.options import CompareOptions
-from mcp_replay_action.compare.schema_equal import SUBSCHEMA_KEYS, validation_form, validation_keys
+from mcp_replay_action.compare.schema_equal import (
+    SCHEMA_LISTS,
+    SCHEMA_MAPS,
+    SUBSCHEMA_KEYS,
+    is_property_name,
+    validation_form,
+    validation_keys,
+)
 from mcp_replay_action.host.gcpause import paused
 from mcp_replay_action.model.results import CLASS_ORDER, KIND_ORDER, Finding, Status
 from mcp_replay_action.values.narrow import common_prefix
@@ -165,6 +173,7 @@ def compare_normal(
     both); ``before`` and ``after`` may be changed in place."""
     _drop_false_is_error(before)
     _drop_false_is_error(after)
+    settle_hints(before, after)  # a hint left to its default and spelled out with it are equal
     if same_canonical(before, after):
         return ()
     flip = _tool_error_flip(before, after)
@@ -286,9 +295,6 @@ def _body(message: Any) -> Any:
 # live side takes the recorded keywords and one cosmetic finding says what was rewritten; what
 # really changed is left to the differ, as before.
 
-_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
-_SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
-
 
 def _settle_schemas(before: Any, after: Any) -> list[Finding]:
     """Settle equivalent rewrites in the tool schemas of two normalised answers (``after`` is
@@ -320,12 +326,12 @@ def _settle_schema(a: dict[str, Any], b: dict[str, Any], path: str, found: list[
         return
     for key in SUBSCHEMA_KEYS & a.keys() & b.keys():
         sub_a, sub_b = a[key], b[key]
-        if key in _SCHEMA_MAPS and type(sub_a) is dict and type(sub_b) is dict:
+        if key in SCHEMA_MAPS and type(sub_a) is dict and type(sub_b) is dict:
             for name in sub_a.keys() & sub_b.keys():
                 if type(sub_a[name]) is dict and type(sub_b[name]) is dict:
                     where = path + key_segment(key) + key_segment(name)
                     _settle_schema(sub_a[name], sub_b[name], where, found, depth + 1)
-        elif key in _SCHEMA_LISTS and type(sub_a) is list and type(sub_b) is list and len(sub_a) == len(sub_b):
+        elif key in SCHEMA_LISTS and type(sub_a) is list and type(sub_b) is list and len(sub_a) == len(sub_b):
             for i, (x, y) in enumerate(zip(sub_a, sub_b, strict=True)):
                 if type(x) is dict and type(y) is dict:
                     _settle_schema(x, y, path + key_segment(key) + index_segment(i), found, depth + 1)
@@ -1034,30 +1040,17 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
     return lo
 
 
-# Tool annotation hints and their defaults when absent (MCP spec): a flip towards the right-hand
-# value widens what a tool may do (writes, destroys, reaches the outside world) and is breaking;
-# the other way narrows it and is additive.
-_WIDENING_HINTS = {"readOnlyHint": (True, False), "destructiveHint": (False, True), "openWorldHint": (False, True)}
-_HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": True, "idempotentHint": False}
-
-
 def _hint_finding(path: str, steps: list[_Step], before: Any, after: Any) -> Finding | None:
     """A tool annotation hint that changed (or appeared, or went away), classified by what it
-    allows, or None when ``steps`` do not lead to a tool's annotation hint."""
+    allows (``hints.hint_rule``), or None when ``steps`` do not lead to a tool's hint that changed."""
     keys = [s.key for s in steps]
-    if len(keys) < 3 or keys[-2] != "annotations" or "tools" not in keys or keys[-1] not in _HINT_DEFAULTS:
+    if len(keys) < 3 or keys[-2] != "annotations" or "tools" not in keys or keys[-1] not in HINT_DEFAULTS:
         return None
     hint = str(keys[-1])
-    old = _HINT_DEFAULTS[hint] if before is _ABSENT else before
-    new = _HINT_DEFAULTS[hint] if after is _ABSENT else after
-    widening = _WIDENING_HINTS.get(hint)
-    if old == new:
-        rule = "hint-spelled"  # spelled out or left to its default: the same behaviour
-    elif widening is not None and (old, new) == widening:
-        rule = "hint-widened"
-    else:
-        rule = "hint-narrowed"
     shown = (None if before is _ABSENT else before, None if after is _ABSENT else after)
+    rule = hint_rule(hint, *shown)
+    if rule is None:
+        return None
     message = f"tool annotation {hint}: {_brief(shown[0])} -> {_brief(shown[1])}"
     if rule == "hint-widened":
         message += " (the tool may now do more)"
@@ -1097,7 +1090,7 @@ def _rule_for(steps: list[_Step], default: str) -> str:
     """The row for metadata text (version, descriptions, titles, instructions), else ``default``;
     a tool's or a parameter's description has its own row: it changes what a model does."""
     keys = [s.key for s in steps]
-    if not keys or _in_payload(steps):
+    if not keys or _in_payload(steps) or is_property_name(keys):
         return default
     last = keys[-1]
     if last == "description" and "tools" in keys:

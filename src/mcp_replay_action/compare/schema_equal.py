@@ -26,10 +26,27 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 
 from mcp_replay_action.model import JSON, JSONObject
 
 # Keywords whose value is a schema, or holds schemas: compared schema by schema, not here.
+# Keywords that map names to schemas (a member's key is a name, never a keyword) and that list them.
+SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+
+
+def is_property_name(keys: Sequence[str | None]) -> bool:
+    """Whether the last of a path's keys names a member of a schema's ``properties`` (or
+    ``$defs``, ...) rather than a keyword: a property named ``title`` is a property, and removing it
+    is removing a field. An odd run of such map keys comes before it (``properties.properties.title``
+    is the ``title`` keyword of a property named ``properties``)."""
+    run = 0
+    while run + 1 < len(keys) and keys[-2 - run] in SCHEMA_MAPS:
+        run += 1
+    return run % 2 == 1
+
+
 SUBSCHEMA_KEYS = frozenset(
     {
         "properties",
