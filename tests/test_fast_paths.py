@@ -426,3 +426,22 @@ def test_a_long_recording_read_ahead_loads_the_compare_engine_while_the_server_w
     assert "GRADE A" in done.stdout and "2 passed" in done.stdout, done.stdout + done.stderr
     assert "mcp_replay_action.compare.engine" in modules and "mcp_replay_action.compare.noise" in modules
     assert "mcp_replay_action.compare.carry" not in modules
+
+
+def test_the_switch_turns_one_named_path_off_and_leaves_the_others() -> None:
+    """``MCP_REPLAY_FAST=-name,...`` turns just those paths off (how ``docs/ARCHITECTURE.md``'s
+    table of what each path earns was measured); ``0`` turns every one off; a wrong name is a
+    one-line error naming the known ones."""
+    from mcp_replay_action.errors import ConfigError
+    from mcp_replay_action.values.limits import PATHS, Limits
+
+    assert Limits.from_env({}) == Limits() and Limits.from_env({"MCP_REPLAY_FAST": "0"}) == Limits(fast=False)
+    for name, turn_off in PATHS.items():
+        limits = Limits.from_env({"MCP_REPLAY_FAST": f"-{name}"})
+        assert limits.fast and limits == turn_off(Limits())
+        changed = {f for f, v in vars(limits).items() if v != getattr(Limits(), f)}
+        assert len(changed) == 1, (name, changed)  # that path's field alone
+    both = Limits.from_env({"MCP_REPLAY_FAST": "-narrow, -learn"})
+    assert both == PATHS["learn"](PATHS["narrow"](Limits())) and both.narrow_min_chars > 1 << 40
+    with pytest.raises(ConfigError, match="no fast path named 'narow'.*read_ahead"):
+        Limits.from_env({"MCP_REPLAY_FAST": "-narow"})

@@ -678,7 +678,7 @@ class _Differ:
     def run(self, before: Any, after: Any) -> tuple[Finding, ...]:
         self.before = before  # whole: the differing leaf's siblings are left out of ``a`` and ``b``
         a, b = self.align(before, after, "$", None)
-        leaf = one_leaf(a, b) if self.options.limits.fast else None
+        leaf = one_leaf(a, b) if self.options.limits.fast and self.options.limits.one_leaf else None
         if leaf is not None:
             if self.prepared is not None:
                 self.prepared.taken["one_leaf"] += 1

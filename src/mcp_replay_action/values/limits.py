@@ -7,9 +7,12 @@ behind."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+
+from mcp_replay_action.errors import ConfigError
 
 FAST_ENV = "MCP_REPLAY_FAST"
 
@@ -43,9 +46,37 @@ class Limits:
     # A text this long keeps its redaction hint searches and is searched as bytes (``redact._Hints``).
     long_text_chars: int = 1 << 16
 
+    # The one-leaf shortcut (``compare.engine.one_leaf``): two answers that differ at one leaf
+    # are compared there without DeepDiff.
+    one_leaf: bool = True
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Limits:
-        """The default limits, with every fast path off when ``MCP_REPLAY_FAST`` is ``0``: the
-        one place that reads the switch."""
+        """The default limits, with every fast path off when ``MCP_REPLAY_FAST`` is ``0``, or
+        the named ones off when it lists them (``MCP_REPLAY_FAST=-narrow,-learn``: see ``PATHS``,
+        for measuring what each path earns): the one place that reads the switch."""
         value = (os.environ if environ is None else environ).get(FAST_ENV, "").strip()
-        return cls(fast=value != "0")
+        if value == "0":
+            return cls(fast=False)
+        off = [name.strip().lstrip("-") for name in value.split(",") if name.strip().startswith("-")]
+        unknown = [name for name in off if name not in PATHS]
+        if unknown:
+            raise ConfigError(f"{FAST_ENV}: no fast path named {unknown[0]!r} (known: {', '.join(PATHS)})")
+        limits = cls()
+        for name in off:
+            limits = PATHS[name](limits)
+        return limits
+
+
+_NEVER = 1 << 62  # a threshold no text reaches: the path it gates never runs
+
+# Each fast path by name, and how to turn it alone off.
+PATHS: dict[str, Callable[[Limits], Limits]] = {
+    "read_ahead": lambda limits: dataclasses.replace(limits, read_ahead_chars=_NEVER),
+    "beside": lambda limits: dataclasses.replace(limits, beside_from=_NEVER),
+    "narrow": lambda limits: dataclasses.replace(limits, narrow_min_chars=_NEVER),
+    "stretch": lambda limits: dataclasses.replace(limits, stretch_min=_NEVER),
+    "learn": lambda limits: dataclasses.replace(limits, learn_min_chars=_NEVER),
+    "long_text": lambda limits: dataclasses.replace(limits, long_text_chars=_NEVER),
+    "one_leaf": lambda limits: dataclasses.replace(limits, one_leaf=False),
+}
