@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import click
+import pytest
 
 from mcp_replay_action.grade.gate import evaluate_gate
 from mcp_replay_action.model.gate import Gate, GatePolicy
@@ -60,6 +61,24 @@ def test_gate_line() -> None:
     assert out.splitlines()[-1] == (
         "gate passed (report only, min grade C); 2 other changes reported, not gating (accept with a refresh)"
     )
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "counts", "verdict"),
+    [
+        ("breaking", "2 passed, 1 failed, 1 reported (not gating), 1 missing", "gate FAILED"),
+        ("any", "2 passed, 2 failed, 1 missing", "gate FAILED"),
+        ("none", "2 passed, 2 reported (not gating), 1 missing", "gate passed"),
+    ],
+)
+def test_the_count_line_says_what_gated(fail_on: str, counts: str, verdict: str) -> None:
+    # "12 passed, 3 failed" beside "gate passed" read as a contradiction: what did not gate is
+    # reported, in the gate's own words (the gate evaluated as a replay evaluates it).
+    cassette = regressed_cassette()
+    gate = evaluate_gate((cassette,), cassette.score, GatePolicy(fail_on=fail_on))  # type: ignore[arg-type]
+    lines = console.render(report(cassette, gate=gate)).splitlines()
+    assert lines[-2] == f"{counts}, 1 skipped of 6 interactions in 1 cassette"
+    assert lines[-1].startswith(verdict)
 
 
 def test_no_colour_unless_asked_and_colour_is_only_decoration() -> None:

@@ -68,7 +68,7 @@ from mcp_replay_action.compare.schema_equal import (
 from mcp_replay_action.host.gcpause import paused
 from mcp_replay_action.model.results import CLASS_ORDER, KIND_ORDER, Finding, Status
 from mcp_replay_action.values.narrow import common_prefix
-from mcp_replay_action.values.paths import box_segment, ident_segment, index_segment, key_segment
+from mcp_replay_action.values.paths import box_segment, ident_segment, index_segment, key_segment, path_order
 from mcp_replay_action.values.prepared import Prepared
 
 RENDER_CAP = 200  # before/after renderings
@@ -1184,7 +1184,7 @@ def _finish(findings: list[Finding]) -> tuple[Finding, ...]:
     """Twins merged; worst first, then by path; at most MAX_FINDINGS, the rest summed up in one
     finding."""
     findings = _merge_twins(findings)
-    findings.sort(key=lambda f: (KIND_ORDER.index(f.kind), CLASS_ORDER.index(f.cls), f.path))
+    findings.sort(key=lambda f: (KIND_ORDER.index(f.kind), CLASS_ORDER.index(f.cls), path_order(f.path)))
     if len(findings) <= MAX_FINDINGS:
         return tuple(findings)
     kept, rest = findings[: MAX_FINDINGS - 1], findings[MAX_FINDINGS - 1 :]

@@ -46,8 +46,8 @@ from mcp_replay_action.host import files, privilege
 from mcp_replay_action.model.results import Report
 from mcp_replay_action.redact import Redactor, env_secrets
 from mcp_replay_action.replay.engine import Outcome, run
+from mcp_replay_action.report import counts_text, public_target
 from mcp_replay_action.report import json_report as report_json
-from mcp_replay_action.report import public_target
 from mcp_replay_action.report.sinks import write_files
 from mcp_replay_action.scenarios import load_scenarios
 
@@ -184,10 +184,7 @@ def report_everywhere(
         sarif_file=settings.sarif_file,
         root=settings.workspace,
     )
-    out.info(
-        f"Grade {report.score.grade} ({report.score.score:.1f}/100): "
-        f"{report.passed} passed, {report.failed} failed, {report.missing} missing"
-    )
+    out.info(f"Grade {report.score.grade} ({report.score.score:.1f}/100): {counts_text(report)}")
     if settings.annotations:
         for annotation in annotations_for(report):
             out.annotate(annotation)

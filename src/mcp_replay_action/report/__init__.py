@@ -11,6 +11,7 @@ a score.
 - ``sinks.write_files(report, json_file=..., markdown_file=..., ...)``: the report files the CLI
   and the action both write.
 - ``public_target(text)``: a target (URL or command) with its credentials hidden.
+- ``counts_text(report)``: ``12 passed, 3 reported (not gating), 0 missing``, in the gate's words.
 
 ``render(report, fmt)`` picks one of the file formats by name, for ``--format``-style options.
 """
@@ -20,12 +21,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.report._format import public_target
+from mcp_replay_action.report._format import counts_text, public_target
 
 if TYPE_CHECKING:
     from mcp_replay_action.model.results import Report
 
-__all__ = ["FORMATS", "public_target", "render"]
+__all__ = ["FORMATS", "counts_text", "public_target", "render"]
 
 FORMATS: tuple[str, ...] = ("console", "json", "markdown", "junit", "badge")
 

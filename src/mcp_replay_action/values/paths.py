@@ -112,3 +112,14 @@ def box_segment(tag: str) -> str:
 
 def _cap(text: str) -> str:
     return text if len(text) <= SEGMENT_CAP else text[: SEGMENT_CAP - 1] + "…"
+
+
+_INDEX = re.compile(r"\[(\d+)\]")  # one pass, no backtracking: linear in the path
+
+
+def path_order(path: str) -> tuple[tuple[str, int], ...]:
+    """A finding path as a sort key in which list indices compare as numbers: ``hits[2]`` before
+    ``hits[10]``, as a reader counts them (plain text order puts ``[10]`` first)."""
+    parts = _INDEX.split(path)
+    # split alternates text and captured digits: pair each text with the index after it.
+    return tuple((parts[i], int(parts[i + 1]) if i + 1 < len(parts) else -1) for i in range(0, len(parts), 2))
