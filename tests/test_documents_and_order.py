@@ -2,7 +2,8 @@
 
 * A ``ui://`` resource, ``text/html;profile=mcp-app``, or any text/html of a megabyte or more is a
   document: a change is one finding with both sizes, both digests and a word diff of the changed
-  region; nothing in it is masked (a UUID that changes in an app's HTML is a change).
+  region; it is masked as any text is (a page stamped with the time it was rendered is the same
+  page), and a changed byte still fails.
 * A text built from a set, in a new order in each live run, is learned as "the same items in
   another order": a third order is noise, an item added or a word changed still gates.
 """
@@ -40,12 +41,13 @@ def test_an_unchanged_bundle_is_clean() -> None:
     assert compare(resource(bundle("v=1;")), resource(bundle("v=1;"))) == ()
 
 
-def test_nothing_in_an_app_is_masked() -> None:
-    a = '<div data-id="6f1c9a52-7a1e-4d55-9c2b-0d9e1f0a2b3c">at 2026-11-30T10:00:00Z</div>'
-    b = '<div data-id="0b8e4f11-2c3d-4e5f-8a9b-1c2d3e4f5a6b">at 2026-11-30T10:00:00Z</div>'
-    assert [f.message.split(":")[0] for f in compare(resource(a), resource(b))] == ["document changed"]
-    # The same text as a plain text resource is data: the UUID is masked, the answers alike.
-    assert compare(resource(a, "file:///x.txt", "text/plain"), resource(b, "file:///x.txt", "text/plain")) == ()
+def test_an_app_is_masked_as_text_and_a_changed_byte_still_fails() -> None:
+    a = '<div data-id="6f1c9a52-7a1e-4d55-9c2b-0d9e1f0a2b3c">rendered 2026-11-30T10:00:00.123Z</div>'
+    b = '<div data-id="0b8e4f11-2c3d-4e5f-8a9b-1c2d3e4f5a6b">rendered 2026-11-30T10:00:04.9Z</div>'
+    assert compare(resource(a), resource(b)) == ()  # a page stamped with its render: same page
+    changed = compare(resource(a), resource(b.replace("rendered", "rendred")))
+    assert [f.message.split(":")[0] for f in changed] == ["document changed"]
+    assert "[-rendered-]{+rendred+}" in (changed[0].diff or ""), changed
 
 
 def test_which_contents_are_documents() -> None:

@@ -4,11 +4,13 @@ regression.
 When an interaction fails, the confirmation pass (``replay``) sends the same request sequence to a
 fresh start of the same server and hands both live answers here. ``learn`` compares them and
 returns one ``NoiseRule`` per place that differs: its finding path and, for text, a pattern that
-holds the text's stable words literally and only the varying tokens as wildcards (a PID, a
-duration, a count), with the values seen as evidence. ``split`` then moves every finding a rule
+holds the text's stable tokens literally and only the tokens that varied as wildcards, each as
+narrow as what varied (a PID, a duration, a minted id: one word; ``tokens.py``), with the values
+seen as evidence. ``split`` then moves every finding a rule
 explains (the recorded value at that path fits the pattern) out of the gating findings and into
-``noise``: visible in every report, never failing. A real change elsewhere in the same text does
-not fit the pattern and still fails.
+``noise``: visible in every report, never failing. A real change elsewhere in the same text (a
+clause dropped next to a minted id, a word changed, an item added) does not fit the pattern and
+still fails.
 
 A text built from a set ("Available commands: head, sort, wc", in a new order in every process)
 differs between two live runs by the order of its items alone: the rule then holds the separator
@@ -23,23 +25,20 @@ header (``noise``), where ``inspect`` shows them and every replay applies them.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from mcp_replay_action.compare.engine import CompareOptions, compare
 from mcp_replay_action.compare.normalize import BOX_TYPES, Keyed, normalize, parse_path
+from mcp_replay_action.compare.tokens import EVIDENCE_CAP, text_pattern
 from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.results import Finding
 from mcp_replay_action.values.paths import Token
 
-EVIDENCE_CAP = 8  # values kept per rule
 # Only leaf values and their order can be noise: a key, an item or an error class that comes and
 # goes between two runs is a server whose state was not reset (``--setup``), and still gates.
 NOISE_KINDS = frozenset({"value-change", "ordering-change"})
-_TOKEN = re.compile(r"\d+(?:\.\d+)?|[^\W\d_]+|\s+|.", re.DOTALL)
-_NUMBER = r"\d+(?:\.\d+)?"
 _MISSING = object()
 LEARN_MAX_CHARS = 1 << 14
 # The separators a set's items are joined by in prose, most specific first; a list is a run of two
@@ -191,8 +190,8 @@ def _text_rule(path: str, texts: list[str], seq: int | None) -> NoiseRule:
     """The rule for live texts that differ: their common tokens literally, the rest as wildcards;
     where putting the items of some separator's lists in order leaves fewer wildcards (the texts
     differ in the order of a set's items), that pattern over the ordered texts."""
-    pattern, evidence = _text_pattern(texts)
-    best = _wildcards(pattern)
+    learned = text_pattern(texts)
+    pattern, best, evidence = learned.pattern, learned.wildcards, learned.evidence
     order = None
     for sep in ORDER_SEPARATORS:
         if best == 0:
@@ -200,64 +199,11 @@ def _text_rule(path: str, texts: list[str], seq: int | None) -> NoiseRule:
         ordered = [in_order(t, sep) for t in texts]
         if ordered == texts:
             continue
-        candidate, seen = _text_pattern(ordered)
-        if _wildcards(candidate) < best:
-            pattern, best, order = candidate, _wildcards(candidate), sep
-            evidence = seen or tuple(dict.fromkeys(_show(t) for t in texts))[:EVIDENCE_CAP]
+        candidate = text_pattern(ordered)
+        if candidate.wildcards < best:
+            pattern, best, order = candidate.pattern, candidate.wildcards, sep
+            evidence = candidate.evidence or tuple(dict.fromkeys(_show(t) for t in texts))[:EVIDENCE_CAP]
     return NoiseRule(path, pattern, evidence, seq, order)
-
-
-def _wildcards(pattern: str) -> int:
-    return pattern.count(".*?") + pattern.count(_NUMBER)
-
-
-def _text_pattern(values: list[str]) -> tuple[str, tuple[str, ...]]:
-    """A pattern every one of ``values`` matches: their common tokens literally, the rest as
-    wildcards (a number class where numbers vary), and the varying parts seen."""
-    base = _TOKEN.findall(values[0])
-    varying = [False] * len(base)
-    numeric = [True] * len(base)
-    insert_after: set[int] = set()
-    evidence: dict[str, None] = {}
-    for other in values[1:]:
-        tokens = _TOKEN.findall(other)
-        matcher = difflib.SequenceMatcher(a=base, b=tokens, autojunk=False)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            if tag == "equal":
-                continue
-            for i in range(i1, i2):
-                varying[i] = True
-                numeric[i] = numeric[i] and re.fullmatch(_NUMBER, base[i]) is not None and i2 - i1 == 1
-            if i1 == i2:
-                insert_after.add(i1)
-            changed = "".join(tokens[j1:j2])
-            numeric_other = j2 - j1 == 1 and re.fullmatch(_NUMBER, changed) is not None
-            for i in range(i1, i2):
-                numeric[i] = numeric[i] and numeric_other
-            evidence.setdefault("".join(base[i1:i2]), None)
-            evidence.setdefault(changed, None)
-    parts: list[str] = []
-    i = 0
-    while i <= len(base):
-        if i in insert_after:
-            parts.append(".*?")
-        if i == len(base):
-            break
-        if not varying[i]:
-            parts.append(re.escape(base[i]))
-            i += 1
-            continue
-        j = i
-        while j < len(base) and varying[j]:
-            j += 1
-        if j - i == 1 and numeric[i]:
-            parts.append(_NUMBER)
-        else:
-            parts.append(".*?")
-        i = j
-    pattern = "".join(parts)
-    shown = tuple(e for e in evidence if e)[:EVIDENCE_CAP]
-    return pattern, shown
 
 
 def resolve(value: JSON, path: str) -> JSON:

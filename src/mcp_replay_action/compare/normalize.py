@@ -113,8 +113,8 @@ BASE64_KEYS = frozenset({"blob", "data"})
 MAX_DEPTH = 128
 
 # An MCP App (a ``ui://`` resource, ``text/html;profile=mcp-app``) or any text/html this long is a
-# document: its text is compared as it is (size, digest, the changed region: ``compare``), never
-# run through the masks built for data. ``DOCUMENT_KEY`` stands for its ``text`` key in the walk.
+# document: masked (a page stamped when rendered), never parsed or cached, compared whole (size,
+# digest, the changed region: ``compare``). ``DOCUMENT_KEY`` stands for its ``text`` in the walk.
 DOCUMENT_MIN_CHARS = 1 << 20
 DOCUMENT_KEY = "\x00document"
 
@@ -643,7 +643,7 @@ class _Normalizer:
         kind = type(value)
         if kind is str:
             if key is DOCUMENT_KEY:
-                return value
+                return mask_text.__wrapped__(value, self.days)
             if key is not None and (_opaque_key(key) or key in BASE64_KEYS):
                 return self.keyed_string(value, states, key, depth)
             return self.string(value, states, depth)
@@ -1003,7 +1003,7 @@ class _Pairer:
                 if child is None:
                     continue
                 if k == "text" and is_document(a) and is_document(b):
-                    paired[k] = a[k], b[k]
+                    paired[k] = mask_text.__wrapped__(a[k], n.days), mask_text.__wrapped__(b[k], n.days)
                 else:
                     paired[k] = self.pair(a[k], b[k], child, k, depth + 1)
         return self.side(a, paired, 0, states, depth), self.side(b, paired, 1, states, depth)

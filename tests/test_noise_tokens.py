@@ -1,0 +1,153 @@
+"""Noise at the token: what the confirmation pass learns covers only the tokens that varied; and
+an MCP App page is masked like any text.
+
+The end-to-end cases run ``tests/servers/clause_server.py`` (official SDK), whose answer quotes an
+id minted afresh by every start inside prose (``Created note n_<hex> (groceries).``), recorded with
+the SDK client through ``mcp-replay record``: a build that drops the clause next to the id, or
+changes a word beside it, still fails under ``--fail-on any``, while an unchanged replay passes.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from e2e_helpers import SERVERS, python_server, record_through_proxy, replay
+from mcp_replay_action.compare.engine import compare
+from mcp_replay_action.compare.noise import learn, split
+from mcp_replay_action.compare.tokens import text_pattern
+
+pytestmark = pytest.mark.timeout(240)
+
+CLAUSE = python_server(SERVERS / "clause_server.py")
+PAGE = "ui://clause/page.html"
+
+
+def said(text: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": text}]}}
+
+
+def fits(pattern: str, text: str) -> bool:
+    return re.fullmatch(pattern, text, re.DOTALL) is not None
+
+
+def test_a_minted_id_is_one_word_and_the_clause_beside_it_is_not() -> None:
+    lives = ["Created note n_9e37c05a.", "Created note n_5f7d6ccd."]
+    pattern = text_pattern(lives).pattern
+    assert all(fits(pattern, t) for t in lives)
+    assert fits(pattern, "Created note n_00aa.")
+    assert not fits(pattern, "Created note n_00aa (groceries).")  # the clause the build dropped
+    assert not fits(pattern, "Made note n_00aa.")  # a word changed
+    # Through learn and split, as the confirmation pass runs them: the recording keeps failing.
+    recorded = said("Created note n_1b2c3d4e (groceries).")
+    kept, noise = split(compare(recorded, said(lives[0])), learn([said(t) for t in lives]), recorded)
+    assert [f.path for f in kept] == ["$.result.content[0].text"] and noise == ()
+
+
+@pytest.mark.parametrize(
+    ("lives", "still_noise", "still_fails"),
+    [
+        (
+            ["Created note n_9e37c05a (groceries).", "Created note n_5f7d6ccd (groceries)."],
+            ["Created note n_77 (groceries)."],
+            ["Created note n_77.", "Created note n_77 (chores).", "Created note n_77 (groceries, milk)."],
+        ),
+        (
+            ["worker pid 4242 ready after 12.5 ms; 3 jobs queued", "worker pid 977 ready after 8 ms; 3 jobs queued"],
+            ["worker pid 31 ready after 40 ms; 3 jobs queued"],
+            ["worker pid 31 ready after 40 ms; 4 jobs queued", "worker pid x31 ready after 40 ms; 3 jobs queued"],
+        ),
+        (
+            ["took 3 s", "took 1 min 2 s"],  # a run of another length: within a line, up to " s"
+            ["took 5 s", "took 5 h s"],
+            ["took 5 s extra", "took 5\nh s"],
+        ),
+        (
+            ["tok A_b-c end", "tok Zq end"],  # within a word
+            ["tok Q end"],
+            ["tok Q R end"],
+        ),
+    ],
+)
+def test_only_the_tokens_that_varied_are_wildcards(
+    lives: list[str], still_noise: list[str], still_fails: list[str]
+) -> None:
+    pattern = text_pattern(lives).pattern
+    assert all(fits(pattern, t) for t in lives), pattern
+    assert all(fits(pattern, t) for t in still_noise), pattern
+    assert not any(fits(pattern, t) for t in still_fails), pattern
+
+
+def test_a_pattern_never_backtracks_over_a_long_text() -> None:
+    """Every wildcard is possessive and stops where the next literal starts: a megabyte that
+    almost fits is refused in one pass (a lazy ``.*?`` pattern takes quadratic time here)."""
+    pattern = text_pattern(["a x1 b y1 c z1 d", "a x2 b y2 c z2 d q r"]).pattern
+    hostile = "a " + "x b " * 200_000 + "y"
+    assert re.fullmatch(pattern, hostile) is None  # bounded by pytest's timeout if it backtracked
+
+
+async def notes_session(client: Client) -> dict[str, Any]:
+    made = await client.call_tool("create_note", {"title": "groceries"})
+    note_id = made.content[0].text.split()[2].rstrip(".")  # type: ignore[union-attr]
+    assert not (await client.call_tool("get_note", {"id": note_id})).is_error
+    await client.read_resource(PAGE)
+    return {}
+
+
+@pytest.fixture(scope="module")
+def clause_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cassette = tmp_path_factory.mktemp("clause") / "clause.jsonl"
+    record_through_proxy(CLAUSE, cassette, notes_session)
+    return cassette
+
+
+def _paths(run: Any, method: str) -> set[str]:
+    return {f["path"] for i in run.interactions() if i["method"] == method for f in i["findings"]}
+
+
+def test_an_unchanged_replay_passes_under_fail_on_any(clause_cassette: Path) -> None:
+    run = replay(CLAUSE, clause_cassette, "--fail-on", "any", report=clause_cassette.with_name("same.json"), gate=False)
+    assert run.code == 0, run.describe()
+    assert run.findings() == [], run.describe()
+
+
+@pytest.mark.parametrize("variant", ["clause", "word"])
+def test_a_change_next_to_a_minted_id_fails(clause_cassette: Path, variant: str) -> None:
+    run = replay(
+        CLAUSE,
+        clause_cassette,
+        "--fail-on",
+        "any",
+        "--env",
+        f"CLAUSE_SERVER_VARIANT={variant}",
+        report=clause_cassette.with_name(f"{variant}.json"),
+        gate=False,
+    )
+    assert run.code == 1, run.describe()
+    created = [i for i in run.interactions() if i["method"] == "tools/call"][0]
+    assert created["status"] == "fail", run.describe()
+    assert any(f["path"].endswith("content[0].text") or ".structuredContent" in f["path"] for f in created["findings"])
+
+
+def test_a_page_stamped_with_its_render_time_fails_only_on_a_changed_byte(clause_cassette: Path) -> None:
+    """The MCP App page carries the ISO time and a UUID of its render (the unchanged replay above
+    passes with them masked); a build that changes one byte deep inside it fails, the first
+    difference shown."""
+    run = replay(
+        CLAUSE,
+        clause_cassette,
+        "--env",
+        "CLAUSE_SERVER_VARIANT=byte",
+        report=clause_cassette.with_name("byte.json"),
+        gate=False,
+    )
+    assert run.code == 1, run.describe()
+    read = [i for i in run.interactions() if i["method"] == "resources/read"][0]
+    [finding] = read["findings"]
+    assert finding["message"].startswith("document changed: "), finding
+    assert "[-world-]{+dlrow+}" in finding["diff"], finding
+    assert "first difference at character" in finding["message"]
