@@ -368,3 +368,29 @@ def test_a_streamed_cassette_confirms_with_the_interactions_the_first_run_failed
     assert noisy_lines
     for line in set(decoded):
         assert reusing.count(line) == decoded.count(line) - (line in noisy_lines), (line, reusing, decoded)
+
+
+def test_update_keeps_the_bytes_of_an_answer_whose_only_difference_is_noise(noisy_cassette: Path) -> None:
+    """``--update`` runs the confirmation pass as any replay does: against an unchanged build,
+    the noisy answers (a PID, a duration, a sample) differ from the recording only by noise, so
+    nothing is rewritten; against a build that really changed, the changed answers are."""
+    cassette = noisy_cassette.with_name("update.jsonl")
+    cassette.write_bytes(noisy_cassette.read_bytes())
+    before = cassette.read_bytes()
+    run = replay(NOISY, cassette, "--update", report=cassette.with_suffix(".json"), gate=False)
+    assert run.code == 0, run.describe()
+    assert cassette.read_bytes() == before, run.describe()
+
+    drifted = replay(
+        NOISY,
+        cassette,
+        "--update",
+        "--env",
+        "NOISY_SERVER_VARIANT=jobs",
+        report=cassette.with_suffix(".json"),
+        gate=False,
+    )
+    assert drifted.code == 0, drifted.describe()
+    old, new = before.decode().splitlines(), cassette.read_text("utf-8").splitlines()
+    changed = [json.loads(b)["message"]["params"]["name"] for a, b in zip(old[1:], new[1:], strict=True) if a != b]
+    assert changed == ["status", "status"], drifted.describe()

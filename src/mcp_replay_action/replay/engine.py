@@ -967,7 +967,7 @@ def _run(plan: Plan, early: EarlyServer | None, progress: Progress | None) -> Ou
             transport,
             plan,
             on_live=keep_in(live_by_seq) if plan.rewrites else None,
-            confirm=_opener(plan) if plan.confirm and not plan.rewrites else None,
+            confirm=_opener(plan) if plan.confirm else None,  # an update rewrites no noise
             start=start,
             tick=progress.live(plan.shown(cassette.path), len(cassette.interactions)) if progress else None,
         )

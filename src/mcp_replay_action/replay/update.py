@@ -46,7 +46,8 @@ class UpdateSummary:
 
 def changed_seqs(result: CassetteResult) -> tuple[int, ...]:
     """The interactions an update rewrites: every one with a finding (cosmetic ones too, so the
-    next replay is clean) whose live response arrived."""
+    next replay is clean) whose live response arrived. What the confirmation pass moved to
+    ``noise`` is no finding: an answer whose only difference is noise keeps its bytes."""
     return tuple(r.seq for r in result.results if r.findings and r.status not in ("missing", "skipped"))
 
 
