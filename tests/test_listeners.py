@@ -18,12 +18,13 @@ from pathlib import Path
 
 import pytest
 
+from fakes.http_fake_server import FakeHttpServer
 from http_helpers import free_port
 from mcp_replay_action.cassette import load
 from mcp_replay_action.demo import record_demo_session
 from mcp_replay_action.record.http_proxy import RecordingProxy
 from mcp_replay_action.serve import MockHttpServer
-from mcp_replay_action.transport.httpd import MAX_BODY, MAX_CONNECTIONS
+from mcp_replay_action.transport.httpd import MAX_BODY, MAX_CONNECTIONS, Bounds
 
 INIT = (
     b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
@@ -190,7 +191,7 @@ def test_connections_beyond_the_bound_get_503(listeners: dict[str, int], which: 
 
 
 def test_an_idle_connection_is_closed(cassette: Path) -> None:
-    with MockHttpServer(load(cassette), idle_timeout=0.5) as mock:
+    with MockHttpServer(load(cassette), bounds=Bounds(idle=0.5)) as mock:
         port = int(mock.url.split(":")[2].split("/")[0])
         with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
             started = time.monotonic()
@@ -201,21 +202,22 @@ def test_an_idle_connection_is_closed(cassette: Path) -> None:
             assert sock.recv(1024).startswith(b"HTTP/1.1 400")
 
 
-def _trickle_every_slot(port: int, rounds: int = 80) -> tuple[list[bool], bytes]:
-    """Fill every slot with a client that sends its request head a byte at a time (well inside
-    the idle bound at each read) and never ends it: whether the server closed each connection
-    within ``rounds`` rounds of 0.1 s, and the answer to a fresh request sent then, while the
-    clients it did not close still trickle."""
-    head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 10_000
+def _trickle_every_slot(port: int, at_once: bytes, trickled: bytes, rounds: int = 80) -> tuple[list[bool], bytes]:
+    """Fill every slot with a client that sends ``at_once``, then ``trickled`` a byte at a time
+    (well inside the idle bound at each read), and never ends its request: whether the server
+    closed each connection within ``rounds`` rounds of 0.1 s, and the answer to a fresh request
+    sent then, while the clients it did not close still trickle."""
     socks = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(MAX_CONNECTIONS)]
     closed = [False] * len(socks)
     try:
+        for sock in socks:
+            sock.sendall(at_once)
         for step in range(rounds):
             for i, sock in enumerate(socks):
                 if closed[i]:
                     continue
                 try:
-                    sock.sendall(head[step : step + 1])
+                    sock.sendall(trickled[step : step + 1])
                     if select.select([sock], [], [], 0)[0]:
                         closed[i] = sock.recv(1024) == b""
                 except OSError:  # reset by the server
@@ -229,16 +231,62 @@ def _trickle_every_slot(port: int, rounds: int = 80) -> tuple[list[bool], bytes]
             sock.close()
 
 
+@contextlib.contextmanager
+def listener(cassette: Path, which: str, bounds: Bounds) -> Iterator[int]:
+    """The port of the mock, or of the recording proxy in front of it, both with ``bounds``."""
+    with contextlib.ExitStack() as stack:
+        mock = stack.enter_context(MockHttpServer(load(cassette), bounds=bounds))
+        url = mock.url
+        if which == "record":
+            url = stack.enter_context(RecordingProxy(mock.url, bounds=bounds)).url
+        yield int(url.split(":")[2].split("/")[0])
+
+
 @pytest.mark.parametrize("which", BOTH)
 def test_a_trickled_request_head_is_bounded_as_a_whole(cassette: Path, which: str) -> None:
     # Each byte arrives 0.1 s after the last, far inside the 5 s idle bound: only a bound on the
     # whole head (0.5 s here) frees the slots.
-    with contextlib.ExitStack() as stack:
-        mock = stack.enter_context(MockHttpServer(load(cassette), idle_timeout=5, head_timeout=0.5))
-        url = mock.url
-        if which == "record":
-            url = stack.enter_context(RecordingProxy(mock.url, head_timeout=0.5)).url
-        port = int(url.split(":")[2].split("/")[0])
-        closed, reply = _trickle_every_slot(port)
+    with listener(cassette, which, Bounds(idle=5, head=0.5)) as port:
+        head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 10_000
+        closed, reply = _trickle_every_slot(port, b"", head)
         assert all(closed), f"{closed.count(False)} of {len(closed)} trickling clients still hold a slot"
         assert reply.startswith(b"HTTP/1.1 200"), reply[:200]
+
+
+@pytest.mark.parametrize("which", BOTH)
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+def test_a_trickled_request_body_is_bounded_as_a_whole(cassette: Path, which: str, chunked: bool) -> None:
+    # The head arrives whole at once, then the body a byte every 0.1 s, far inside the 5 s idle
+    # bound: only a bound on the whole body (0.5 s here) frees the slots.
+    with listener(cassette, which, Bounds(idle=5, head=5, body=0.5)) as port:
+        framing = b"Transfer-Encoding: chunked" if chunked else b"Content-Length: 10000"
+        head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" + framing + b"\r\n\r\n"
+        body = b"2710\r\n" + b" " * 10_000 if chunked else b" " * 10_000
+        closed, reply = _trickle_every_slot(port, head, body)
+        assert all(closed), f"{closed.count(False)} of {len(closed)} trickling clients still hold a slot"
+        assert reply.startswith(b"HTTP/1.1 200"), reply[:200]
+
+
+@pytest.mark.parametrize(
+    ("request_head", "status"),
+    [
+        # What a page's <img> or a navigation sends: no Origin, so the Origin check lets it by.
+        (b"GET /admin/delete HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: image/*\r\n\r\n", b"404"),
+        (b"GET /admin/delete HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n", b"404"),
+        (b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/html\r\n\r\n", b"406"),
+        (b"GET /mcp/../admin HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n", b"404"),
+        (b"DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", b"400"),
+        (b"DELETE /admin/users HTTP/1.1\r\nHost: 127.0.0.1\r\nMcp-Session-Id: s\r\n\r\n", b"404"),
+        (b"POST /admin/delete HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}", b"404"),
+        (b"POST /messages?session=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}", b"404"),
+    ],
+)
+def test_the_recording_proxy_forwards_only_what_an_mcp_client_sends(request_head: bytes, status: bytes) -> None:
+    with FakeHttpServer("json") as upstream, RecordingProxy(upstream.url) as proxy:
+        port = int(proxy.url.split(":")[2].split("/")[0])
+        reply = exchange(port, request_head)
+        assert reply.startswith(b"HTTP/1.1 " + status), reply[:200]
+        assert upstream.seen == []  # nothing reached the server
+        ok = exchange(port, post(INIT, host=f"127.0.0.1:{port}"))  # an MCP client still gets through
+        assert ok.startswith(b"HTTP/1.1 200"), ok[:200]
+        assert [s["path"] for s in upstream.seen] == ["/mcp"]

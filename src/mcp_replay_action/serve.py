@@ -35,9 +35,9 @@ from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.transport.httpd import (
-    HEAD_TIMEOUT,
-    IDLE_TIMEOUT,
+    DEFAULT_BOUNDS,
     BodyError,
+    Bounds,
     Handler,
     StoppableServer,
     log,
@@ -303,8 +303,7 @@ class MockHttpServer:
         port: int = 0,
         *,
         match: str = "method_params",
-        idle_timeout: float = IDLE_TIMEOUT,
-        head_timeout: float = HEAD_TIMEOUT,
+        bounds: Bounds = DEFAULT_BOUNDS,
     ):
         Responder(cassette, match)  # validates ``match`` before a port is taken
         self.cassette = cassette
@@ -313,9 +312,7 @@ class MockHttpServer:
         self._ended: set[str] = set()
         self._lock = threading.Lock()
         self.path = "/mcp"
-        self._server = StoppableServer(
-            (host, port), _make_handler(self), idle_timeout=idle_timeout, head_timeout=head_timeout
-        )
+        self._server = StoppableServer((host, port), _make_handler(self), bounds=bounds)
 
     @property
     def url(self) -> str:

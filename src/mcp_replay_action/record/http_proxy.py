@@ -8,6 +8,13 @@ cassette is JSON-RPC only, redacted before it touches disk; request headers (``A
 cookies, API keys) are forwarded and never stored. HTTP status, content type and SSE-or-JSON are
 kept per interaction as transport facts; ``GET`` and ``DELETE`` exchanges go to the header's
 ``http_lifecycle``.
+
+Only what an MCP client sends is forwarded (``RecordingProxy.refusal``): requests to the MCP
+endpoint (or the proxy's root), and for the legacy transport to the message path the upstream's
+``endpoint`` event announced; a ``GET`` only when it asks for an event stream, a ``DELETE`` only
+with a session. A page in a browser on this machine sends no ``Origin`` with an ``<img>`` or a
+navigation, so the listener's Origin check alone would let it reach any path of the upstream
+(``GET /admin/delete``) through us.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, cast
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 
@@ -39,14 +46,16 @@ from mcp_replay_action.transport.http_client import (
     wait_for_port,
 )
 from mcp_replay_action.transport.httpd import (
-    HEAD_TIMEOUT,
+    DEFAULT_BOUNDS,
     BodyError,
+    Bounds,
     Handler,
     StoppableServer,
     log,
     stop_requested,
     wait_for_stop,
 )
+from mcp_replay_action.values.safe import visible
 
 if TYPE_CHECKING:
     from mcp_replay_action.redact import Redactor
@@ -71,6 +80,7 @@ _HOP = frozenset(
     }
 )
 SAVE_EVERY = 1.0  # seconds: the cassette on disk is at most this far behind while recording
+MAX_MESSAGE_PATHS = 16  # legacy message paths remembered (one per server in practice)
 
 
 class _TeeText:
@@ -104,8 +114,8 @@ class RecordingProxy:
     """The recording proxy on its own thread: ``start()``, ``url``, ``cassette()``, ``stop()``.
 
     ``upstream_url`` is the server's MCP endpoint. A client may use the proxy's URL with the same
-    path (``url``) or just its root; any other path is forwarded as-is, which is what the legacy
-    HTTP+SSE transport's message endpoint needs.
+    path (``url``) or just its root; the one other path forwarded is the legacy HTTP+SSE
+    transport's message path, once the upstream has announced it (``note_legacy``).
     """
 
     def __init__(
@@ -118,7 +128,7 @@ class RecordingProxy:
         cassette_path: str | None = None,
         connect_timeout: float = 10.0,
         read_timeout: float = 300.0,
-        head_timeout: float = HEAD_TIMEOUT,
+        bounds: Bounds = DEFAULT_BOUNDS,
         max_message: int = MAX_MESSAGE,
         thread_rules: ThreadRules | None = None,
     ) -> None:
@@ -139,10 +149,11 @@ class RecordingProxy:
         self._open: set[httpx.Response] = set()
         self._lock = threading.Lock()
         self._legacy = False
+        self._message_paths: list[str] = []  # announced by the upstream's ``endpoint`` events
         self.cassette_path = cassette_path
         self._saved_at = 0.0
         self._save_lock = threading.Lock()
-        self._server = StoppableServer((host, port), _make_handler(self), head_timeout=head_timeout)
+        self._server = StoppableServer((host, port), _make_handler(self), bounds=bounds)
 
     @property
     def url(self) -> str:
@@ -198,7 +209,7 @@ class RecordingProxy:
     # -- forwarding --------------------------------------------------------------------------------
 
     def upstream_for(self, path: str) -> str:
-        """The upstream URL for a path the client asked the proxy for."""
+        """The upstream URL for a path the client asked the proxy for (one ``refusal`` let by)."""
         raw_path, _, query = path.partition("?")
         up = self._upstream
         if raw_path in ("", "/", up.path):
@@ -206,6 +217,23 @@ class RecordingProxy:
         else:
             target_path, target_query = raw_path, query
         return urlunsplit((up.scheme, up.netloc, target_path, target_query, ""))
+
+    def refusal(self, method: str, path: str, accept: str, session: str) -> tuple[int, str] | None:
+        """Why a request is not what an MCP client sends, as a status and a reason, or None to
+        forward it: the MCP endpoint (or the root) and the legacy message paths are served, a
+        ``GET`` must accept an event stream (the SSE stream a client opens; an ``<img>`` or a
+        navigation does not ask for one) and a ``DELETE`` must name its session (``Mcp-Session-Id``).
+        ``accept`` and ``session``: the request's headers of those names, "" when it has none."""
+        raw_path = path.partition("?")[0]
+        with self._lock:
+            known = raw_path in ("", "/", self._upstream.path) or raw_path in self._message_paths
+        if not known:
+            return 404, "not the MCP endpoint"
+        if method == "GET" and "text/event-stream" not in accept.lower():
+            return 406, "a GET must accept text/event-stream"
+        if method == "DELETE" and not session:
+            return 400, "a DELETE must name its Mcp-Session-Id"
+        return None
 
     def forward_headers(self, incoming: Mapping[str, str]) -> dict[str, str]:
         headers = {k: v for k, v in incoming.items() if k.lower() not in _HOP}
@@ -230,8 +258,17 @@ class RecordingProxy:
     def stopping(self) -> bool:
         return self._server.stopping.is_set()
 
-    def note_legacy(self) -> None:
+    def note_legacy(self, endpoint: str) -> None:
+        """The upstream speaks the legacy transport and announced ``endpoint`` (a URL relative to
+        its SSE URL) for the client's messages: that path is forwarded from now on, when it is on
+        the upstream's own origin (a client sends elsewhere directly, not through us)."""
         self._legacy = True
+        target = urlsplit(urljoin(self.upstream_url, endpoint.strip()))
+        if (target.scheme, target.netloc) != (self._upstream.scheme, self._upstream.netloc):
+            return
+        with self._lock:
+            if target.path not in self._message_paths:
+                self._message_paths = [*self._message_paths, target.path][-MAX_MESSAGE_PATHS:]
 
 
 def _default_redactor() -> Redactor:
@@ -265,6 +302,14 @@ def _make_handler(proxy: RecordingProxy) -> type[Handler]:
 
         def _exchange(self, method: str) -> None:
             started = time.monotonic()
+            accept, session = self.headers.get("Accept") or "", self.headers.get("Mcp-Session-Id") or ""
+            refused = proxy.refusal(method, self.path, accept, session)
+            if refused is not None:
+                status, why = refused
+                log(f"record: refused {method} {visible(urlsplit(self.path).path, 120)}: {why}")
+                self.send_bytes(status, why.encode(), "text/plain", {"Connection": "close"})
+                self.close_connection = True
+                return
             try:
                 body = self.read_body() if method == "POST" else None
             except BodyError as exc:
@@ -335,7 +380,7 @@ def _make_handler(proxy: RecordingProxy) -> type[Handler]:
             tee = _TeeText(upstream, self._forward)
             for event in sse_events(cast(httpx.Response, tee), proxy.max_message):
                 if event.event == "endpoint":
-                    proxy.note_legacy()
+                    proxy.note_legacy(event.data)
                     continue
                 if not event.data.strip():
                     continue

@@ -12,8 +12,9 @@ included (every line read has a limit); a 400 or 413 closes the connection, so t
 a body is never parsed as a new request; at most ``MAX_CONNECTIONS`` connections are served at
 once (the next gets 503), a connection idle for ``IDLE_TIMEOUT`` seconds is closed, and so is one
 whose request head (request line and headers) has not arrived whole ``HEAD_TIMEOUT`` seconds after
-its first byte: a client trickling a byte now and then, inside the idle bound at every read, would
-otherwise hold its slot for ever, and 64 of them every slot.
+its first byte, or whose body has not arrived whole ``BODY_TIMEOUT`` seconds after its head: a
+client trickling a byte now and then, inside the idle bound at every read, would otherwise hold its
+slot for ever, and 64 of them every slot (``Bounds``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from mcp_replay_action.errors import ConfigError
@@ -38,6 +40,7 @@ MAX_LINE = 1024  # a chunk-size line or a trailer
 MAX_CONNECTIONS = 64
 IDLE_TIMEOUT = 30.0
 HEAD_TIMEOUT = 10.0  # from a request's first byte to the end of its headers
+BODY_TIMEOUT = 30.0  # from the end of a request's headers to the end of its body (16 MB at 0.5 MB/s)
 _BUSY = b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
 
 
@@ -83,6 +86,20 @@ def refusal(bound_host: str, host_header: str | None, origin: str | None) -> str
     return ""
 
 
+@dataclass(frozen=True)
+class Bounds:
+    """How long a listener waits on a client, in seconds: ``idle`` for any one read or write,
+    ``head`` for a whole request head from its first byte, ``body`` for a whole request body from
+    the end of its head. Tests shorten them; nothing else needs to."""
+
+    idle: float = IDLE_TIMEOUT
+    head: float = HEAD_TIMEOUT
+    body: float = BODY_TIMEOUT
+
+
+DEFAULT_BOUNDS = Bounds()
+
+
 class StoppableServer(ThreadingHTTPServer):
     """A ThreadingHTTPServer that runs on its own thread and, when stopped, also breaks the
     connections its handler threads are still serving (kept-alive sockets, open SSE streams)."""
@@ -99,11 +116,9 @@ class StoppableServer(ThreadingHTTPServer):
         address: tuple[str, int],
         handler: type[BaseHTTPRequestHandler],
         *,
-        idle_timeout: float = IDLE_TIMEOUT,
-        head_timeout: float = HEAD_TIMEOUT,
+        bounds: Bounds = DEFAULT_BOUNDS,
     ) -> None:
-        self.idle_timeout = idle_timeout
-        self.head_timeout = head_timeout
+        self.bounds = bounds
         try:
             super().__init__(address, handler)
         except OSError as exc:
@@ -134,6 +149,14 @@ class StoppableServer(ThreadingHTTPServer):
             return
         super().process_request(request, client_address)
 
+    def handle_error(self, request: JSON, client_address: JSON) -> None:
+        """A client that hung up (or a connection broken by ``stop``) is no error; anything else
+        is one line on stderr, never the standard library's traceback."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, OSError) or self.stopping.is_set():
+            return
+        log(f"error serving a request: {type(exc).__name__}: {exc}")
+
     def shutdown_request(self, request: JSON) -> None:
         with self._conn_lock:
             self._connections.discard(request)
@@ -162,16 +185,17 @@ class StoppableServer(ThreadingHTTPServer):
         self.server_close()
 
 
-class _HeadClock(io.RawIOBase):
+class _Clock(io.RawIOBase):
     """A connection's reads (under the buffered ``rfile``), each bounded by the idle timeout and,
-    while a request head is read (``begin`` to ``end``), all of them together by ``head`` seconds
-    from its first byte: a read past that raises TimeoutError, which the handler answers by
-    closing the connection."""
+    while a request head or body is read (``begin`` to ``end``), all of them together: a head
+    by ``Bounds.head`` seconds from its first byte (a kept-alive connection may wait before it),
+    a body by ``Bounds.body`` seconds from its head's end (it is due at once). A read past that
+    raises TimeoutError, which the handler answers by closing the connection."""
 
-    def __init__(self, sock: socket.socket, idle: float, head: float) -> None:
+    def __init__(self, sock: socket.socket, bounds: Bounds) -> None:
         super().__init__()
-        self.sock, self.idle, self.head = sock, idle, head
-        self.reading_head = False
+        self.sock, self.bounds = sock, bounds
+        self.limit: float | None = None  # the bound of what is being read, until its clock starts
         self.deadline: float | None = None
 
     def readable(self) -> bool:
@@ -181,20 +205,23 @@ class _HeadClock(io.RawIOBase):
         if self.deadline is not None:
             left = self.deadline - time.monotonic()
             if left <= 0:
-                raise TimeoutError(f"the request head did not arrive within {self.head:g} s")
-            self.sock.settimeout(min(self.idle, left))
+                raise TimeoutError("the request did not arrive in time")
+            self.sock.settimeout(min(self.bounds.idle, left))
         n = self.sock.recv_into(buffer)
-        if self.reading_head and self.deadline is None and n:
-            self.deadline = time.monotonic() + self.head
+        if self.limit is not None and self.deadline is None and n:
+            self.deadline = time.monotonic() + self.limit
         return n
 
-    def begin(self) -> None:
-        self.reading_head, self.deadline = True, None
+    def begin_head(self) -> None:
+        self.limit, self.deadline = self.bounds.head, None
+
+    def begin_body(self) -> None:
+        self.limit, self.deadline = self.bounds.body, time.monotonic() + self.bounds.body
 
     def end(self) -> None:
         if self.deadline is not None:
-            self.sock.settimeout(self.idle)
-        self.reading_head, self.deadline = False, None
+            self.sock.settimeout(self.bounds.idle)
+        self.limit, self.deadline = None, None
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -209,16 +236,16 @@ class Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        bounds = getattr(self.server, "bounds", DEFAULT_BOUNDS)
         # Every read and write on this connection: the idle bound (a silent client is dropped).
-        idle = getattr(self.server, "idle_timeout", IDLE_TIMEOUT)
-        self.connection.settimeout(idle)
-        # Reads go through the head clock instead of the file the standard handler made.
+        self.connection.settimeout(bounds.idle)
+        # Reads go through the clock instead of the file the standard handler made.
         self.rfile.close()
-        self._clock = _HeadClock(self.connection, idle, getattr(self.server, "head_timeout", HEAD_TIMEOUT))
+        self._clock = _Clock(self.connection, bounds)
         self.rfile = io.BufferedReader(self._clock)
 
     def handle_one_request(self) -> None:
-        self._clock.begin()  # the request line and headers, read by the standard handler
+        self._clock.begin_head()  # the request line and headers, read by the standard handler
         super().handle_one_request()
 
     def parse_request(self) -> bool:
@@ -243,11 +270,15 @@ class Handler(BaseHTTPRequestHandler):
         return line
 
     def read_body(self) -> bytes:
-        """The request body (Content-Length or chunked). Raises BodyError (400 or 413)."""
+        """The request body (Content-Length or chunked), whole within ``Bounds.body`` seconds.
+        Raises BodyError (400 or 413)."""
+        self._clock.begin_body()
         try:
             return self._read_body()
         except TimeoutError:
             raise BodyError(400, "the request body stopped arriving") from None
+        finally:
+            self._clock.end()
 
     def _read_body(self) -> bytes:
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
