@@ -24,9 +24,11 @@ import pytest
 GOLDEN = Path(__file__).parent / "data" / "help"
 COMMANDS = (
     "calibrate",
+    "compare-builds",
     "convert",
     "demo",
     "diff",
+    "explore",
     "inspect",
     "merge",
     "record",

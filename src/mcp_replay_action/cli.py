@@ -91,7 +91,13 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "calibrate": ("calibrate", "calibrate", "Learn a server's noise and store it in the cassette."),
     "convert": ("convert", "convert", "Convert between mcp-replay and mcp-recorder cassettes."),
     "demo": ("demo", "demo", "Record, then replay against a healthy and a broken build."),
+    "compare-builds": (
+        "compare_builds",
+        "compare_builds",
+        "Explore one build and replay that against another one.",
+    ),
     "diff": ("diff", "diff", "Compare two cassettes' responses, without a server."),
+    "explore": ("explore", "explore", "Write a cassette by exploring a server: no client needed."),
     "inspect": ("inspection", "inspect", "Summarise a cassette: server, era, interactions."),
     "merge": ("merge", "merge", "Combine the reports of sharded replays into one."),
     "record": ("record", "record", "Record a session through a transparent proxy."),

@@ -264,13 +264,20 @@ def refresh_and_propose(settings: Settings, context: RunContext, event: Event, o
     if settings.scenarios is not None:
         scenarios = load_scenarios(settings.scenarios, environ={**os.environ, **dict(settings.env)})
         from_scenarios = refresh.scenario_cassettes(list(plan.paths), scenarios)
-    outcome = run(replace(plan, paths=tuple(p for p in plan.paths if p not in from_scenarios)))
+    # An explored cassette is explored again (a tool added since is called too), not replayed.
+    explored = [p for p in refresh.explored_cassettes(list(plan.paths)) if p not in from_scenarios]
+    outcome = run(replace(plan, paths=tuple(p for p in plan.paths if p not in from_scenarios and p not in explored)))
     warn_unused_rules(outcome, out)
     report = outcome.report
     rows = [(u.path, u.updated, u.kept) for u in outcome.updates]
-    if from_scenarios:
-        out.info(f"Re-recording {len(from_scenarios)} cassette(s) from their scenarios")
-        again = [refresh.rerecord(p, scenarios, name, plan.compare) for p, name in from_scenarios.items()]
+    if from_scenarios or explored:
+        again = []
+        if from_scenarios:
+            out.info(f"Re-recording {len(from_scenarios)} cassette(s) from their scenarios")
+            again += [refresh.rerecord(p, scenarios, name, plan.compare) for p, name in from_scenarios.items()]
+        if explored:
+            out.info(f"Exploring the server again for {len(explored)} explored cassette(s)")
+            again += [refresh.reexplore(p, plan) for p in explored]
         results = [*report.cassettes, *(replace(r.result, path=plan.shown(r.result.path)) for r in again)]
         report = build_report(results, target=report.target, policy=plan.gate)
         rows += [(plan.shown(r.path), r.changed, 0) for r in again]

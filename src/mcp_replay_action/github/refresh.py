@@ -36,7 +36,9 @@ from mcp_replay_action.github.comment import my_login
 from mcp_replay_action.github.event import WRITE_EVENTS, Event, write_refusal
 from mcp_replay_action.github.pulls import Opened, upsert_pull
 from mcp_replay_action.github.template import STATE_RE
+from mcp_replay_action.model.cassette import Cassette
 from mcp_replay_action.model.results import CassetteResult
+from mcp_replay_action.plan import Plan
 from mcp_replay_action.replay.diff import diff_cassettes
 from mcp_replay_action.scenarios import Scenarios, record_scenario
 from mcp_replay_action.values.safe import md_cell
@@ -82,8 +84,36 @@ def scenario_cassettes(paths: Sequence[str], scenarios: Scenarios) -> dict[str, 
 def rerecord(path: str, scenarios: Scenarios, name: str, options: CompareOptions) -> Rerecorded:
     """Record scenario ``name`` again and, when an answer (or the list of requests) changed,
     write it over ``path``. A re-recording always has new timestamps; those alone change nothing."""
+    return _kept_if_changed(load(path), record_scenario(scenarios, name), options)
+
+
+def explored_cassettes(paths: Sequence[str]) -> list[str]:
+    """The cassettes whose header says ``mcp-replay explore`` wrote them (``explored``)."""
+    return [path for path in paths if isinstance(load(path).meta.get("explored"), dict)]
+
+
+def reexplore(path: str, plan: Plan) -> Rerecorded:
+    """Explore ``plan``'s server again with the options the header stored (a tool added since is
+    called too, one removed is no longer asked for) and, when an answer or the list of requests
+    changed, write the new exploration over ``path``. Redacted as a replay redacts live answers:
+    the plan's rules, the header's, and the server's environment."""
+    from mcp_replay_action.explore.explorer import ExploreOptions, explore
+    from mcp_replay_action.redact import Redactor, redactor_for
+
     old = load(path)
-    new = replace(record_scenario(scenarios, name), path=path)
+    base = Redactor(keys=plan.redact_keys, patterns=plan.redact_patterns)
+    redactor = redactor_for(old.meta, base, plan.target.env, plan.public_env)
+    options = ExploreOptions.from_json(old.meta["explored"].get("options"))
+    new = explore(plan.target, options, redactor=redactor).cassette
+    # The learned noise and declared threading of the old header still describe this server.
+    kept = {key: old.meta[key] for key in ("noise", "threading") if key in old.meta}
+    return _kept_if_changed(old, replace(new, meta={**new.meta, **kept}), plan.compare)
+
+
+def _kept_if_changed(old: Cassette, new: Cassette, options: CompareOptions) -> Rerecorded:
+    """``new`` written over ``old``'s file when an answer (or the list of requests) changed."""
+    path = old.path
+    new = replace(new, path=path)
     (result,) = diff_cassettes(old, new, options).cassettes
     changed = sum(1 for r in result.results if r.findings)
     if [i.label for i in old.requests] != [i.label for i in new.requests]:

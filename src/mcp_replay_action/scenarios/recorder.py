@@ -125,7 +125,7 @@ class _Session:
         self.transport = transport
         self.client = ClientSession(
             transport,
-            answer=_answer,
+            answer=recording_answer,
             on_server_request=self._keep_server_request,
             on_notification=self._keep_notification,
             answer_errors=True,
@@ -464,15 +464,16 @@ def _error_text(response: JSONObject) -> str:
     return f"{error.get('code')} {' '.join(str(error.get('message', '')).split())[:200]}".strip()
 
 
-def _answer(msg: JSONObject) -> JSONObject:
-    """What the recording client answers a server request: no roots, pong, and a refusal for the
-    rest (a scenario cannot know what a person would have said)."""
+def recording_answer(msg: JSONObject) -> JSONObject:
+    """What a recording client with no person behind it (a scenario, an exploration) answers a
+    server request: no roots, pong, and a refusal for the rest (it cannot know what a person
+    would have said)."""
     method = msg.get("method")
     if method == "roots/list":
         return result_answer(msg, {"roots": []})
     if method == "ping":
         return result_answer(msg, {})
-    return error_answer(msg, f"mcp-replay scenarios: the recording client does not do {method}")
+    return error_answer(msg, f"mcp-replay: the recording client does not do {method}")
 
 
 def _located(exc: ServerError, where: str, message: JSONObject) -> ServerError:

@@ -1,0 +1,53 @@
+"""``mcp-replay compare-builds``: the bundled sample server and its regressed twin as base and
+head, real processes, no cassette committed anywhere."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from e2e_helpers import cassette_lines, python_server, run_cli
+
+SAMPLE = python_server("-m", "mcp_replay_action.samples.calc_server")
+REGRESSED = python_server("-m", "mcp_replay_action.samples.calc_server_regressed")
+CALLS = ("--call", "add", "--call", "echo", "--call", "now")
+
+
+def test_the_regressed_head_is_a_breaking_change_and_fails_the_gate(tmp_path: Path) -> None:
+    kept = tmp_path / "base.jsonl"
+    run = run_cli(
+        "compare-builds", "--base", SAMPLE, "--head", REGRESSED, *CALLS, "--cassette", kept, report=tmp_path / "r.json"
+    )
+    assert run.code == 1, run.describe()
+    by_name = {f["name"]: f for f in run.findings()}
+    assert by_name["add"]["class"] == "breaking", run.describe()
+    assert by_name["echo"]["class"] == "additive", run.describe()
+    assert "now" not in by_name  # a timestamp and a uuid: noise, not a change of the head
+    assert run.report is not None and not run.report["gate"]["passed"]
+    assert "base: 9 interactions explored (handshake era), 3 tools called, 4 skipped" in run.stderr
+    # The exploration is kept where asked, an ordinary cassette that says it was explored.
+    meta = cassette_lines(kept)[0]["meta"]
+    assert meta["explored"]["options"]["calls"] == ["add", "echo", "now"]
+
+
+def test_base_and_head_the_same_build_is_clean_three_times(tmp_path: Path) -> None:
+    for attempt in range(3):
+        run = run_cli(
+            "compare-builds", "--base", SAMPLE, "--head", SAMPLE, *CALLS, report=tmp_path / f"r{attempt}.json"
+        )
+        assert run.code == 0, run.describe()
+        assert run.findings() == [], run.describe()
+
+
+def test_a_base_that_cannot_start_is_exit_3_naming_the_base(tmp_path: Path) -> None:
+    missing = python_server(tmp_path / "gone.py")
+    run = run_cli("compare-builds", "--base", missing, "--head", SAMPLE)
+    assert run.code == 3, run.describe()
+    (line,) = run.stderr.strip().splitlines()[-1:]
+    assert line.startswith("mcp-replay: error: the base build (") and "could not be explored" in line
+    assert "Traceback" not in run.stderr
+
+
+def test_both_builds_are_needed(tmp_path: Path) -> None:
+    run = run_cli("compare-builds", "--base", SAMPLE)
+    assert run.code == 2, run.describe()
+    assert "--head CMD" in run.stderr
