@@ -24,6 +24,9 @@ tests/servers/.venv-fetch/bin/python -m pip install --quiet -r tests/servers/req
 if [ -f tests/lint-tools/package-lock.json ]; then
   (cd tests/lint-tools && npm ci --no-audit --no-fund --loglevel=error)
 fi
+# GitHub's Markdown renderer, from Debian's archive (root or sudo): the comment and the summary
+# are rendered with it to prove no server text becomes a link (tests/test_cmark_links.py).
+bash tests/install-cmark.sh
 # Opt-in (root, apt, a few minutes): build the action's image with buildah and run it with
 # GitHub's mount layout, and run the dogfood workflow through act. CI turns this on.
 if [ "${MCP_REPLAY_CONTAINER_TESTS:-}" = 1 ]; then

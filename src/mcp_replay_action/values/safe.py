@@ -10,7 +10,9 @@ Everything here is a pure ``str -> str`` function. The rules, and why:
 - GitHub turns ``@login`` and ``@org/team`` into notifications. A zero-width joiner after the
   ``@`` stops the match and looks the same. Likewise ``#123``, ``owner/repo#45`` and ``GH-7``
   would link (and cross-reference) issues, and bare ``https://`` / ``www.`` text would become a
-  link a server chose: a zero-width joiner breaks each.
+  link a server chose: a zero-width joiner breaks each. GitHub's renderer (cmark-gfm) links a
+  scheme even right after a digit or ``_`` (``1https://x``), so the joiner goes in wherever the
+  scheme starts; ``tests/test_cmark_links.py`` renders with cmark-gfm to hold it.
 - Markdown: every character that can open inline syntax (``| ` * _ [ < ~ $ \\ &``: tables,
   code, emphasis, links and images, HTML and autolinks, strikethrough, math, escapes, references)
   becomes a numeric character reference; at the start of a line, so does any character that can
@@ -49,9 +51,12 @@ _MENTION_RE = re.compile(r"@(?=[0-9A-Za-z_-])")
 # a bare ``\b`` start finds first): tried at every word start of a long run ("a-b-c-..."), it
 # read to the run's end each time (quadratic). The text is kept as it is either way.
 _ISSUE_REF_RE = re.compile(
-    r"(?<![\w.-])[.-]*+\b[\w.-]+/[\w.-]+#(?=\d)|(?<![\w&#])#(?=\d)|(?<![\w-])GH-(?=\d)", re.IGNORECASE
+    r"(?<![\w.-])[.-]*+\b[\w.-]+/[\w.-]+#(?=\d)|(?<!\w)#(?=\d)|(?<![\w-])GH-(?=\d)", re.IGNORECASE
 )
-_BARE_URL_RE = re.compile(r"(?<![\w.-])(https?|www)(?=://|\.)", re.IGNORECASE)
+# GitHub's renderer (cmark-gfm's autolink extension) links a scheme after a digit, ``_``, ``.``
+# or ``-`` (``1https://x``), ``ftp://`` as well, and ``www.`` after ``_`` or ``(`` too: whatever
+# comes before, the joiner goes in (it is invisible where nothing would have linked).
+_BARE_URL_RE = re.compile(r"(https?|ftp)(?=://)|(www)(?=\.)", re.IGNORECASE)
 # A workflow command: "::" at the start of a line after any whitespace.
 _COMMAND_START_RE = re.compile(r"(^|[" + _LINE_BREAKS + r"])([^\S" + _LINE_BREAKS + r"]*):(?=:)")
 
@@ -101,10 +106,11 @@ def no_mentions(text: str) -> str:
 
 def no_references(text: str) -> str:
     """Stop GitHub from linking issues or pull requests (``#123``, ``owner/repo#45``, ``GH-7``)
-    and from turning bare ``http(s)://`` or ``www.`` text into links: a zero-width joiner goes
+    and from turning bare ``http(s)://``, ``ftp://`` or ``www.`` text into links (wherever it
+    starts: ``1https://`` links too): a zero-width joiner goes
     after the ``#`` / ``GH-`` and after the scheme or ``www``. Looks identical when rendered."""
     text = _ISSUE_REF_RE.sub(lambda m: m.group(0) + ZWJ, text)
-    return _BARE_URL_RE.sub(lambda m: m.group(1) + ZWJ, text)
+    return _BARE_URL_RE.sub(lambda m: m.group(0) + ZWJ, text)
 
 
 def no_workflow_commands(text: str) -> str:
