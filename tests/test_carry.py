@@ -151,7 +151,8 @@ def test_a_value_present_in_both_answers_is_never_substituted() -> None:
 
 
 def test_handle_is_minted_everywhere() -> None:
-    from mcp_replay_action.compare.normalize import OPAQUE, normalize
+    from mcp_replay_action.compare.masks import OPAQUE
+    from mcp_replay_action.compare.normalize import normalize
     from mcp_replay_action.redact import Redactor
 
     assert normalize({"handle": "short"}) == {"handle": OPAQUE}

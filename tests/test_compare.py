@@ -21,7 +21,8 @@ from mcp_replay_action.compare.engine import (
     status_for,
 )
 from mcp_replay_action.compare.matchers import same_json, unchanged
-from mcp_replay_action.compare.normalize import canonical, normalize, normalize_pair
+from mcp_replay_action.compare.normalize import canonical, normalize
+from mcp_replay_action.compare.pairing import normalize_pair
 from mcp_replay_action.model.results import CLASS_ORDER, Finding
 
 NO_OPTIONS = CompareOptions()

@@ -17,7 +17,8 @@ from mcp_replay_action.compare.engine import (
     compare,
     compare_normal,
 )
-from mcp_replay_action.compare.normalize import Same, canonical, materialize, normalize, normalize_pair
+from mcp_replay_action.compare.normalize import Same, canonical, materialize, normalize
+from mcp_replay_action.compare.pairing import normalize_pair
 from mcp_replay_action.model.results import Finding
 
 
@@ -247,11 +248,12 @@ _SHORT_TEXT = st.text(
 @settings(max_examples=3000, deadline=None)
 @given(_SHORT_TEXT)
 def test_short_text_settled_by_one_search_is_what_masking_makes_of_it(text: str) -> None:
-    from mcp_replay_action.compare.normalize import _masked_string, _plain_string, reference_days
+    from mcp_replay_action.compare.masks import masked_string, plain_string
+    from mcp_replay_action.compare.normalize import reference_days
 
     days = reference_days()
-    assert _plain_string(text, days) == _masked_string.__wrapped__(text, days)
-    assert _plain_string(text) == _masked_string.__wrapped__(text)
+    assert plain_string(text, days) == masked_string.__wrapped__(text, days)
+    assert plain_string(text) == masked_string.__wrapped__(text)
 
 
 def test_names_that_mask_alike_are_no_identity_in_a_long_shared_list() -> None:
@@ -400,12 +402,13 @@ _NAME_TEXT = st.text(
 def test_many_names_at_once_are_each_what_plain_string_makes_of_it(
     names: list[str], planted: list[tuple[int, str]]
 ) -> None:
-    """Joined, scanned as bytes and halved: exactly ``_plain_string`` of each (a name that may be
+    """Joined, scanned as bytes and halved: exactly ``plain_string`` of each (a name that may be
     masked anywhere in a long stretch of plain ones, non-ASCII digits, NUL, 19 and 20 characters)."""
-    from mcp_replay_action.compare.normalize import _plain_string, _plain_strings, reference_days
+    from mcp_replay_action.compare.masks import plain_string, plain_strings
+    from mcp_replay_action.compare.normalize import reference_days
 
     assert [
-        _plain_string(v) for v in ("12:30:45", "Monday", "/tmp/x1", "a1b2c3d4e5f6a7b8", "aB3kQ9z_mP2vL7_wR4tY_k")
+        plain_string(v) for v in ("12:30:45", "Monday", "/tmp/x1", "a1b2c3d4e5f6a7b8", "aB3kQ9z_mP2vL7_wR4tY_k")
     ] == [
         "<timestamp>",
         "<timestamp>",
@@ -425,8 +428,8 @@ def test_many_names_at_once_are_each_what_plain_string_makes_of_it(
     for at, name in [*planted, *plants]:
         values.insert(at % (len(values) + 1), name)
     for days in ((), reference_days()):
-        assert _plain_strings(values, days) == [_plain_string(v, days) for v in values]
-        assert _plain_strings(names, days) == [_plain_string(v, days) for v in names]
+        assert plain_strings(values, days) == [plain_string(v, days) for v in values]
+        assert plain_strings(names, days) == [plain_string(v, days) for v in names]
 
 
 def _named(n: int, field: str = "name") -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcp_replay_action.compare import correlate, normalize
+from mcp_replay_action.compare import correlate, masks, normalize
 from mcp_replay_action.compare.engine import CompareOptions
 from mcp_replay_action.redact import Redactor
 from mcp_replay_action.values import safe
@@ -82,8 +82,8 @@ def _assert_linear(fn: Callable[[str], Any], unit: str) -> None:
 _REDACTOR = Redactor()
 _OPTIONS = CompareOptions()
 PATHS: dict[str, Callable[[str], Any]] = {
-    "mask_text": lambda s: normalize.mask_text.__wrapped__(s, ()),  # type: ignore[attr-defined]
-    "mask_text_dated": lambda s: normalize.mask_text.__wrapped__(s, (739000,)),  # type: ignore[attr-defined]
+    "mask_text": lambda s: masks.mask_text.__wrapped__(s, ()),  # type: ignore[attr-defined]
+    "mask_text_dated": lambda s: masks.mask_text.__wrapped__(s, (739000,)),  # type: ignore[attr-defined]
     "normalize": lambda s: normalize.normalize({"result": {"contents": [{"uri": "x", "text": s}]}}, _OPTIONS),
     "redact": lambda s: _REDACTOR.apply({"text": s}),
     # threading reads the words of every request and answer text, and finds a word in prose
@@ -101,8 +101,8 @@ def test_server_text_paths_are_linear_on_long_runs(path: str, unit: str) -> None
 
 def test_the_epoch_mask_still_masks_a_time_keyed_epoch_after_a_long_run() -> None:
     text = "a" * 300_000 + " created_at: 1796000000 " + "7" * 1000 + " ts=1796000000123"
-    masked = normalize.mask_text.__wrapped__(text, ())  # type: ignore[attr-defined]
-    assert masked.endswith(" created_at: " + normalize.TIMESTAMP + " " + "7" * 1000 + " ts=" + normalize.TIMESTAMP)
+    masked = masks.mask_text.__wrapped__(text, ())  # type: ignore[attr-defined]
+    assert masked.endswith(" created_at: " + masks.TIMESTAMP + " " + "7" * 1000 + " ts=" + masks.TIMESTAMP)
 
 
 # The plain pattern the linear one replaced: what it found is what the masks must still find.
@@ -118,4 +118,4 @@ def _show(match: re.Match[str]) -> str:
 @settings(max_examples=3000, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=16).map("".join))
 def test_the_linear_epoch_mask_finds_what_the_plain_pattern_found(text: str) -> None:
-    assert normalize._sub_epochs(text, _show) == _PLAIN_EPOCH.sub(_show, text)
+    assert masks._sub_epochs(text, _show) == _PLAIN_EPOCH.sub(_show, text)

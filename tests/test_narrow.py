@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mcp_replay_action.compare import normalize
+from mcp_replay_action.compare import normalize, pairing
 from mcp_replay_action.compare.engine import CompareOptions, compare
 from mcp_replay_action.values import narrow
 from mcp_replay_action.values.limits import Limits
@@ -204,7 +204,7 @@ def test_narrowed_compare_finds_exactly_what_the_full_compare_finds(monkeypatch:
         settled += got is not None
         return got
 
-    monkeypatch.setattr(normalize, "skeletons", counted)
+    monkeypatch.setattr(pairing, "skeletons", counted)
     for case in range(60):
         doc = _document(rng)
         edited = doc
@@ -233,7 +233,7 @@ def test_one_changed_leaf_in_a_long_list_is_read_from_the_skeletons() -> None:
     assert items_a[0].items()[5].load() == {"id": 5, "name": "item-5", "score": 5}
     assert items_a[0].items() is items_b[0].items()  # read item by item once, for both sides
     # Compared, the two named lists are their changed record alone on each side.
-    before, after = normalize.normalize_pair(_answer(a), _answer(b), _at())
+    before, after = pairing.normalize_pair(_answer(a), _answer(b), _at())
     named_a = before["result"]["content"][0]["text"]["{json}"]["records"]
     named_b = after["result"]["content"][0]["text"]["{json}"]["records"]
     assert isinstance(named_a, normalize.Keyed) and list(named_a) == list(named_b) == ["item-1000"]
@@ -267,13 +267,13 @@ def test_a_renamed_record_between_stretches_is_compared_as_the_full_parse_compar
     records[1000]["name"] = name
     b = json.dumps({"records": records}, separators=(",", ":"))
     got: list[Any] = []
-    real = normalize._Pairer.stretched
+    real = pairing._Pairer.stretched
 
     def counted(self: Any, x: Any, y: Any, depth: int) -> Any:
         got.append(real(self, x, y, depth))
         return got[-1]
 
-    monkeypatch.setattr(normalize._Pairer, "stretched", counted)
+    monkeypatch.setattr(pairing._Pairer, "stretched", counted)
     for options in (CompareOptions(), CompareOptions(allow_reorder=True), CompareOptions(ignore_keys=("score",))):
         got.clear()
         narrowed, full = _both_ways(_answer(a), _answer(b), options)
@@ -364,8 +364,8 @@ def test_shared_items_of_a_skeleton_list_are_taken_a_stretch_at_a_time_as_one_at
             doc = [rng.choice([1, "x", [1, 2], None, {"a": 1}]) for _ in range(rng.randint(1, 40))]
         edited = _edit(rng, doc)
         before, after = _answer(_text(rng, doc)), _answer(_text(rng, edited))
-        fast = normalize.normalize_pair(before, after, _at(**limits))
-        slow = normalize.normalize_pair(before, after, nothing)
+        fast = pairing.normalize_pair(before, after, _at(**limits))
+        slow = pairing.normalize_pair(before, after, nothing)
         seen_fast: dict[int, int] = {}
         seen_slow: dict[int, int] = {}
         assert [_shape(x, seen_fast) for x in fast] == [_shape(x, seen_slow) for x in slow]
@@ -609,7 +609,7 @@ def _named_list(rng: random.Random, count: int) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("seed", range(8))
 def test_named_lists_with_stretches_compare_as_read_item_by_item(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     """A long named list with shared stretches is compared without an object per shared record
-    (``normalize._Pairer.stretched``): on named lists with every kind of name (masked ones that
+    (``pairing._Pairer.stretched``): on named lists with every kind of name (masked ones that
     name two records alike, JSON ones, missing and repeated ones, under "name" or "uri"), moved,
     renamed, inserted and removed records, 1-3 edits, every option set, runs of a few items,
     stretches from one item on, with a read-ahead of the recorded text (whole, a few steps, or
@@ -620,7 +620,7 @@ def test_named_lists_with_stretches_compare_as_read_item_by_item(monkeypatch: py
     stretch_min = (1, 3, 16)[seed % 3]
     limits = Limits(narrow_min_chars=0, stretch_min=stretch_min, run_chars=run_chars)
     settled = tried = 0
-    real = normalize._Pairer.stretched
+    real = pairing._Pairer.stretched
 
     def counted(self: Any, a: Any, b: Any, depth: int) -> Any:
         nonlocal settled, tried
@@ -629,7 +629,7 @@ def test_named_lists_with_stretches_compare_as_read_item_by_item(monkeypatch: py
         settled += got is not None
         return got
 
-    monkeypatch.setattr(normalize._Pairer, "stretched", counted)
+    monkeypatch.setattr(pairing._Pairer, "stretched", counted)
     for case in range(30):
         clean = case % 3 == 0  # every record named once, plainly, and a value changed or two
         if clean:
@@ -675,13 +675,13 @@ def test_names_read_ahead_are_not_read_again(monkeypatch: pytest.MonkeyPatch) ->
     that is not its own normal form (a date) leaves its run to be named there, as it is."""
     options = _at(narrow_min_chars=0, run_chars=700)
     named: list[int] = []
-    real = normalize._Normalizer.raw_identities
+    real = normalize.Normalizer.raw_identities
 
     def counted(self: Any, values: list[Any], field: str, depth: int) -> Any:
         named.append(len(values))
         return real(self, values, field, depth)
 
-    monkeypatch.setattr(normalize._Normalizer, "raw_identities", counted)
+    monkeypatch.setattr(normalize.Normalizer, "raw_identities", counted)
     sums: list[int] = []
     for dated in (False, True):
         records = [{"name": f"item-{i}", "score": i % 7} for i in range(3000)]
@@ -754,7 +754,7 @@ def test_a_named_list_held_as_its_changed_records_renders_whole(monkeypatch: pyt
     a = json.dumps({"records": records}, separators=(",", ":"))
     records[300]["score"] = -1
     b = json.dumps({"records": records}, separators=(",", ":"))
-    before, after = normalize.normalize_pair(_answer(a), _answer(b), _at(narrow_min_chars=0))
+    before, after = pairing.normalize_pair(_answer(a), _answer(b), _at(narrow_min_chars=0))
     part = before["result"]["content"][0]["text"]["{json}"]["records"]
     assert type(part) is normalize.PartKeyed and list(part) == ["item-300"]
     whole = normalize.normalize(_answer(a))["result"]["content"][0]["text"]["{json}"]["records"]

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mcp_replay_action.compare import normalize
+from mcp_replay_action.compare import pairing
 from mcp_replay_action.compare.engine import CompareOptions, compare
 from mcp_replay_action.values import narrow
 from mcp_replay_action.values.limits import Limits
@@ -92,7 +92,7 @@ def test_a_long_list_narrowed_finds_what_the_whole_parse_finds(monkeypatch: pyte
         marked += got is not None
         return got
 
-    monkeypatch.setattr(normalize, "skeletons", counted)
+    monkeypatch.setattr(pairing, "skeletons", counted)
     monkeypatch.setattr(narrow.Stretch, "mark_of", mark_of)
     for case in range(12):
         records = [_record(rng, i, key) for i in range(rng.randint(700, 1200))]

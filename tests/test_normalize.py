@@ -9,16 +9,12 @@ import json
 import pytest
 
 from mcp_replay_action.compare.engine import CompareOptions
+from mcp_replay_action.compare.masks import HEX, OPAQUE, TIMESTAMP, UUID, mask_text
 from mcp_replay_action.compare.normalize import (
-    HEX,
-    OPAQUE,
-    TIMESTAMP,
-    UUID,
     Base64Text,
     JsonText,
     Keyed,
     canonical,
-    mask_text,
     normalize,
     parse_path,
     reference_days,
@@ -408,7 +404,7 @@ def test_the_named_date_pattern_finds_what_its_forms_alone_find() -> None:
     import random
     import re
 
-    from mcp_replay_action.compare.normalize import _AFTER, _BEFORE, _NAMED_DATE_RE, _NAMED_FORMS
+    from mcp_replay_action.compare.masks import _AFTER, _BEFORE, _NAMED_DATE_RE, _NAMED_FORMS
 
     unfiltered = re.compile(_BEFORE + "(?:" + "|".join(_NAMED_FORMS) + ")" + _AFTER)
     rng = random.Random(9)

@@ -52,11 +52,11 @@ from mcp_replay_action.compare.normalize import (
     loosely_equal,
     materialize,
     normalize,
-    normalize_pair,
     normalized_alike,
     same_canonical,
 )
 from mcp_replay_action.compare.options import CompareOptions
+from mcp_replay_action.compare.pairing import normalize_pair
 from mcp_replay_action.compare.schema_equal import (
     SCHEMA_LISTS,
     SCHEMA_MAPS,
