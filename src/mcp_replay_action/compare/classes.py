@@ -54,7 +54,8 @@ RULES: tuple[Rule, ...] = (
          "clients branch on the code"),
     Rule("era-refused", "the server refused the recorded protocol era", "breaking",
          "a client of that era cannot talk to it"),
-    Rule("required-added", "a required argument was added, or an argument became required", "breaking",
+    Rule("required-added", "a required argument (of a tool or a prompt) was added, or an argument became "
+         "required", "breaking",
          "every existing call lacks it"),
     Rule("tool-removed", "a tool, prompt, resource or other named item was removed", "breaking",
          "a client calling it gets an error"),
@@ -96,7 +97,7 @@ RULES: tuple[Rule, ...] = (
     Rule("empty-object-removed", "an empty object was removed outside tool output "
          "(`capabilities.experimental: {}`), but not a capability itself", "additive",
          "it declared nothing"),
-    Rule("required-dropped", "an argument is no longer required", "additive",
+    Rule("required-dropped", "an argument (of a tool or a prompt) is no longer required", "additive",
          "every existing call still fits"),
     Rule("description-changed", "a tool's or an argument's `description` changed", "additive",
          "it changes what a model does, not what a client parses"),

@@ -39,6 +39,7 @@ from typing import Any
 
 from mcp_replay_action.compare.classes import finding as _classed
 from mcp_replay_action.compare.hints import HINT_DEFAULTS, hint_rule, settle_hints
+from mcp_replay_action.compare.listing import prompt_argument_rule, prompt_required_rule, required_in
 from mcp_replay_action.compare.matchers import ENVELOPE, unchanged
 from mcp_replay_action.compare.normalize import (
     BOX_TYPES,
@@ -924,7 +925,7 @@ class _Differ:
         verb = "added" if added else "removed"
         shown = {"after": _render(value)} if added else {"before": _render(value)}
         if isinstance(last.container, Keyed):
-            rule = _rule_for(steps, f"tool-{verb}")
+            rule = prompt_argument_rule(keys, value, added) or _rule_for(steps, f"tool-{verb}")
             return _classed(rule, "structure-change", path, f"{_noun(steps)} {_name(last.param)} {verb}", **shown)
         if isinstance(last.container, (list, _Aligned)):
             if keys[-2:-1] == ["required"] and "inputSchema" in keys:
@@ -935,9 +936,11 @@ class _Differ:
                 return _classed(rule, "structure-change", path, message, **shown)
             return _classed(f"item-{verb}", "structure-change", path, f"list item {verb}", **shown)
         name = str(last.param)
-        if not added:
+        if flag := prompt_required_rule(keys, None if added else value, value if added else None):
+            rule = flag
+        elif not added:
             rule = _removed_rule(steps, value)
-        elif keys[-2:-1] == ["properties"] and "inputSchema" in keys and _required_in(steps, name):
+        elif keys[-2:-1] == ["properties"] and "inputSchema" in keys and required_in(steps, name):
             return _classed(
                 "required-added", "structure-change", path, f"required argument {_name(name)} added", **shown
             )
@@ -1003,7 +1006,7 @@ class _Differ:
                 return "error-text-changed"
         if self.error_result and keys[:2] == ["result", "content"] and isinstance(t1, str) and isinstance(t2, str):
             return "error-text-changed"
-        return _rule_for(steps, "value-changed")
+        return prompt_required_rule(keys, t1, t2) or _rule_for(steps, "value-changed")
 
 
 def _document_changed(path: str, rule: str, t1: str, t2: str) -> Finding:
@@ -1074,16 +1077,6 @@ def _plural(path: str) -> str:
 def _noun(steps: list[_Step]) -> str:
     parent_key = steps[-2].key if len(steps) >= 2 else None
     return _NOUNS.get(parent_key or "", "item")
-
-
-def _required_in(steps: list[_Step], name: str) -> bool:
-    """Whether the schema holding ``properties`` (two steps up) lists ``name`` as required."""
-    if len(steps) < 2:
-        return False
-    schema = steps[-2].container
-    required = schema.get("required") if isinstance(schema, dict) else None
-    values = required.values() if isinstance(required, dict) else required
-    return isinstance(values, Iterable) and not isinstance(values, str) and name in list(values)
 
 
 def _rule_for(steps: list[_Step], default: str) -> str:

@@ -1,0 +1,42 @@
+"""Which row of the class table a changed argument of a listing takes: a tool's ``inputSchema``
+names its required properties in a ``required`` list, a prompt flags each of its ``arguments``
+with its own ``required``. Both say the same thing to a client (every call must now give it, or
+need no longer), so both take ``required-added`` / ``required-dropped``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+
+def required_in(steps: Sequence[Any], name: str) -> bool:
+    """Whether the schema holding ``properties`` (two steps up) lists ``name`` as required."""
+    if len(steps) < 2:
+        return False
+    schema = steps[-2].container
+    required = schema.get("required") if isinstance(schema, dict) else None
+    values = required.values() if isinstance(required, dict) else required
+    return isinstance(values, Iterable) and not isinstance(values, str) and name in list(values)
+
+
+def _prompt_argument(keys: Sequence[str | None]) -> bool:
+    """``keys`` (a finding path's dict keys, None for a step into a list) end at one argument of
+    a prompt: ``result.prompts[name=p].arguments[name=a]``."""
+    return list(keys[-4:]) == ["prompts", None, "arguments", None]
+
+
+def prompt_argument_rule(keys: Sequence[str | None], value: Any, added: bool) -> str | None:
+    """A prompt argument added that is required is ``required-added``; None for anything else."""
+    if added and _prompt_argument(keys) and isinstance(value, dict) and value.get("required") is True:
+        return "required-added"
+    return None
+
+
+def prompt_required_rule(keys: Sequence[str | None], before: Any, after: Any) -> str | None:
+    """A prompt argument's ``required`` flag changed (absent reads as false): ``required-added``
+    when it became required, ``required-dropped`` when it no longer is; None for anything else."""
+    if not keys or keys[-1] != "required" or not _prompt_argument(keys[:-1]):
+        return None
+    if (before is True) == (after is True):
+        return None
+    return "required-added" if after is True else "required-dropped"
