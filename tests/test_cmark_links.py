@@ -72,6 +72,8 @@ URLS = [
     "mailto:a@evil.example",
     "xmpp:a@evil.example",
     "admin@evil.example",
+    "mailto:.@.jsonl",  # hypothesis found it: an "@" before a "." links too
+    "mailto:a@_b.example",
 ]
 KNOWN = [
     *URLS,
@@ -173,7 +175,7 @@ def test_the_comment_and_the_summary_link_nothing_a_server_said(text: str) -> No
 
 
 @given(TRICKY)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_the_comment_and_the_summary_link_nothing_fuzzed(text: str) -> None:
     hostile = hostile_report(text)
     assert_links_only_ours(render_comment(hostile, marker=MARKER, links=LINKS))

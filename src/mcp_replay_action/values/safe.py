@@ -7,10 +7,10 @@ Everything here is a pure ``str -> str`` function. The rules, and why:
 - The Actions runner treats a stdout line as a workflow command when it starts with ``::`` after
   leading whitespace, and (legacy syntax) when it contains ``##[`` anywhere. We break both with a
   zero-width joiner, which no runner trims.
-- GitHub turns ``@login`` and ``@org/team`` into notifications. A zero-width joiner after the
-  ``@`` stops the match and looks the same. Likewise ``#123``, ``owner/repo#45`` and ``GH-7``
-  would link (and cross-reference) issues, and bare ``https://`` / ``www.`` text would become a
-  link a server chose: a zero-width joiner breaks each. GitHub's renderer (cmark-gfm) links a
+- GitHub turns ``@login`` and ``@org/team`` into notifications. A zero-width joiner after every
+  ``@`` (an e-mail address links too) stops the match and looks the same. Likewise ``#123``,
+  ``owner/repo#45`` and ``GH-7`` would link (and cross-reference) issues, and bare ``https://``
+  / ``www.`` text would become a link a server chose: a zero-width joiner breaks each. GitHub's renderer (cmark-gfm) links a
   scheme even right after a digit or ``_`` (``1https://x``), so the joiner goes in wherever the
   scheme starts; ``tests/test_cmark_links.py`` renders with cmark-gfm to hold it.
 - Markdown: every character that can open inline syntax (``| ` * _ [ < ~ $ \\ &``: tables,
@@ -45,7 +45,6 @@ _CONTROL_RE = re.compile("[\x00-\x08\x0e-\x1b\x1f\x7f\x80-\x84\x86-\x9f\u202a-\u
 _CODE_CONTROL_RE = re.compile(_CONTROL_RE.pattern[:-1] + "\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
-_MENTION_RE = re.compile(r"@(?=[0-9A-Za-z_-])")
 # ``#123`` / ``owner/repo#45`` (a digit after "#", not inside a word) and ``GH-7``. The owner is
 # tried only where its run of name characters starts, from the run's first word character (what
 # a bare ``\b`` start finds first): tried at every word start of a long run ("a-b-c-..."), it
@@ -99,9 +98,10 @@ def visible(value: JSON, limit: int = 300) -> str:
 
 
 def no_mentions(text: str) -> str:
-    """Stop GitHub from notifying anyone: ``@login`` / ``@org/team`` get a zero-width joiner after
-    the ``@``. Looks identical when rendered."""
-    return _MENTION_RE.sub("@" + ZWJ, text)
+    """Stop GitHub from notifying anyone (``@login``, ``@org/team``) and from linking an e-mail
+    address: every ``@`` gets a zero-width joiner after it, whatever follows (cmark-gfm links
+    ``.@.jsonl`` and ``mailto:a@_b``: no narrower rule is safe). Looks identical when rendered."""
+    return text.replace("@", "@" + ZWJ)
 
 
 def no_references(text: str) -> str:
