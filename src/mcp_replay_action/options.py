@@ -247,6 +247,11 @@ def clean_setup(value: str) -> tuple[str, ...]:
     return clean_server(value.strip(), "setup")
 
 
+def clean_reset(value: str) -> tuple[str, ...]:
+    """The ``reset`` command, split like ``server``; empty: none."""
+    return clean_server(value.strip(), "reset")
+
+
 def clean_url(value: str) -> str | None:
     """An http(s) URL; empty: None (a stdio server)."""
     if not value:
@@ -545,6 +550,16 @@ OPTIONS: tuple[Option, ...] = (
         clean=_text(clean_setup),
         help="Run CMD (split like the server command; in its directory and environment) to completion before "
         "each server start, e.g. to reset a memory file or a database to the recorded state.",
+        metavar="CMD",
+        from_flag=_command,
+    ),
+    Option(
+        "reset",
+        ("--reset",),
+        "reset",
+        clean=_text(clean_reset),
+        help="With --url: run CMD (like --setup) before each pass, so the confirmation pass meets a server as "
+        "fresh as the first pass did; without it (or --setup) a --url server is replayed once.",
         metavar="CMD",
         from_flag=_command,
     ),
@@ -905,6 +920,7 @@ def target_from(values: Mapping[str, object], command: str = "replay") -> Target
         bool(value("isolate")),
         startup_timeout_for(value("timeout"), value("startup_timeout")),
         setup=value("setup"),
+        reset=value("reset"),
         command=command,
         max_message=value("max_message"),
     )

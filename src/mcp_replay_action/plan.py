@@ -118,19 +118,23 @@ def make_target(
     startup_timeout: float = 30.0,
     *,
     setup: str | Sequence[str] | None = None,
+    reset: str | Sequence[str] | None = None,
     command: str = "replay",
     max_message: int | None = None,
 ) -> Target:
     """The ``Target`` of a server, the one place one is built (for the options table's edges, the
     demo and a ``scenarios.yml``'s target; ``open_transport`` turns it into a transport):
-    ``server`` and ``setup`` are commands, an argv or a string split like a POSIX shell would.
-    Raises ConfigError when there is neither a server nor a URL."""
+    ``server``, ``setup`` and ``reset`` are commands, an argv or a string split like a POSIX shell
+    would. Raises ConfigError when there is neither a server nor a URL, or a ``reset`` without a URL
+    (a server replay starts its own server for each pass: there is nothing to reset)."""
     from mcp_replay_action.errors import ConfigError
     from mcp_replay_action.transport import Target
     from mcp_replay_action.transport.process import split_command
 
     if not url and not server:
         raise ConfigError(f"{command} needs --server CMD (stdio) or --url URL (HTTP)")
+    if reset and not url:
+        raise ConfigError("--reset resets a server given by --url before each pass: there is no --url")
     return Target(
         command=tuple(split_command(server)) if server else (),
         url=url or None,
@@ -139,6 +143,7 @@ def make_target(
         env=dict(env or {}),
         isolate=isolate,
         setup=tuple(split_command(setup)) if setup else (),
+        reset=tuple(split_command(reset)) if reset else (),
         startup_timeout=startup_timeout,
         **({"max_message": max_message} if max_message is not None else {}),
     )

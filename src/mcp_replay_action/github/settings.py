@@ -84,6 +84,7 @@ class Settings:
     cassettes: tuple[str, ...] = DEFAULT_PATTERNS
     install: str = ""
     setup: tuple[str, ...] = ()  # run before each server start, split like ``server``
+    reset: tuple[str, ...] = ()  # with ``url``: run before each pass, split like ``server``
     jobs: int = 1  # cassettes replayed at once, each with its own server
     shard: tuple[int, int] | None = None  # (i, n): replay only shard i of n
     reports: tuple[str, ...] = ()  # mode merge: globs of the shards' JSON reports

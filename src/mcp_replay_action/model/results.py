@@ -367,6 +367,8 @@ class CassetteResult:
     # What the live server listed during the replay (``coverage.py``); None when no live server
     # was replayed against (a ``diff``, a report from before coverage).
     listed: Listed | None = None
+    # What this replay could not tell apart, and the step that would (``replay/advice.py``).
+    notes: tuple[str, ...] = ()
 
     @property
     def passed(self) -> int:

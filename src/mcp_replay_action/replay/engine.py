@@ -52,7 +52,7 @@ from mcp_replay_action.model.results import (
 )
 from mcp_replay_action.plan import Plan
 from mcp_replay_action.redact import Redactor, redactor_for
-from mcp_replay_action.replay import streams, tasks
+from mcp_replay_action.replay import advice, streams, tasks
 from mcp_replay_action.replay.translate import rounds, translate
 from mcp_replay_action.transport import Transport, open_transport
 from mcp_replay_action.transport.headline import headline
@@ -715,7 +715,7 @@ def replay_cassette(
         (start or transport.start)()
         # Set up while the server starts (a node server takes a few hundred ms to answer).
         session = _Session(cassette, transport, options, listings.hearing(on_live), tick)
-        session.confirming = confirm is not None and options.confirm
+        session.confirming = confirm is not None and options.confirm and advice.can_confirm(options.target)
         session.run()
     except ServerError as exc:
         redactor = session.redactor if session is not None else live_redactor(cassette.meta, options)
@@ -729,7 +729,7 @@ def replay_cassette(
     mismatch = era_mismatch(sent, results, translated=translation.across)
     if mismatch:
         results = _one_era_finding(results, sent, mismatch)
-    elif confirm is not None and options.confirm and status_counts(results)["fail"]:
+    elif confirm is not None and session.confirming and status_counts(results)["fail"]:
         results = _confirmed(cassette, session, confirm, options)
     result = CassetteResult(
         path=cassette.path,
@@ -744,6 +744,7 @@ def replay_cassette(
         stderr_tail=str(diag.get("stderr_tail", ""))[-2000:] if session.dead else "",
         non_json_lines=int(diag.get("non_json_lines", 0) or 0),
         listed=listings.listed(),
+        notes=advice.notes_for(results, options.target, confirm is not None and options.confirm),
     )
     return redacted_result(result, session.redactor)
 
@@ -837,9 +838,8 @@ def _confirmed(
         rules = noise.learn([live_a, live_b], first.compare_options, result.seq)
         recorded = first.expected.get(result.seq, first.recorded[result.seq].response)
         kept, ignored = noise.split(kept, rules, recorded, first.compare_options)
-        ignored = minted + ignored
-        if ignored:
-            result = replace(result, findings=kept, noise=result.noise + ignored, status=status_for(kept))
+        if minted or ignored:
+            result = replace(result, findings=kept, noise=result.noise + minted + ignored, status=status_for(kept))
         out.append(result)
     return out
 

@@ -105,6 +105,8 @@ def _cassette_lines(cassette: CassetteResult, paint: _Painter, verbose: bool) ->
     yield paint(heading, bold=True)
     if cassette.era_skipped:
         yield _ROW + visible(_format.era_skipped_line(cassette), LINE_LIMIT)
+    for note in cassette.notes:
+        yield _ROW + paint("note: ", bold=True) + visible(note, 2 * LINE_LIMIT)
     labels: dict[str, str] = {}  # a replay repeats a few labels thousands of times
     results = cassette.results
     if isinstance(results, ResultList) and not verbose:

@@ -155,6 +155,8 @@ def _cassette_chunks(cassette: CassetteResult, show_passing: bool) -> list[_Chun
     head += [md_cell(" · ".join(facts), DETAIL_LIMIT), ""]
     if cassette.era_skipped:
         head += [md_cell(_format.era_skipped_line(cassette), DETAIL_LIMIT * 2), ""]
+    for note in cassette.notes:
+        head += [f"ℹ️ **Note:** {md_cell(note, DETAIL_LIMIT * 2)}", ""]
     if cassette.error:
         head += [f"❗ **Replay stopped:** {md_cell(cassette.error, DETAIL_LIMIT * 2)}", ""]
     if cassette.non_json_lines:

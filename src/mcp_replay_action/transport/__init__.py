@@ -75,7 +75,8 @@ class Target:
     ``command`` is an argv, or a single string split like a POSIX shell would (no expansion).
     ``env`` is added to our environment for the server (and ``setup``); ``cwd`` is where both run;
     ``isolate`` gives the server a fresh HOME and TMPDIR; ``setup`` runs to completion before each
-    server start, so a stateful server starts from the recorded state.
+    server start, so a stateful server starts from the recorded state; ``reset`` runs before each
+    pass against a ``url`` (after ``setup``), so a server someone else started is fresh again.
     """
 
     command: tuple[str, ...] | str = ()
@@ -85,10 +86,18 @@ class Target:
     env: Mapping[str, str] = field(default_factory=dict)
     isolate: bool = False
     setup: tuple[str, ...] | str = ()
+    reset: tuple[str, ...] | str = ()
     startup_timeout: float = STARTUP_TIMEOUT
     connect_timeout: float = CONNECT_TIMEOUT
     setup_timeout: float = SETUP_TIMEOUT
     max_message: int = MAX_MESSAGE
+
+    @property
+    def fresh_each_start(self) -> bool:
+        """Whether each start meets a server as fresh as the first did: one started for it, or a
+        URL whose server a ``reset`` (or ``setup``) command brings back before each pass. A second
+        pass against a URL without one meets the state the first pass left."""
+        return not self.url or bool(self.command or self.reset or self.setup)
 
     @property
     def transport(self) -> str:
@@ -149,6 +158,7 @@ def open_transport(target: Target) -> Transport:
             env=dict(target.env),
             isolate=target.isolate,
             setup=target.setup or None,
+            reset=target.reset or None,
             setup_timeout=target.setup_timeout,
             connect_timeout=target.connect_timeout,
             startup_timeout=target.startup_timeout,

@@ -229,6 +229,7 @@ class HttpTransport:
         isolate: bool = False,
         setup: str | Sequence[str] | None = None,
         setup_timeout: float = 120.0,
+        reset: str | Sequence[str] | None = None,
         mode: Mode = "auto",
         connect_timeout: float = 10.0,
         startup_timeout: float = 30.0,
@@ -250,6 +251,7 @@ class HttpTransport:
         self._env = dict(env) if env else None
         self._isolate = isolate
         self._setup = setup
+        self._reset = reset
         self._setup_timeout = setup_timeout
         self._mode: Mode = mode
         self._connect_timeout = connect_timeout
@@ -290,6 +292,10 @@ class HttpTransport:
             from mcp_replay_action.transport.process import run_setup
 
             run_setup(self._setup, cwd=self._cwd, env=self._env, timeout=self._setup_timeout)
+        if self._reset:
+            from mcp_replay_action.transport.process import run_setup
+
+            run_setup(self._reset, cwd=self._cwd, env=self._env, timeout=self._setup_timeout, flag="--reset")
         if self._server:
             self._spawn()
             try:

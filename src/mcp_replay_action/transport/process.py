@@ -574,11 +574,14 @@ def run_setup(
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
     timeout: float = 120.0,
+    flag: str = "--setup",
 ) -> None:
     """Run a ``--setup`` command to completion before a server starts (reset a memory file, load a
-    database fixture). It runs like a server command (own process group, our environment plus
-    ``env``, in ``cwd``), its output is kept only for the error, and it is stopped with its whole
-    group after ``timeout`` seconds. Raises ServerStartError naming the command's failure."""
+    database fixture), or a ``--reset`` one (``flag``: the option messages name) before a pass
+    against a server someone else started. It runs like a server command (own process group, our
+    environment plus ``env``, in ``cwd``), its output is kept only for the error, and it is stopped
+    with its whole group after ``timeout`` seconds. Raises ServerStartError naming the command's
+    failure."""
     proc = spawn_server(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=PIPE, stderr=subprocess.STDOUT)
     assert proc.popen.stdout is not None
     output = StderrTail(proc.popen.stdout)
@@ -591,7 +594,7 @@ def run_setup(
             proc.stop(grace=0.0)
             output.join(1.0)
             raise ServerStartError(
-                f"--setup {name} did not finish within {timeout:g} s", stderr_tail=output.text()
+                f"{flag} {name} did not finish within {timeout:g} s", stderr_tail=output.text()
             ) from None
     finally:
         proc.stop(grace=0.0)  # a setup command's leftover children do not outlive it
@@ -599,7 +602,7 @@ def run_setup(
     if status != 0:
         tail = output.text()
         raise ServerStartError(
-            proc.start_failure(f"--setup {name} failed with status {status}", tail),
+            proc.start_failure(f"{flag} {name} failed with status {status}", tail),
             stderr_tail=tail,
             exit_status=status,
         )
