@@ -20,7 +20,8 @@ from mcp_replay_action.cassette import load
 from mcp_replay_action.cassette.header import session_facts
 from mcp_replay_action.record.stdio_proxy import record_stdio
 from mcp_replay_action.record.tape import Tape
-from mcp_replay_action.redact import PLACEHOLDER, Redactor
+from mcp_replay_action.redact import Redactor
+from mcp_replay_action.redact_rules import PLACEHOLDER
 
 FAKES = Path(__file__).parent / "fakes"
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.redact import PLACEHOLDER, Redactor, is_secret_key, looks_random
+from mcp_replay_action.redact import Redactor
+from mcp_replay_action.redact_rules import PLACEHOLDER, is_secret_key, looks_random
 from mcp_replay_action.values.limits import Limits
 
 R = PLACEHOLDER
@@ -401,7 +402,7 @@ def test_hint_words_are_found_in_any_case_exactly_as_an_ignorecase_regex_finds_t
     (the long s, the Kelvin sign, the dotless i) is found, and nothing the regex misses is."""
     import re as re_
 
-    from mcp_replay_action.redact import _ASSIGNMENT_HINTS, _SCHEME_HINTS, _Hints
+    from mcp_replay_action.redact_rules import _ASSIGNMENT_HINTS, _SCHEME_HINTS, Hints
 
     for words in (_ASSIGNMENT_HINTS, _SCHEME_HINTS):
         regex = re_.compile("|".join(words), re_.IGNORECASE)
@@ -412,12 +413,12 @@ def test_hint_words_are_found_in_any_case_exactly_as_an_ignorecase_regex_finds_t
             for at, ch in enumerate(word):
                 for twin in twins[ch]:
                     text = "x=" + word[:at] + twin + word[at + 1 :].upper() + "=1"
-                    assert _Hints(text, LONG).any(words), text
+                    assert Hints(text, LONG).any(words), text
         rng = random.Random(5)
         alphabet = "aAbBsSkKiIeEtToOnNpPwWrRcCdDlLuUhHſKı=:- "
         for _ in range(3000):
             text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 24)))
-            assert _Hints(text, LONG).any(words) == (regex.search(text) is not None), text
+            assert Hints(text, LONG).any(words) == (regex.search(text) is not None), text
 
 
 def test_a_bearer_token_deep_in_a_large_text_is_still_redacted():
@@ -469,9 +470,9 @@ def test_the_built_in_shapes_less_what_cannot_match_find_what_all_of_them_find()
     # redaction) must be those of the whole pattern, on texts holding every shape and near miss.
     import re
 
-    from mcp_replay_action.redact import _BUILTIN_ALTERNATIVES, _builtin_for, _Hints
+    from mcp_replay_action.redact_rules import BUILTIN_ALTERNATIVES, Hints, _builtin_for
 
-    whole = re.compile("|".join(_BUILTIN_ALTERNATIVES))
+    whole = re.compile("|".join(BUILTIN_ALTERNATIVES))
     rnd = random.Random(20261201)
     words = ["the", "token", "key", "ghost", "basically", "bearers", "sk", "xo", "eyJ", "AKI", " ", "\n", ":", "="]
     left_out = 0
@@ -480,7 +481,7 @@ def test_the_built_in_shapes_less_what_cannot_match_find_what_all_of_them_find()
         parts = rnd.sample(shapes, rnd.randint(0, 3)) + rnd.choices(words, k=rnd.randint(0, 12))
         rnd.shuffle(parts)
         text = rnd.choice(("", " ", '{"v": "')).join(parts)
-        reduced = _builtin_for(_Hints(text, LONG))
+        reduced = _builtin_for(Hints(text, LONG))
         spans = [(m.lastgroup, m.span()) for m in reduced.finditer(text)]
         assert spans == [(m.lastgroup, m.span()) for m in whole.finditer(text)], text
         left_out += reduced.pattern != whole.pattern
@@ -504,9 +505,9 @@ def test_every_known_prefix_match_is_redacted_whatever_the_gate_lets_through() -
     # so the redacted text holds none of those matches and each counts once.
     import re
 
-    from mcp_replay_action.redact import _BUILTIN_ALTERNATIVES
+    from mcp_replay_action.redact_rules import BUILTIN_ALTERNATIVES
 
-    whole = re.compile("|".join(_BUILTIN_ALTERNATIVES))
+    whole = re.compile("|".join(BUILTIN_ALTERNATIVES))
     rnd = random.Random(15)
     words = ["the", "token", "xox", "xoxb", "eyJ", "sk", "-", ".", " ", "\n", "ok"]
     found = 0
@@ -534,7 +535,7 @@ def test_a_long_text_has_a_long_run_exactly_where_the_regex_finds_one() -> None:
     """Long texts are tested for a 20-character token run as bytes, a window at a time: a run on
     a window's edge, across it, 19 long, cut by a non-ASCII letter or a lone surrogate, is found
     or not exactly as ``_LONG_RUN`` finds it."""
-    from mcp_replay_action.redact import _LONG_RUN, _RUN_WINDOW, _has_long_run
+    from mcp_replay_action.redact_rules import _LONG_RUN, _RUN_WINDOW, has_long_run
 
     rnd = random.Random(11)
     filler = ('{"id":1,"name":"item-1","tags":["a","b"]},' * (_RUN_WINDOW // 20))[: 2 * _RUN_WINDOW + 100]
@@ -550,23 +551,23 @@ def test_a_long_text_has_a_long_run_exactly_where_the_regex_finds_one() -> None:
         text = filler[:where] + run + filler[where:]
         if rnd.random() < 0.2:
             text = text[: rnd.choice([LONG - 1, LONG, _RUN_WINDOW + 19, len(text)])]
-        assert _has_long_run(text, LONG) == (_LONG_RUN.search(text) is not None), (where, run)
+        assert has_long_run(text, LONG) == (_LONG_RUN.search(text) is not None), (where, run)
     dots = "." * (2 * _RUN_WINDOW + 100)
     for edge in (_RUN_WINDOW, 2 * _RUN_WINDOW):
         for where in range(edge - 25, edge + 5):
             for length in (19, 20):
                 text = dots[:where] + "k" * length + dots[where:]
-                assert _has_long_run(text, LONG) == (length == 20), (where, length)
+                assert has_long_run(text, LONG) == (length == 20), (where, length)
 
 
 def test_a_long_text_answers_each_hint_search_as_a_fresh_search_would() -> None:
     """A long text remembers the words and letters it was found not to hold: asked again, in any
     grouping and order, every answer is the plain substring search's (filler holding some of the
     words' letters, near misses, the words themselves in upper case)."""
-    from mcp_replay_action.redact import _ASSIGNMENT_HINTS, _KEY_HINTS, _SCHEME_HINTS, _Hints
+    from mcp_replay_action.redact_rules import _ASSIGNMENT_HINTS, _SCHEME_HINTS, KEY_HINTS, Hints
 
     rnd = random.Random(12)
-    groups = [_ASSIGNMENT_HINTS, _KEY_HINTS, _SCHEME_HINTS, ("bearer",), ("basic",), ("pw", "token"), ()]
+    groups = [_ASSIGNMENT_HINTS, KEY_HINTS, _SCHEME_HINTS, ("bearer",), ("basic",), ("pw", "token"), ()]
     words = sorted({w for g in groups for w in g})
     letters = sorted({ch for word in words for ch in word})
     for _ in range(120):
@@ -581,7 +582,7 @@ def test_a_long_text_answers_each_hint_search_as_a_fresh_search_would() -> None:
         for word in rnd.sample(words, rnd.choice([0, 0, 1, 2])):
             at = rnd.randrange(len(text))
             text = text[:at] + word.upper() + text[at:]
-        hints = _Hints(text, LONG)
+        hints = Hints(text, LONG)
         for group in rnd.choices(groups, k=8):
             assert hints.any(group) == any(word in text.lower() for word in group), group
 
@@ -590,18 +591,18 @@ def test_a_long_text_is_redacted_as_the_short_text_path_redacts_it(monkeypatch: 
     """Every shortcut a long text takes (its long-run test on bytes, remembered words, letters
     and literals) leaves exactly what the plain path leaves: long texts of JSON records holding
     every secret shape and near miss, redacted both ways, with the same hits."""
-    from mcp_replay_action import redact
+    from mcp_replay_action import redact_rules
 
     short = Limits(long_text_chars=1 << 62)  # no text is long: every text takes the short path
     looks = {"fast": 0, "plain": 0}  # the long path's remembered searches, by redactor
-    real_occurs = redact._occurs
+    real_occurs = redact_rules._occurs
     side = "fast"
 
     def occurs(literal: str, text: str, absent: set[str]) -> bool:
         looks[side] += 1
         return real_occurs(literal, text, absent)
 
-    monkeypatch.setattr(redact, "_occurs", occurs)
+    monkeypatch.setattr(redact_rules, "_occurs", occurs)
     rnd = random.Random(13)
     record = '{"id":%d,"name":"item-%d","tags":["a","b"],"owner":{"team":"t%d"}},'
     filler = "".join(record % (i, i, i % 13) for i in range(1200))

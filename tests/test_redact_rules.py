@@ -12,7 +12,8 @@ import re
 
 import pytest
 
-from mcp_replay_action.redact import BUILTIN_TEXT_RULES, PLACEHOLDER, Found, Redactor, TextRule, _Hints
+from mcp_replay_action.redact import Redactor
+from mcp_replay_action.redact_rules import BUILTIN_TEXT_RULES, PLACEHOLDER, Found, Hints, TextRule
 from mcp_replay_action.values.limits import Limits
 from mcp_replay_action.values.prepared import Prepared
 
@@ -24,7 +25,7 @@ def _twin() -> str:
     return json.dumps([{"id": i, "name": f"item-{i}", "tags": ["a", "b"]} for i in range(RECORDS)])
 
 
-def _acme(redactor: Redactor, hints: _Hints, key: str | None) -> str:
+def _acme(redactor: Redactor, hints: Hints, key: str | None) -> str:
     """A new rule's work: ``ACME-`` and the word after it."""
     return re.sub(r"ACME-\w+", lambda m: redactor._hit("acme"), hints.text)
 
@@ -112,7 +113,7 @@ def test_a_closed_gate_means_the_rule_leaves_the_text_as_it_is() -> None:
         for rule in BUILTIN_TEXT_RULES:
             if rule.name == "assignments":
                 continue
-            hints = _Hints(text, redactor.limits.long_text_chars)
+            hints = Hints(text, redactor.limits.long_text_chars)
             if not rule.opens(text, Found(hints, text, [])):
                 closed += 1
                 assert rule.run(redactor, hints, None) == text, (rule, text)
