@@ -15,6 +15,7 @@ import random
 from typing import Any
 
 from mcp_replay_action.compare import correlate as corr
+from mcp_replay_action.compare import intflow
 from mcp_replay_action.compare.carry import Carry, _align
 from mcp_replay_action.compare.correlate import (
     DECLARATIONS,
@@ -23,16 +24,19 @@ from mcp_replay_action.compare.correlate import (
     offered_values,
     plain_value,
     quoted_values,
+    quotes,
 )
+from mcp_replay_action.compare.intflow import is_decimal
 from mcp_replay_action.compare.normalize import json_text_of
 from mcp_replay_action.model.cassette import Interaction
 
 
 def _reference(interactions: list[Interaction], rules: ThreadRules) -> tuple[set[str], set[str]]:
-    """(values, declared) straight from the definition in ``correlate``'s docstring."""
+    """(values, declared) straight from the definitions in ``correlate``'s and ``intflow``'s
+    docstrings."""
     values: set[str] = set()
     declared: set[str] = set()
-    client = [(i.seq, quoted_values(i.message)) for i in interactions if i.kind in ("request", "notification")]
+    client = [(i.seq, list(quotes(i.message))) for i in interactions if i.kind in ("request", "notification")]
     answers = [
         (i.seq, list(offered_values(i.response["result"], rules)))
         for i in interactions
@@ -41,23 +45,41 @@ def _reference(interactions: list[Interaction], rules: ThreadRules) -> tuple[set
         and isinstance(i.response.get("result"), (dict, list))
         and i.method not in DECLARATIONS
     ]
+    declarations = [
+        (i.seq, {v for v, _, _ in offered_values(i.response["result"], ThreadRules())})
+        for i in interactions
+        if i.kind == "request" and isinstance(i.response, dict) and i.method in DECLARATIONS
+    ]
     for _, quoted in client:
-        for value in quoted:
-            first_quote = min(seq for seq, q in client if value in q)
+        for value, _ in quoted:
+            first_quote = min(seq for seq, q in client if any(v == value for v, _ in q))
             holding = [
-                (seq, offered) for seq, offered in answers if seq < first_quote and any(v == value for v, _ in offered)
+                (seq, offered)
+                for seq, offered in answers
+                if seq < first_quote and any(v == value for v, _, _ in offered)
             ]
             if not holding:
                 continue
-            ruled = any(r for _, offered in holding for v, r in offered if v == value)
-            if ruled or (plain_value(value) and len(holding) <= MANY):
+            ruled = any(r for _, offered in holding for v, r, _ in offered if v == value)
+            if is_decimal(value):
+                flow = intflow.threads(
+                    value,
+                    {k for _, offered in holding for v, _, k in offered if v == value},
+                    {k for _, q in client for v, k in q if v == value},
+                    held=len(holding),
+                    many=MANY,
+                    declared_before=any(seq < first_quote and value in held for seq, held in declarations),
+                )
+            else:
+                flow = plain_value(value) and len(holding) <= MANY
+            if ruled or flow:
                 values.add(value)
-                if not plain_value(value):
+                if not flow:
                     declared.add(value)
     return values, declared
 
 
-WORDS = ["note_x7k2abcd9q1z", "cus_AbC123xyz456Qw", "4821937", "ok", "true", "groceries", "tools", "a1", "123"]
+WORDS = ["note_x7k2abcd9q1z", "cus_AbC123xyz456Qw", "4821937", "ok", "true", "groceries", "tools", "a1", "123", "512"]
 
 
 def _recording(rng: random.Random) -> list[Interaction]:
@@ -69,14 +91,14 @@ def _recording(rng: random.Random) -> list[Interaction]:
             if pick < 0.5:
                 return rng.choice(WORDS)
             if pick < 0.6:
-                return int(rng.choice(["4821937", "12", "100000"]))
+                return int(rng.choice(["4821937", "12", "100000", "512", "7"]))
             if pick < 0.75:
                 return f"Created {rng.choice(WORDS)} for {rng.choice(WORDS)}."
             if pick < 0.85:
                 return json.dumps({rng.choice(["id", "ref"]): rng.choice(WORDS)})
             return rng.choice([True, None, 1.5])
 
-        keys = ["id", "ref", "cursor", "text", "name"]
+        keys = ["id", "ref", "cursor", "text", "name", "count", "ticket"]
         params = {k: leaf() for k in rng.sample(keys, rng.randrange(0, 3))}
         result = {k: leaf() for k in rng.sample(keys, rng.randrange(0, 4))}
         method = rng.choice(["tools/call", "tools/call", "resources/read", "tools/list"])
@@ -176,7 +198,7 @@ def test_may_learn_from_is_false_only_for_answers_that_held_no_correlated_value_
             quoted_after = set().union(
                 *(quoted_values(i.message) for i in recording if i.seq > inter.seq and i.kind != "server-request")
             )
-            held = {v for v, _ in offered_values(result, ThreadRules())} & set(found.values)
+            held = {v for v, _, _ in offered_values(result, ThreadRules())} & set(found.values)
             # A correlated value it holds was first quoted before it (or by its own request).
             for value in held:
                 assert found.source is not None and found.source[value] < inter.seq or value not in quoted_after

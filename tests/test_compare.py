@@ -926,6 +926,19 @@ def test_one_change_the_sdk_carries_twice_is_one_finding_naming_the_other_place(
     )
     [text] = compare(sdk_text("5 notes"), sdk_text("6 notes"), NO_OPTIONS)
     assert (text.path, text.also) == ("$.result.structuredContent.result", ("$.result.content[0].text",))
+
+    # A returned number: {"result": N} and the text "N" (the Python SDK's wrapping).
+    def sdk_number(value: float) -> dict[str, Any]:
+        return ok({"content": [{"type": "text", "text": json.dumps(value)}], "structuredContent": {"result": value}})
+
+    [number] = compare(sdk_number(2), sdk_number(3), NO_OPTIONS)
+    assert (number.path, number.also, number.before, number.after) == (
+        "$.result.structuredContent.result",
+        ("$.result.content[0].text",),
+        2,
+        3,
+    )
+    assert len(compare(sdk_number(2.5), sdk_number(3.5), NO_OPTIONS)) == 1
     # Two different changes in the two places stay two findings.
     apart = ok({"content": [{"type": "text", "text": json.dumps({"count": 4})}], "structuredContent": {"count": 3}})
     findings = compare(sdk_dict({"count": 2}), apart, NO_OPTIONS)

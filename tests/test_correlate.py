@@ -37,10 +37,43 @@ def test_a_value_an_answer_gave_and_a_later_request_quoted_is_one_whatever_its_k
     assert found.values == {"n0te-x", "4821937"} and found.holders == {1}
 
 
-@pytest.mark.parametrize("value", ["1", 1, True, "ok", "yes", 42, 99999, "abc12", "true", "success", "string"])
+@pytest.mark.parametrize("value", [True, "ok", "yes", "abc12", "true", "success", "string", 1.5])
 def test_short_and_common_values_are_never_correlations(value: Any) -> None:
     found = correlate([call(1, {}, {"structuredContent": {"id": value, "flag": value}}), call(2, {"id": value})])
     assert found.values == set()
+
+
+@pytest.mark.parametrize("value", [7, 42, 23014, "23014", 4821937])
+def test_an_integer_both_places_call_an_identifier_is_threaded_whatever_its_size(value: Any) -> None:
+    for held, quoted in (("id", "id"), ("ticket_id", "ticketId"), ("ref", "orderRef")):
+        found = correlate([call(1, {}, {"structuredContent": {held: value}}), call(2, {quoted: value})])
+        assert found.values == {str(value)} and not found.declared, (held, quoted)
+
+
+@pytest.mark.parametrize("count", [5, 23014])
+def test_a_count_a_page_or_a_limit_is_never_threaded(count: int) -> None:
+    for held, quoted in (("count", "limit"), ("result", "limit"), ("total", "id"), ("id", "page"), ("n", "pageSize")):
+        found = correlate([call(1, {}, {"structuredContent": {held: count}}), call(2, {quoted: count})])
+        assert found.values == set(), (held, quoted)
+
+
+def test_an_integer_that_occurs_nowhere_else_is_threaded_from_three_digits() -> None:
+    # The official Python SDK's answer to a tool that returns an int: {"result": N} and the text "N".
+    def minted(n: int) -> Interaction:
+        return call(1, {}, {"structuredContent": {"result": n}, "content": [{"type": "text", "text": str(n)}]})
+
+    assert correlate([minted(23014), call(2, {"ticket": 23014})]).values == {"23014"}
+    assert correlate([minted(512), call(2, {"ticket": 512})]).values == {"512"}
+    # Two digits prove nothing by being unique; an identifier on both sides would.
+    assert correlate([minted(42), call(2, {"ticket": 42})]).values == set()
+    # Printed in prose and quoted in a URI.
+    prose = call(1, {}, {"content": [{"type": "text", "text": "Ticket 23014 opened."}]})
+    assert correlate([prose, call(2, {"uri": "tickets://23014/log"})]).values == {"23014"}
+    # Held by two answers before it is quoted, or by a declaration: not unique.
+    assert correlate([minted(23014), call(2, {}, {"other": 23014}), call(3, {"ticket": 23014})]).values == set()
+    tools = call(1, {}, {"tools": [{"name": "t", "inputSchema": {"maximum": 23014}}]}, method="tools/list")
+    later = call(2, {}, {"structuredContent": {"result": 23014}})
+    assert correlate([tools, later, call(3, {"ticket": 23014})]).values == set()
 
 
 def test_a_value_the_client_held_before_the_answer_is_its_own_not_minted() -> None:

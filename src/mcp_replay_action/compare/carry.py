@@ -40,9 +40,11 @@ from mcp_replay_action.compare.correlate import (
     Path,
     ThreadRules,
     correlate,
+    key_of,
     locate,
     word_at,
 )
+from mcp_replay_action.compare.intflow import UNIQUE_DIGITS, is_decimal, number_words
 from mcp_replay_action.compare.normalize import IDENTITY_KEYS, json_text_of, loosely_equal
 from mcp_replay_action.host.gcpause import paused
 from mcp_replay_action.model import JSON
@@ -68,7 +70,6 @@ class Carry:
         self.mapping: dict[str, str] = {}
         self.ints: dict[int, int] = {}  # the integers among them, sent as integers
         self.learned_at: dict[str, int] = {}  # the seq of the answer each was learned from
-        self.places: dict[str, Path] = {}  # where in that answer it was
         self._pattern: re.Pattern[str] | None = None
         self.rules = rules or ThreadRules()
         if isinstance(interactions, Correlations):
@@ -97,13 +98,12 @@ class Carry:
             return
         present = _strings_of(live)
         dumped = json.dumps(live, ensure_ascii=False)
-        for rec, value, whole_int, path in candidates:
+        for rec, value, whole_int, _path in candidates:
             if rec in self.mapping or _still_present(rec, present, dumped):
                 continue
             self.mapping[rec] = value
             self.learned_at[rec] = seq
-            self.places[rec] = path
-            if whole_int or (_decimal(rec) and _decimal(value)):
+            if whole_int or (is_decimal(rec) and is_decimal(value)):
                 self.ints[int(rec)] = int(value)
             self._pattern = None
 
@@ -119,26 +119,37 @@ class Carry:
         out = self._apply(message, used)
         return out, tuple(Substitution(r, v) for r, v in used.items())
 
-    def expected(self, recorded: JSON, seq: int, own: Mapping[str, str] | None = None) -> JSON:
+    def expected(self, recorded: JSON, seq: int) -> JSON:
         """The recorded answer to interaction ``seq`` as the live server should give it: every
-        value learned from an earlier answer replaced by its live twin (a later answer echoes
-        what its request carried). The answer a value was learned from keeps the recorded value,
-        so a change in what the server mints is still compared, unless ``own`` names it: the
-        confirmation pass found that value minted afresh by every start (``replay._confirmed``)."""
-        chosen = {r: v for r, v in self.mapping.items() if self.learned_at.get(r, -1) < seq}
-        chosen.update(own or {})
-        if not chosen:
+        value learned so far, from this answer or an earlier one, replaced by its live twin. A
+        threaded value is expected to differ wherever an answer carries it: in the answer that
+        minted it (in ``structuredContent``, its JSON text copy and prose alike) and in every
+        later answer that echoes what its request carried."""
+        if not self.mapping:
             return recorded
-        if len(chosen) == len(self.mapping) and not own:
+        chosen = {r: v for r, v in self.mapping.items() if self.learned_at.get(r, -1) <= seq}
+        if len(chosen) == len(self.mapping):
             return self.apply(recorded)
-        view = Carry()
-        view.mapping = chosen
-        view.ints = {int(r): int(v) for r, v in chosen.items() if _decimal(r) and _decimal(v)}
-        return view.apply(recorded)
+        return self._view(chosen).apply(recorded)
 
     def learned_from(self, seq: int) -> dict[str, str]:
         """The ``recorded -> live`` values learned from the answer to interaction ``seq``."""
         return {r: v for r, v in self.mapping.items() if self.learned_at.get(r) == seq}
+
+    def minted_by(self, seq: int, sent: tuple[Substitution, ...] = ()) -> tuple[Substitution, ...]:
+        """``sent`` (what the request to ``seq`` carried) and every value its answer minted, as
+        the report shows threaded values: ``recorded -> live``."""
+        own = self.learned_from(seq)
+        if not own:
+            return sent
+        shown = {s.recorded for s in sent}
+        return (*sent, *(Substitution(r, v) for r, v in own.items() if r not in shown))
+
+    def _view(self, mapping: Mapping[str, str]) -> Carry:
+        view = Carry()
+        view.mapping = dict(mapping)
+        view.ints = {int(r): int(v) for r, v in mapping.items() if is_decimal(r) and is_decimal(v)}
+        return view
 
     def _apply(self, value: JSON, used: dict[str, str]) -> JSON:
         if isinstance(value, dict):
@@ -150,7 +161,9 @@ class Carry:
             if exact is not None:
                 used[value] = exact
                 return exact
-            if len(value) > FLOOR:
+            if self._short_ints and value[:1] in "{[":
+                return self._json_text(value, used)
+            if len(value) >= UNIQUE_DIGITS:
                 return self._substitute(value, used)
         elif isinstance(value, int) and not isinstance(value, bool) and value in self.ints:
             live = self.ints[value]
@@ -158,9 +171,26 @@ class Carry:
             return live
         return value
 
+    @property
+    def _short_ints(self) -> bool:
+        """Whether an integer too short to be replaced inside text was learned (an ``id: 7``)."""
+        return any(len(str(abs(k))) < UNIQUE_DIGITS for k in self.ints)
+
+    def _json_text(self, text: str, used: dict[str, str]) -> str:
+        """JSON text (the SDK's copy of ``structuredContent``) with learned values replaced as
+        whole values, so a short integer id is replaced where it is a value and nowhere else."""
+        parsed = json_text_of(text)
+        if parsed is None:
+            return self._substitute(text, used)
+        before = len(used)
+        out = self._apply(parsed, used)
+        return json.dumps(out, ensure_ascii=False) if len(used) != before or out != parsed else text
+
     def _substitute(self, text: str, used: dict[str, str]) -> str:
         if self._pattern is None:
-            embedded = sorted((k for k in self.mapping if len(k) >= FLOOR), key=len, reverse=True)
+            # Words as long as a value proves a flow, and numbers of a few digits: the integer
+            # ids in prose and in JSON text copies (``Ticket 23014 opened``).
+            embedded = sorted((k for k in self.mapping if _embeddable(k)), key=len, reverse=True)
             # Longest first, and never inside a longer word, so a token that contains another is
             # replaced whole and ``abc12345x`` is not touched by ``abc12345``. The alternatives
             # are escaped literals: no backtracking, whatever the server minted.
@@ -202,12 +232,12 @@ class Carry:
         elif isinstance(recorded, str) and isinstance(live, str):
             self._string_pairs(recorded, live, path, out)
         elif _is_int(recorded) and _is_int(live):
-            key = _key_of(path)
+            key = key_of(path)
             if self._learnable(str(recorded), path, key):
                 out.append((str(recorded), str(live), True, path))
 
     def _string_pairs(self, recorded: str, live: str, path: Path, out: list[tuple[str, str, bool, Path]]) -> None:
-        key = _key_of(path)
+        key = key_of(path)
         if self._learnable(recorded, path, key):
             out.append((recorded, live, False, path))
             return
@@ -215,43 +245,38 @@ class Carry:
         if parsed[0] is not None and parsed[1] is not None:
             self._pairs(parsed[0], parsed[1], (*path, "{json}"), out)
             return
-        if len(recorded) <= FLOOR or (self.rules and self.rules.refuses(path)):
+        if self.rules and self.rules.refuses(path):
             return
-        # A value printed in text ("Created note note_x7k2"): the live word at the same place.
+        # A value printed in text ("Created note note_x7k2", "Ticket 23014 opened"): the live
+        # word at the same place.
         values = self.correlations.values
         declared = self.correlations.declared
-        for word in dict.fromkeys(WORD.findall(recorded)):
+        words = WORD.findall(recorded) if len(recorded) > FLOOR else []
+        for word in dict.fromkeys((*words, *number_words(recorded))):
             if word in values and word not in declared:
                 twin = locate(recorded, word, live)
                 if twin is not None and twin != word:
                     out.append((word, twin, False, path))
 
 
-def shown_path(path: Path) -> str:
-    """A place as findings name it: ``$.result.structuredContent.id``, ``{json}`` into JSON text."""
-    from mcp_replay_action.values.paths import box_segment, index_segment, key_segment
-
-    parts = ["$"]
-    for step in path:
-        if step == "{json}":
-            parts.append(box_segment("json"))
-        elif isinstance(step, int):
-            parts.append(index_segment(step))
-        else:
-            parts.append(key_segment(step))
-    return "".join(parts)
+def translated(theirs: Carry | None, mine: Carry | None, message: JSON) -> JSON:
+    """``message``, a live answer of a run that threaded ``theirs``, with each value that run
+    learned spelled as the run that threaded ``mine`` learned it (the same recorded value): two
+    fresh starts each mint their own ids, and a confirmation pass compares their answers without
+    taking a threaded value for noise."""
+    if not theirs or not mine:
+        return message
+    same = {v: mine.mapping[r] for r, v in theirs.mapping.items() if r in mine.mapping and mine.mapping[r] != v}
+    return mine._view(same).apply(message) if same else message
 
 
-def _decimal(text: str) -> bool:
-    return text.lstrip("-").isdigit() and text.isascii()
+def _embeddable(value: str) -> bool:
+    """Whether ``value`` is found and replaced as a word inside a longer text."""
+    return len(value) >= FLOOR or (len(value) >= UNIQUE_DIGITS and is_decimal(value))
 
 
 def _is_int(value: JSON) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _key_of(path: Path) -> str | None:
-    return next((step for step in reversed(path) if isinstance(step, str) and step != "{json}"), None)
 
 
 def _still_present(value: str, strings: set[str], dumped: str) -> bool:
@@ -259,7 +284,7 @@ def _still_present(value: str, strings: set[str], dumped: str) -> bool:
     id) as a token inside any text."""
     if value in strings:
         return True
-    if len(value) < FLOOR:
+    if not _embeddable(value):
         return False
     # Found by str.find, not a regex built per value: re's cache would keep up to 512 of them.
     return word_at(dumped, json.dumps(value, ensure_ascii=False)[1:-1], _ASCII_ALNUM) >= 0

@@ -10,13 +10,14 @@ value's key and shape do not matter, only that the recording proves where it cam
 ``correlate(interactions, rules)`` reads the recording once and returns the ``Correlations``:
 the values to thread and the answers they come from. A value is one when all of these hold:
 
-* it is a string of at least ``FLOOR`` characters, or an integer of at least ``INT_FLOOR`` (six
-  digits: an integer is matched by its decimal spelling), and not one of the few JSON-schema and
-  MCP words in ``COMMON`` (booleans, floats, null, short strings and small numbers are too common
-  to prove a flow);
-* an answer holds it (a whole string or integer, a string in JSON text, or a word of text: a run
-  of letters, digits, ``_`` and ``-``), and that answer is not a declaration (``DECLARATIONS``:
-  ``tools/list`` names a tool, it does not mint it);
+* it is a string of at least ``FLOOR`` characters and not one of the few JSON-schema and MCP
+  words in ``COMMON`` (booleans, floats, null and short strings are too common to prove a flow),
+  or an integer (matched by its decimal spelling) whose flow ``intflow.threads`` finds
+  unambiguous: never a count or a limit, both places named as an identifier, or a value that
+  occurs nowhere else;
+* an answer holds it (a whole string or integer, a string in JSON text, a word of text: a run of
+  letters, digits, ``_`` and ``-``, or a number in text), and that answer is not a declaration
+  (``DECLARATIONS``: ``tools/list`` names a tool, it does not mint it);
 * no request or notification sent before that answer came held it (the client knew it already:
   a title it chose, echoed back);
 * a later request or notification quotes it;
@@ -36,13 +37,14 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+from mcp_replay_action.compare import intflow
+from mcp_replay_action.compare.intflow import is_decimal
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.model import JSON
 from mcp_replay_action.values.minted import is_minted_key
 from mcp_replay_action.values.paths import Token, parse_path
 
 FLOOR = 6  # characters: a shorter string is a word or a number, too common to prove a flow
-INT_FLOOR = 100_000  # an integer below this (a count, a page, a port) is too common
 MANY = 3  # answers that may hold a value before it is first quoted
 LONGEST = 4096  # a longer string is a document, not a value a request quotes back
 # Answers that declare what the server offers rather than mint anything for the session.
@@ -192,10 +194,13 @@ def correlate(interactions: Iterable[JSON], rules: ThreadRules | None = None) ->
     # Read twice: a cassette streamed from disk is iterated again, never held whole.
     items = list(interactions) if iter(interactions) is interactions else interactions
     first_quote: dict[str, int] = {}  # value -> seq of the first client message holding it
+    quoted_under: dict[str, set[str | None]] = {}  # an integer -> the keys requests quoted it under
     for inter in items:
         if inter.kind in ("request", "notification"):
-            for value in quoted_values(inter.message):
+            for value, key in quotes(inter.message):
                 first_quote.setdefault(value, inter.seq)
+                if is_decimal(value):
+                    quoted_under.setdefault(value, set()).add(key)
     if not first_quote:
         return NONE
     # An answer after the last first quote cannot be a source: it is never walked (a big last
@@ -205,17 +210,22 @@ def correlate(interactions: Iterable[JSON], rules: ThreadRules | None = None) ->
     by_rule: set[str] = set()
     held: dict[str, int] = {}  # answers holding a value before it was first quoted
     holders: dict[str, list[int]] = {}
+    held_under: dict[str, set[str | None]] = {}  # an integer -> the keys those answers held it under
+    declarations: list[tuple[int, JSON]] = []  # (seq, result): what an integer must not occur in
     for inter in items:
         response = inter.response
         if inter.seq >= last:
             break
-        if inter.kind != "request" or not isinstance(response, dict) or inter.method in DECLARATIONS:
+        if inter.kind != "request" or not isinstance(response, dict):
             continue
         result = response.get("result")
         if not isinstance(result, (dict, list)):
             continue
+        if inter.method in DECLARATIONS:
+            declarations.append((inter.seq, result))
+            continue
         seen: set[str] = set()
-        for value, ruled in offered_values(result, rules):
+        for value, ruled, key in offered_values(result, rules):
             quoted_at = first_quote.get(value)
             if quoted_at is None or quoted_at <= inter.seq:
                 continue  # never quoted, or the client held it before this answer came
@@ -226,56 +236,103 @@ def correlate(interactions: Iterable[JSON], rules: ThreadRules | None = None) ->
             source.setdefault(value, inter.seq)
             if ruled:
                 by_rule.add(value)
-    values = frozenset(v for v in source if v in by_rule or (plain_value(v) and held[v] <= MANY))
-    # A short value is a correlation only by a rule: it is learned only at a rule's place.
-    declared = frozenset(v for v in values if not plain_value(v))
+            if value in quoted_under:
+                held_under.setdefault(value, set()).add(key)
+    declared_at = _declared_integers(declarations, held_under) if held_under else {}
+    by_flow = set()
+    for value in source:
+        if value in quoted_under:
+            if intflow.threads(
+                value,
+                held_under[value],
+                quoted_under[value],
+                held=held[value],
+                many=MANY,
+                declared_before=declared_at.get(value, last) < first_quote[value],
+            ):
+                by_flow.add(value)
+        elif plain_value(value) and held[value] <= MANY:
+            by_flow.add(value)
+    values = frozenset(by_flow | by_rule)
+    # A value only a declared rule made a correlation is learned only at a rule's place.
+    declared = values - by_flow
     return Correlations(
         values, declared, {v: source[v] for v in values}, frozenset(seq for v in values for seq in holders[v])
     )
 
 
-def quoted_values(message: Mapping[str, JSON]) -> set[str]:
-    """Every value a client message quotes: each whole string and integer of its ``params`` (JSON
-    text entered), and each word of its strings."""
-    out: set[str] = set()
-    params = message.get("params")
-    if not isinstance(params, (dict, list)):
-        return out
-    for _, leaf in leaves(params, ("params",)):
-        if isinstance(leaf, int):
-            out.add(str(leaf))
-        elif len(leaf) <= LONGEST:
-            out.add(leaf)
-            if len(leaf) > FLOOR:
-                out.update(WORD.findall(leaf))
-        else:
-            out.update(WORD.findall(leaf))
+def _declared_integers(declarations: list[tuple[int, JSON]], wanted: Mapping[str, object]) -> dict[str, int]:
+    """Where each integer of ``wanted`` first occurs in a declaration (seq), as a whole value or
+    a number in text."""
+    out: dict[str, int] = {}
+    for seq, result in declarations:
+        for _, leaf in leaves(result, ("result",)):
+            found = [str(leaf)] if isinstance(leaf, int) else intflow.number_words(leaf)
+            for value in found:
+                if value in wanted:
+                    out.setdefault(value, seq)
     return out
 
 
-def offered_values(result: JSON, rules: ThreadRules) -> Iterator[tuple[str, bool]]:
-    """(value, declared) for every value an answer's ``result`` may have minted: each whole string
-    and integer (by its decimal spelling), each word of its texts, and whether a declared rule (a
-    ``--thread`` place or a minted key) names its place; nothing at a ``--no-thread`` place."""
+def quoted_values(message: Mapping[str, JSON]) -> set[str]:
+    """Every value a client message quotes (``quotes``)."""
+    return {value for value, _ in quotes(message)}
+
+
+def quotes(message: Mapping[str, JSON]) -> Iterator[tuple[str, str | None]]:
+    """(value, key) for every value a client message quotes: each whole string and integer of
+    its ``params`` (JSON text entered), each word and each number of its strings, with the key
+    it was quoted under."""
+    params = message.get("params")
+    if not isinstance(params, (dict, list)):
+        return
+    for path, leaf in leaves(params, ("params",)):
+        key = key_of(path)
+        if isinstance(leaf, int):
+            yield str(leaf), key
+            continue
+        if len(leaf) <= LONGEST:
+            yield leaf, key
+        if len(leaf) > FLOOR:
+            for word in WORD.findall(leaf):
+                yield word, key
+        for number in intflow.number_words(leaf):
+            yield number, key
+
+
+def offered_values(result: JSON, rules: ThreadRules) -> Iterator[tuple[str, bool, str | None]]:
+    """(value, declared, key) for every value an answer's ``result`` may have minted: each whole
+    string and integer (by its decimal spelling), each word and number of its texts, whether a
+    declared rule (a ``--thread`` place or a minted key) names its place, and the key it is held
+    under; nothing at a ``--no-thread`` place."""
     for path, leaf in leaves(result, ("result",)):
         if rules and rules.refuses(path):
             continue
-        key = next((step for step in reversed(path) if isinstance(step, str) and step != "{json}"), None)
+        key = key_of(path)
         ruled = is_minted_key(key) or (bool(rules) and rules.threads(path))
         if isinstance(leaf, int):
-            yield str(leaf), ruled
+            yield str(leaf), ruled, key
             continue
         if ruled or plain_value(leaf):
-            yield leaf, ruled
-        if len(leaf) > FLOOR and leaf[:1] not in _JSON_STARTS:
+            yield leaf, ruled, key
+        if leaf[:1] in _JSON_STARTS:
+            continue
+        if len(leaf) > FLOOR:
             for word in WORD.findall(leaf):
                 if word != leaf and word.lower() not in COMMON:
-                    yield word, False
+                    yield word, False, key
+        for number in intflow.number_words(leaf):
+            yield number, ruled and number == leaf, key
+
+
+def key_of(path: Path) -> str | None:
+    """The key a value at ``path`` is held under (JSON text entered transparently)."""
+    return next((step for step in reversed(path) if isinstance(step, str) and step != "{json}"), None)
 
 
 def plain_value(value: str) -> bool:
-    """Whether a value may be a correlation without a declared rule: long enough (an integer of
-    six digits or more, ``INT_FLOOR``), not a document, not a common word."""
+    """Whether a string may be a correlation without a declared rule: long enough, not a
+    document, not a common word (an integer is read by its data flow instead: ``intflow``)."""
     return FLOOR <= len(value) <= LONGEST and value.lower() not in COMMON
 
 

@@ -32,7 +32,7 @@ import json
 import re
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import compress
 from operator import is_not
 from typing import Any
@@ -66,6 +66,7 @@ from mcp_replay_action.compare.schema_equal import (
     validation_form,
     validation_keys,
 )
+from mcp_replay_action.compare.twins import merge_twins
 from mcp_replay_action.host.gcpause import paused
 from mcp_replay_action.model.results import CLASS_ORDER, KIND_ORDER, Finding, Status
 from mcp_replay_action.values.narrow import common_prefix
@@ -1137,46 +1138,10 @@ def _drop_echoes(findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if not echo(f)]
 
 
-_STRUCTURED = "$.result.structuredContent"
-_TEXT_TWIN = re.compile(r"\$\.result\.content\[\d+\]\.text\{json\}")  # anchored: linear
-_PLAIN_TEXT_TWIN = re.compile(r"\$\.result\.content\[\d+\]\.text")
-
-
-def _merge_twins(findings: list[Finding]) -> list[Finding]:
-    """One change carried twice is one finding: the official Python SDK sends a tool's dict as
-    ``structuredContent`` and again as JSON text in ``content[i].text`` (and a returned string as
-    ``content[i].text`` and ``structuredContent.result``). A finding in that text that has a twin
-    in ``structuredContent`` (the same place under it, kind, rule and values) is dropped, and the
-    twin names it in ``also``."""
-    twins: dict[tuple[str, str, str, str, str], int] = {}
-    for i, f in enumerate(findings):
-        if f.path.startswith(_STRUCTURED):
-            twins.setdefault(_twin_key(f, f.path[len(_STRUCTURED) :]), i)
-    if not twins:
-        return findings
-    out: list[Finding | None] = list(findings)
-    for i, f in enumerate(findings):
-        match = _TEXT_TWIN.match(f.path)
-        if match:
-            rest: str | None = f.path[match.end() :]
-        else:  # a returned string: the SDK sends it as the text and as structuredContent.result
-            rest = ".result" if _PLAIN_TEXT_TWIN.fullmatch(f.path) else None
-        j = twins.get(_twin_key(f, rest)) if rest is not None else None
-        twin = out[j] if j is not None else None
-        if twin is not None:
-            out[j] = replace(twin, also=(*twin.also, f.path))  # type: ignore[index]
-            out[i] = None
-    return [f for f in out if f is not None]
-
-
-def _twin_key(f: Finding, rest: str) -> tuple[str, str, str, str, str]:
-    return rest, f.kind, f.rule, _json_text(f.before, RENDER_CAP), _json_text(f.after, RENDER_CAP)
-
-
 def _finish(findings: list[Finding]) -> tuple[Finding, ...]:
     """Twins merged; worst first, then by path; at most MAX_FINDINGS, the rest summed up in one
     finding."""
-    findings = _merge_twins(findings)
+    findings = merge_twins(findings)
     findings.sort(key=lambda f: (KIND_ORDER.index(f.kind), CLASS_ORDER.index(f.cls), path_order(f.path)))
     if len(findings) <= MAX_FINDINGS:
         return tuple(findings)

@@ -107,9 +107,6 @@ class _Session:
         self.recorded: dict[int, Interaction] = {}  # their recorded interactions, beside them
         # The recorded answers a learned value was threaded into (``Carry.expected``), by seq.
         self.expected: dict[int, JSON] = {}
-        # The findings for the values each answer minted (``_minted``), by seq and recorded value;
-        # and whether a confirmation pass will settle them (else they are noise).
-        self.minted: dict[int, dict[str, Finding]] = {}
         self.confirming = False
         self.ending = False
         # Set on a confirming run: it compares nothing and keeps only the answers to these seqs
@@ -176,7 +173,7 @@ class _Session:
                 if self.gather is not None and inter.seq in self.gather:
                     to_gather -= 1
         if self.gather is not None and self.correlations is not None:
-            self._learn()  # what the last gathered answer minted, for ``_minted_apart``
+            self._learn()  # what the last gathered answer minted, to compare it with the first run's
         self.ending = True  # nothing is sent after the last answer: it is never learned from
         self._settle()
         if self.streams is not None and self.gather is None:
@@ -415,16 +412,16 @@ class _Session:
         if self.to_learn is answer and not self.ending:
             self._learn()  # settled before the next request was sent (latency judged alone)
         live, recorded = self._redacted(answer), inter.response
-        minted: tuple[Finding, ...] = ()
+        substitutions = answer.substitutions
         if self.carry:
-            # A later answer echoes the value its request carried: expected live, not recorded.
-            # The values this answer minted are compared by the confirmation rule, not by masks
-            # that may or may not know their shape (``_minted``).
-            own = self.carry.learned_from(inter.seq)
-            recorded = self.carry.expected(recorded, inter.seq, own=own)
+            # Threaded values are expected to differ: the answer that minted one and every later
+            # answer that echoes it are compared with the live value in place of the recorded
+            # one, and what this answer minted is reported as threaded (never a finding, never
+            # noise, never a reason to start the server again).
+            recorded = self.carry.expected(recorded, inter.seq)
             if recorded is not inter.response:
                 self.expected[inter.seq] = recorded
-            minted = self._minted(inter.seq, own)
+            substitutions = self.carry.minted_by(inter.seq, substitutions)
         # The first answer's time is mostly the server starting: it says nothing about speed.
         slow = None if answer.first else slowdown(inter.latency_ms, answer.latency, self.options.max_slowdown)
         # An answer equal to its recording (the fast path above) cannot have grown.
@@ -442,10 +439,6 @@ class _Session:
         finally:
             answer.close()
         ignored: tuple[Finding, ...] = ()
-        if minted and self.confirming:
-            findings = (*minted, *findings)  # settled by ``_minted_apart``
-        elif minted:
-            ignored = minted  # no second start to tell: taken as minted
         if findings:
             self.live[inter.seq] = live
             self.recorded[inter.seq] = inter
@@ -460,7 +453,7 @@ class _Session:
         if grown is not None:
             findings = (*findings, grown)
         findings = (*findings, *checked)
-        if not (findings or ignored or answer.substitutions):
+        if not (findings or ignored or substitutions):
             pass_into(
                 self.results,
                 inter,
@@ -478,7 +471,7 @@ class _Session:
                 live,
                 latency_ms=round(answer.latency, 3),
                 sent=answer.sent,
-                substitutions=answer.substitutions,
+                substitutions=substitutions,
                 noise=ignored,
                 recorded_bytes=recorded_bytes,
                 live_bytes=live_bytes,
@@ -516,29 +509,6 @@ class _Session:
                     live = new_violations(live, was)
                 answer.checked = live
         return answer.checked
-
-    def _minted(self, seq: int, own: Mapping[str, str]) -> tuple[Finding, ...]:
-        """One finding per value the answer to ``seq`` minted afresh (``Carry.learned_from``),
-        kept by seq for the confirmation pass to settle: noise when the next fresh start mints
-        another value, a real change when it gives this one again."""
-        if not own:
-            return ()
-        from mcp_replay_action.compare.carry import shown_path
-
-        assert self.carry is not None
-        made = {
-            rec: Finding(
-                "value-change",
-                "breaking",
-                shown_path(self.carry.places[rec]),
-                "a value later requests quote changed (threaded into them)",
-                before=rec,
-                after=live,
-            )
-            for rec, live in own.items()
-        }
-        self.minted[seq] = made
-        return tuple(made.values())
 
     def _median_latency(self, message: JSONObject, wait: float, latency: float) -> float:
         """The median latency of ``repeat`` sends of a request that changes nothing (the first
@@ -811,6 +781,7 @@ def _confirmed(
     """The first run's results with every difference that also differs in a second live run of the
     same build moved to ``noise``. A second run that cannot start leaves the results as they are."""
     from mcp_replay_action.compare import noise
+    from mcp_replay_action.compare.carry import translated
     from mcp_replay_action.compare.engine import status_for
 
     transport = confirm()
@@ -834,29 +805,16 @@ def _confirmed(
         if result.status != "fail" or live_a is None or live_b is None:
             out.append(result)
             continue
-        kept, minted = _minted_apart(first, second, result)
+        # The second start minted its own values: spelled as the first run's, a threaded value
+        # is never learned as noise (``Carry.translated``).
+        live_b = translated(second.carry, first.carry, live_b)
         rules = noise.learn([live_a, live_b], first.compare_options, result.seq)
         recorded = first.expected.get(result.seq, first.recorded[result.seq].response)
-        kept, ignored = noise.split(kept, rules, recorded, first.compare_options)
-        if minted or ignored:
-            result = replace(result, findings=kept, noise=result.noise + minted + ignored, status=status_for(kept))
+        kept, ignored = noise.split(result.findings, rules, recorded, first.compare_options)
+        if ignored:
+            result = replace(result, findings=kept, noise=result.noise + ignored, status=status_for(kept))
         out.append(result)
     return out
-
-
-def _minted_apart(
-    first: _Session, second: _Session, result: InteractionResult
-) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
-    """``result``'s findings parted into (kept, noise) by what its answer minted: a value the
-    recording proves was threaded (``correlate.py``) that the two fresh starts gave differently
-    is noise; one both starts gave alike is a real change (the id scheme changed) and is kept."""
-    minted = first.minted.get(result.seq)
-    if not minted or first.carry is None or second.carry is None:
-        return result.findings, ()
-    mine, theirs = first.carry.learned_from(result.seq), second.carry.learned_from(result.seq)
-    varied = [minted[r] for r in minted if r in theirs and theirs[r] != mine.get(r)]
-    kept = tuple(f for f in result.findings if f not in varied)
-    return kept, tuple(f for f in result.findings if f in varied)
 
 
 def redacted_result(result: CassetteResult, redactor: Redactor) -> CassetteResult:
