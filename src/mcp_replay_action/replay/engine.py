@@ -53,6 +53,8 @@ from mcp_replay_action.model.results import (
 from mcp_replay_action.plan import Plan
 from mcp_replay_action.redact import Redactor, redactor_for
 from mcp_replay_action.replay import advice, streams, tasks
+from mcp_replay_action.replay.repeat import read_only_tools, side_effect_free
+from mcp_replay_action.replay.standby import Standby
 from mcp_replay_action.replay.translate import rounds, translate
 from mcp_replay_action.transport import Transport, open_transport
 from mcp_replay_action.transport.headline import headline
@@ -108,6 +110,7 @@ class _Session:
         # The recorded answers a learned value was threaded into (``Carry.expected``), by seq.
         self.expected: dict[int, JSON] = {}
         self.confirming = False
+        self.standby: Standby | None = None  # the confirming run's server (started ahead: ``_request``)
         self.ending = False
         # Set on a confirming run: it compares nothing and keeps only the answers to these seqs
         # (the ones the first run failed on), which is all the confirmation reads.
@@ -363,6 +366,8 @@ class _Session:
         recorded = inter.response
         if recorded is not None and recorded != live:
             self.to_learn = answer  # it may hold a value the server minted afresh (``_learn``)
+            if self.standby is not None and prepared is not None and prepared.text() is not None:
+                self.standby.warm()  # a long answer differs: its comparison takes a while
         if self.gather is not None:
             if inter.seq in self.gather:
                 self.live[inter.seq] = self._redacted(answer)
@@ -681,17 +686,23 @@ def replay_cassette(
     started = time.monotonic()
     session: _Session | None = None
     listings = Listings()  # what the live server lists, for coverage (``coverage.py``)
+    standby = Standby(confirm, Standby.may_start_ahead(options.target)) if confirm is not None else None
+    ran = False
     try:
         (start or transport.start)()
         # Set up while the server starts (a node server takes a few hundred ms to answer).
         session = _Session(cassette, transport, options, listings.hearing(on_live), tick)
-        session.confirming = confirm is not None and options.confirm and advice.can_confirm(options.target)
+        session.confirming = standby is not None and options.confirm and advice.can_confirm(options.target)
+        session.standby = standby if session.confirming else None
         session.run()
+        ran = True
     except ServerError as exc:
         redactor = session.redactor if session is not None else live_redactor(cassette.meta, options)
         raise exc.redacted(lambda text: str(redactor.apply(text))) from None
     finally:
         transport.close()
+        if standby is not None and not ran:
+            standby.discard()  # the run raised: no confirming run will take it
     diag = transport.diagnostics()
     results: Sequence[InteractionResult] = session.results
     translation = session.translation
@@ -699,8 +710,10 @@ def replay_cassette(
     mismatch = era_mismatch(sent, results, translated=translation.across)
     if mismatch:
         results = _one_era_finding(results, sent, mismatch)
-    elif confirm is not None and session.confirming and status_counts(results)["fail"]:
-        results = _confirmed(cassette, session, confirm, options)
+    elif standby is not None and session.confirming and status_counts(results)["fail"]:
+        results = _confirmed(cassette, session, standby, options)
+    if standby is not None:
+        standby.discard()  # started ahead, and no confirming run took it
     result = CassetteResult(
         path=cassette.path,
         results=results if isinstance(results, ResultList) else ResultList(results),
@@ -775,16 +788,14 @@ def _one_era_finding(results: Sequence[InteractionResult], era: Era, message: st
     ]
 
 
-def _confirmed(
-    cassette: Cassette, first: _Session, confirm: Callable[[], Transport], options: Plan
-) -> Sequence[InteractionResult]:
+def _confirmed(cassette: Cassette, first: _Session, confirm: Standby, options: Plan) -> Sequence[InteractionResult]:
     """The first run's results with every difference that also differs in a second live run of the
     same build moved to ``noise``. A second run that cannot start leaves the results as they are."""
     from mcp_replay_action.compare import noise
     from mcp_replay_action.compare.carry import translated
     from mcp_replay_action.compare.engine import status_for
 
-    transport = confirm()
+    transport, start = confirm.take()
     if isinstance(cassette.interactions, StreamedInteractions) and not first.translation.across:
         # Read from disk again on this pass: what the first run failed on, it still holds.
         cassette = replace(cassette, interactions=cassette.interactions.reusing(first.recorded.values()))
@@ -793,7 +804,7 @@ def _confirmed(
     second.twins = first.live
     second.correlations = first.carry.correlations if first.carry is not None else None
     try:
-        transport.start()
+        start()
         second.run()
     except ReplayError:
         return first.results
@@ -1022,34 +1033,6 @@ def unused_rules_in(plan: Plan) -> tuple[tuple[str, str], ...]:
 
 def _opener(plan: Plan) -> Callable[[], Transport]:
     return lambda: open_transport(plan.target)
-
-
-# Requests that change nothing on the server, so sending them again to time them is harmless.
-_READ_ONLY_METHODS = frozenset({"tools/list", "resources/read", "resources/list", "prompts/list", "ping"})
-
-
-def read_only_tools(interactions: Iterable[Interaction]) -> frozenset[str]:
-    """Names of the tools a recorded ``tools/list`` annotates ``readOnlyHint: true``."""
-    names: set[str] = set()
-    for inter in interactions:
-        if inter.kind != "request" or inter.method != "tools/list" or not isinstance(inter.response, dict):
-            continue
-        result = inter.response.get("result")
-        for tool in (result.get("tools") if isinstance(result, dict) else None) or ():
-            if isinstance(tool, dict) and isinstance(tool.get("annotations"), dict):
-                if tool["annotations"].get("readOnlyHint") is True and isinstance(tool.get("name"), str):
-                    names.add(tool["name"])
-    return frozenset(names)
-
-
-def side_effect_free(message: JSONObject, read_only: frozenset[str]) -> bool:
-    """Whether sending ``message`` again changes nothing: a listing, a read, or a call of a tool
-    annotated read-only."""
-    method = message.get("method")
-    if method in _READ_ONLY_METHODS:
-        return True
-    params = message.get("params")
-    return method == "tools/call" and isinstance(params, dict) and params.get("name") in read_only
 
 
 # A slower answer is only flagged above this many milliseconds: a 1 ms call that takes 3 ms is
