@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mcp_replay_action.compare.carry import Carry
+from mcp_replay_action.compare.carry import Carry, translated
 from mcp_replay_action.model.cassette import Interaction
+from mcp_replay_action.model.results import Substitution
 
 REC_ID = "3f2b8c1e-9a7d-4e2b-8f1c-0a9b8c7d6e5f"
 LIVE_ID = "77aa0011-2233-4455-8899-aabbccddeeff"
@@ -235,3 +236,51 @@ def test_a_learned_value_is_still_present_only_as_a_whole_token() -> None:
         dumped = "".join(rng.choice([*alphabet, value]) for _ in range(rng.randrange(0, 12)))
         expected = re.search(rf"(?<![A-Za-z0-9]){re.escape(value)}(?![A-Za-z0-9])", dumped) is not None
         assert _still_present(value, set(), dumped) == expected, (value, dumped)
+
+
+def _sdk(value: dict[str, Any], prose: str = "") -> dict[str, Any]:
+    """A tool result as the official Python SDK sends a dict: structuredContent and its JSON text copy."""
+    content = [{"type": "text", "text": json.dumps(value, indent=2)}]
+    if prose:
+        content.append({"type": "text", "text": prose})
+    return {"result": {"content": content, "structuredContent": value}}
+
+
+def test_the_minting_answer_is_expected_with_the_live_value_in_every_copy() -> None:
+    from mcp_replay_action.compare.correlate import ThreadRules
+
+    recorded = _sdk({"id": 23014, "ref": "ab", "n": 3}, "Ticket 23014 opened.")
+    live = _sdk({"id": 51177, "ref": "zq", "n": 3}, "Ticket 51177 opened.")
+    quote = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"arguments": {"id": 23014, "ref": "ab"}}}
+    interactions = [
+        Interaction(1, "request", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {}}, recorded),
+        Interaction(2, "request", quote, {"result": {}}),
+    ]
+    carry = Carry(interactions, ThreadRules(("ref",)))
+    carry.learn(recorded, live, 1)
+    assert carry.mapping == {"23014": "51177", "ab": "zq"}
+    # structuredContent, the JSON text copy and the prose all carry the live values: nothing to
+    # report in the answer that minted them (the short ref is replaced where it is a value only,
+    # so the JSON text is read, and written back in another spacing).
+    expected = carry.expected(recorded, 1)["result"]
+    assert expected["structuredContent"] == live["result"]["structuredContent"]
+    assert json.loads(expected["content"][0]["text"]) == live["result"]["structuredContent"]
+    assert expected["content"][1] == live["result"]["content"][1]
+    assert carry.apply({"text": "ref ab, not ab12"}) == {"text": "ref ab, not ab12"}  # prose: whole values only
+    assert carry.minted_by(1) == (Substitution("23014", "51177"), Substitution("ab", "zq"))
+    sent = (Substitution("x", "y"),)
+    assert carry.minted_by(1, sent)[0] == sent[0] and carry.minted_by(2) == ()
+
+
+def test_a_second_start_is_read_with_the_first_starts_values() -> None:
+    recorded = _sdk({"id": "note_recorded1"})
+    quote = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"arguments": {"id": "note_recorded1"}}}
+    interactions = [
+        Interaction(1, "request", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {}}, recorded),
+        Interaction(2, "request", quote, {"result": {}}),
+    ]
+    first, second = Carry(interactions), Carry(interactions)
+    first.learn(recorded, _sdk({"id": "note_firstrun1"}), 1)
+    second.learn(recorded, _sdk({"id": "note_secondrn"}), 1)
+    assert translated(second, first, _sdk({"id": "note_secondrn"})) == _sdk({"id": "note_firstrun1"})
+    assert translated(None, first, {"a": 1}) == {"a": 1}

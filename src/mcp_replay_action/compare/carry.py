@@ -71,6 +71,7 @@ class Carry:
         self.ints: dict[int, int] = {}  # the integers among them, sent as integers
         self.learned_at: dict[str, int] = {}  # the seq of the answer each was learned from
         self._pattern: re.Pattern[str] | None = None
+        self._short: bool | None = None  # ``_whole_only``, once asked (reset as ``_pattern`` is)
         self.rules = rules or ThreadRules()
         if isinstance(interactions, Correlations):
             self.correlations = interactions
@@ -105,7 +106,7 @@ class Carry:
             self.learned_at[rec] = seq
             if whole_int or (is_decimal(rec) and is_decimal(value)):
                 self.ints[int(rec)] = int(value)
-            self._pattern = None
+            self._pattern = self._short = None
 
     def apply(self, message: JSON) -> JSON:
         """A copy of ``message`` with every learned recorded value replaced by its live twin."""
@@ -161,7 +162,7 @@ class Carry:
             if exact is not None:
                 used[value] = exact
                 return exact
-            if self._short_ints and value[:1] in "{[":
+            if value[:1] in "{[" and self._whole_only():
                 return self._json_text(value, used)
             if len(value) >= UNIQUE_DIGITS:
                 return self._substitute(value, used)
@@ -171,14 +172,16 @@ class Carry:
             return live
         return value
 
-    @property
-    def _short_ints(self) -> bool:
-        """Whether an integer too short to be replaced inside text was learned (an ``id: 7``)."""
-        return any(len(str(abs(k))) < UNIQUE_DIGITS for k in self.ints)
+    def _whole_only(self) -> bool:
+        """Whether a value too short to be replaced inside text was learned (an ``id: 7``, a
+        two-character ``ref`` a ``--thread`` rule names): JSON text is then read to replace it."""
+        if self._short is None:
+            self._short = any(not _embeddable(k) for k in self.mapping)
+        return self._short
 
     def _json_text(self, text: str, used: dict[str, str]) -> str:
         """JSON text (the SDK's copy of ``structuredContent``) with learned values replaced as
-        whole values, so a short integer id is replaced where it is a value and nowhere else."""
+        whole values, so a short id is replaced where it is a value and nowhere else."""
         parsed = json_text_of(text)
         if parsed is None:
             return self._substitute(text, used)
