@@ -22,6 +22,7 @@ import bench_calls
 import bench_everything
 import bench_imports
 import bench_jobs
+import bench_minted
 import bench_rss
 from _common import ROOT, Row, print_rows
 
@@ -38,7 +39,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer rounds")
     parser.add_argument("--install-peer", action="store_true", help="install mcp-recorder into .peer/ first")
     parser.add_argument(
-        "--only", action="append", default=[], help="run only these (calls, everything, big, text, rss, jobs, imports)"
+        "--only", action="append", default=[], help="run only these (calls, everything, minted, big, text, rss, jobs, imports)"
     )
     parser.add_argument(
         "--big-timeout", type=float, default=600, help="seconds before a large-answer replay is given up"
@@ -50,6 +51,7 @@ def main() -> None:
     plan = {
         "calls": lambda: bench_calls.rows(2_000 if q else 10_000, 3 if q else 5),
         "everything": lambda: bench_everything.rows(2 if q else 5),
+        "minted": lambda: bench_minted.rows(2 if q else 5),
         "big": lambda: (
             bench_big_answer.rows(5, 1 if q else 3, args.big_timeout)
             + bench_big_answer.key_rows(5, 1 if q else 3, args.big_timeout)
