@@ -18,6 +18,7 @@ import pytest
 
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.redact import Redactor
+from mcp_replay_action.redact_argv import redact_argv
 from mcp_replay_action.redact_rules import PLACEHOLDER, is_secret_key, looks_random
 from mcp_replay_action.values.limits import Limits
 
@@ -276,7 +277,7 @@ def test_rules_describe_without_revealing():
     assert "hunter2" not in json.dumps(rules) and GHP not in json.dumps(rules)
 
 
-def test_apply_argv():
+def test_redact_argv():
     argv = [
         "node",
         "dist/index.js",
@@ -290,7 +291,7 @@ def test_apply_argv():
         "--url=http://localhost:8080/mcp",
         GHP,
     ]
-    assert Redactor().apply_argv(argv) == [
+    assert redact_argv(Redactor(), argv) == [
         "node",
         "dist/index.js",
         "--api-key",

@@ -25,6 +25,7 @@ from e2e_helpers import cassette_lines, record_through_proxy
 from fakes.http_fake_server import FakeHttpServer
 from http_helpers import free_port
 from mcp_replay_action.redact import Redactor
+from mcp_replay_action.redact_argv import redact_argv
 from mcp_replay_action.report._format import public_target
 
 R = "[REDACTED]"
@@ -85,7 +86,7 @@ def test_secret_flags_on_the_command_line_and_inside_sh_c() -> None:
         "--key",
         PW,
     ]
-    shown = Redactor().apply_argv(argv)
+    shown = redact_argv(Redactor(), argv)
     assert PW not in json.dumps(shown)
     assert shown[2] == f"server --db-pass {R} --password {R} --client-secret={R} --port 8080"
     assert shown[3:] == ["--auth", R, "--key", R]
@@ -108,14 +109,14 @@ def test_secret_flags_on_the_command_line_and_inside_sh_c() -> None:
     ],
 )
 def test_ordinary_command_lines_are_kept_as_they_were(argv: list[str]) -> None:
-    assert Redactor().apply_argv(argv) == argv
+    assert redact_argv(Redactor(), argv) == argv
 
 
 @pytest.mark.parametrize("flag", ["-p", "-P", "-k", "-a"])
 def test_a_one_letter_flag_hides_a_value_that_looks_like_a_secret(flag: str) -> None:
     key = "sk_live_" + "a1B2c3D4" * 4
-    assert Redactor().apply_argv(["redis-cli", flag, key]) == ["redis-cli", flag, R]
-    assert Redactor().apply_argv(["sh", "-c", f"mysql {flag} {key} shop"]) == ["sh", "-c", f"mysql {flag} {R} shop"]
+    assert redact_argv(Redactor(), ["redis-cli", flag, key]) == ["redis-cli", flag, R]
+    assert redact_argv(Redactor(), ["sh", "-c", f"mysql {flag} {key} shop"]) == ["sh", "-c", f"mysql {flag} {R} shop"]
 
 
 def test_the_reports_target_is_redacted() -> None:

@@ -31,7 +31,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mcp_replay_action.errors import ConfigError
@@ -39,7 +39,6 @@ from mcp_replay_action.redact_rules import (
     BUILTIN_NAMES,
     BUILTIN_TEXT_RULES,
     CONTENT_KEYS,
-    FLAG_IN_TEXT,
     KEY_HINTS,
     MEDIA_TYPES,
     MIN_VALUE_LENGTH,
@@ -61,7 +60,6 @@ from mcp_replay_action.redact_rules import (
     has_long_run,
     is_digest,
     is_opaque_key,
-    is_secret_flag,
     is_secret_key,
     is_wrapped_line,
     literal_test,
@@ -105,7 +103,9 @@ class Redactor:
         # Longest first, so a value that contains another is replaced whole. Very short values
         # would replace innocent text everywhere.
         self._values = sorted(
-            {v for v in self.env_values.values() if len(v) >= MIN_VALUE_LENGTH}, key=len, reverse=True
+            {s for v in self.env_values.values() if len(v) >= MIN_VALUE_LENGTH for s in spellings(v)},
+            key=len,
+            reverse=True,
         )
         self.keys = tuple(dict.fromkeys(k for k in keys if k))
         self._user_keys = frozenset(norm(k) for k in self.keys)
@@ -149,47 +149,11 @@ class Redactor:
         where the two differ."""
         return self._walk(obj, None, False, clean, prepared)
 
-    def apply_argv(self, argv: Sequence[str]) -> list[str]:
-        """A server command line with secrets hidden: values of ``--token X``, ``--api-key=X``,
-        ``--db-pass X`` and ``API_KEY=X`` (an env assignment), the same inside a
-        ``sh -c '...'`` script, header arguments such as ``Authorization: Bearer X``, and anything
-        the string rules find."""
-        out: list[str] = []
-        hide_next = False
-        for arg in argv:
-            if hide_next:
-                out.append(self._hit("secret-keys"))
-                hide_next = False
-                continue
-            name, sep, value = arg.partition("=") if "=" in arg else arg.partition(":")
-            flag = name.strip().lstrip("-")
-            is_flag = arg.startswith("-")
-            shown = value.strip()
-            if (
-                sep
-                and shown
-                and not SHELL_REFERENCE.fullmatch(shown)
-                and " " not in flag
-                and flag
-                and self._secret_arg(flag, is_flag)
-            ):
-                out.append(f"{name}{sep}{' ' if value.startswith(' ') else ''}{self._hit('secret-keys')}")
-                continue
-            if is_flag and not sep and self._secret_arg(flag, True):
-                hide_next = True
-            if " " in arg.strip():  # a script (``sh -c '...'``): its own flags count too
-                arg = FLAG_IN_TEXT.sub(self._flag_in_text, arg)
-            out.append(self._text(arg, None))
-        return out
-
-    def _secret_arg(self, flag: str, is_flag: bool) -> bool:
-        return self._secret_key(flag) or (is_flag and self.defaults and is_secret_flag(flag))
-
-    def _flag_in_text(self, match: re.Match[str]) -> str:
-        value = match.group("value")
-        if value.startswith("-") or PLACEHOLDER in value or not self._secret_arg(match.group("flag").lstrip("-"), True):
-            return match.group(0)
-        return match.group("flag") + match.group("sep") + self._hit("secret-keys")
+    def is_secret_name(self, key: str) -> bool:
+        """Whether the value under ``key`` (or after a flag of that name) is hidden: a built-in
+        secret key (with the defaults on) or one of ``keys``. The command-line rules
+        (``redact_argv``) ask it."""
+        return self._secret_key(key)
 
     def rules(self) -> dict[str, Any]:
         """What this redactor does, for a cassette header: rule names, user keys and patterns, and
@@ -476,6 +440,13 @@ def _copy(value: Any) -> Any:
     return value
 
 
+def spellings(value: str) -> set[str]:
+    """``value`` as it may be echoed: itself and inside JSON text (``"`` and ``\\`` escaped, and
+    non-ASCII as ``\\u`` escapes or not), so a server that echoes its environment inside a JSON
+    document publishes none of them."""
+    return {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
+
+
 def env_secrets(env: Mapping[str, str] | None, public: Iterable[str] = ()) -> dict[str, str]:
     """The variables of ``env`` (the server's extra environment: the action's ``env`` input, the
     CLI's ``--env``) whose values are secrets: every one, whatever its name, except those declared
@@ -505,7 +476,7 @@ def redactor_for(
     for name in rules.get("env") or ():
         value = ((env or {}).get(name) or os.environ.get(name)) if isinstance(name, str) else None
         if value and len(value) >= MIN_VALUE_LENGTH:
-            patterns.append(re.escape(value))
+            patterns += (re.escape(spelling) for spelling in sorted(spellings(value), key=len, reverse=True))
     given = env_secrets(env, public)
     if not (keys or patterns or given):
         return base or Redactor(defaults=bool(rules.get("defaults", True)))

@@ -237,10 +237,6 @@ _URL_PASSWORD = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.\-]{0,63}://[^\s:/@]
 # Command-line flags whose value is a credential, beyond the secret key names: ``--auth``,
 # ``--key``, ``--db-pass``. A one-letter flag is none of them (``is_secret_flag``).
 _SECRET_FLAG_WORDS = frozenset({"auth", "key", "pass", "pw", "pwd", "passwd"})
-FLAG_IN_TEXT = re.compile(
-    r"(?<![A-Za-z0-9_\-])(?P<flag>--?[A-Za-z][A-Za-z0-9_\-]*)(?P<sep>=|[ \t]+)"
-    r"(?P<value>\"[^\"]*\"|'[^']*'|[^\s'\"]+)"
-)
 # Integrity and digest spellings that are content a replay must send back unchanged.
 _SRI = re.compile(r"sha(?:256|384|512)-[A-Za-z0-9+/]+={0,2}")
 _DIGEST_BYTES = frozenset({16, 20, 32, 48, 64})

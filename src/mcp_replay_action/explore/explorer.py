@@ -31,6 +31,7 @@ from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Cassette
 from mcp_replay_action.record.tape import Tape
 from mcp_replay_action.redact import Redactor
+from mcp_replay_action.redact_argv import redact_argv
 from mcp_replay_action.scenarios.recorder import CLIENT_INFO, recording_answer
 from mcp_replay_action.transport import Target, Transport, open_transport
 from mcp_replay_action.transport.session import ClientSession
@@ -362,7 +363,7 @@ class _Walk:
         interactions = self.tape.interactions()
         header = CassetteHeader(
             transport=target.transport,
-            server=self.redactor.apply_argv(target.argv()) or None,
+            server=redact_argv(self.redactor, target.argv()) or None,
             url=header_url(target.url, self.redactor.apply) if target.url else None,
         )
         clean = self.redactor.apply

@@ -32,6 +32,7 @@ from mcp_replay_action.model import JSONObject
 from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.record.tape import Tape
 from mcp_replay_action.redact import Redactor, env_secrets
+from mcp_replay_action.redact_argv import redact_argv
 from mcp_replay_action.transport import MAX_MESSAGE, message_too_large
 from mcp_replay_action.transport.process import SHUTDOWN_GRACE, StderrTail, spawn_server, trap_stop_signals
 
@@ -78,7 +79,7 @@ class _Recording:
         self.argv = argv
         self.thread_rules = thread_rules  # stored in the header (``threading``) when declared
         # Once: the header must not carry a secret flag, and its hits count once.
-        self.header = CassetteHeader(transport="stdio", server=redactor.apply_argv(argv))
+        self.header = CassetteHeader(transport="stdio", server=redact_argv(redactor, argv))
         self.path = path
         self.redactor = redactor
         self.stdin = stdin

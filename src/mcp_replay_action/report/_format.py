@@ -117,25 +117,14 @@ def diff_excerpt(diff: str, lines: int) -> list[str]:
 
 def public_target(target: str) -> str:
     """The target (server command or URL) with credentials replaced: URL userinfo and secret
-    query parameters by ``***``, then every word through the default redactor's command-line
-    rules (``--db-pass X``, ``-p X``, ``sh -c '... --auth X'``, ``ghp_...``)."""
+    query parameters by ``***``, then the default redactor's command-line rules over its shell
+    words (``--db-pass X``, ``--header 'Authorization: Bearer X'``, ``-p <password>``,
+    ``sh -c '... --auth X'``, ``ghp_...``; ``redact_argv.redact_command``)."""
     from mcp_replay_action.redact import Redactor
+    from mcp_replay_action.redact_argv import redact_command
 
     masked = _SECRET_PARAM_RE.sub(r"\1***", _USERINFO_RE.sub("***@", target))
-    # Word by word, whitespace kept exactly (no shell unquoting: the text must stay as it was).
-    parts = re.split(r"(\s+)", masked)
-    words = Redactor().apply_argv([p.strip("'\"") for p in parts[::2]])
-    parts[::2] = [_requote(original, shown) for original, shown in zip(parts[::2], words, strict=True)]
-    return "".join(parts)
-
-
-def _requote(original: str, shown: str) -> str:
-    """``shown`` with the quotes ``original`` had around it (``'--x`` stays ``'--x``)."""
-    if shown == original.strip("'\""):
-        return original
-    lead = original[: len(original) - len(original.lstrip("'\""))]
-    trail = original[len(original.rstrip("'\"")) :]
-    return lead + shown + trail
+    return redact_command(Redactor(), masked)
 
 
 def size_change(result: InteractionResult) -> str:

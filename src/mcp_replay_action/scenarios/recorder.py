@@ -21,6 +21,7 @@ from mcp_replay_action.errors import (
 )
 from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Cassette, Interaction
+from mcp_replay_action.redact_argv import redact_argv
 from mcp_replay_action.scenarios.loader import did_you_mean
 from mcp_replay_action.scenarios.model import Action, Scenario, Scenarios
 from mcp_replay_action.scenarios.refs import Failed, RefError, fill, has_refs
@@ -454,7 +455,7 @@ class _Scrubber:
         return self._values(self.redactor.apply(obj))
 
     def argv(self, argv: Sequence[str]) -> list[str]:
-        return [self.text(arg) for arg in self.redactor.apply_argv(list(argv))]
+        return [self.text(arg) for arg in redact_argv(self.redactor, argv)]
 
 
 def _error_text(response: JSONObject) -> str:
