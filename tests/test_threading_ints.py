@@ -36,6 +36,7 @@ async def tickets_session(client: Client) -> dict[str, Any]:
     count = (await client.call_tool("count_tickets", {})).structured_content
     assert count is not None and count["result"] == 2
     assert not (await client.call_tool("list_tickets", {"limit": count["result"]})).is_error
+    assert not (await client.call_tool("export_tickets", {})).is_error
     return {"id": ticket["id"], "quick": quick["result"]}
 
 

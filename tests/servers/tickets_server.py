@@ -6,7 +6,8 @@ restarts would be).
 The SDK sends a returned dict as ``structuredContent`` and again as JSON text in
 ``content[0].text`` (the id in both), and a returned int as ``structuredContent: {"result": N}``
 plus the text ``"N"``. ``count_tickets`` answers a count that a later ``list_tickets`` quotes as
-its ``limit``: a count, never an id.
+its ``limit``: a count, never an id. ``export_tickets`` echoes the ids in a long answer (over a
+megabyte of JSON text).
 
 ``TICKETS_STARTS``: a file this server appends one line to on every start (a replay's starts are
 counted from it). ``TICKETS_VARIANT=miscount`` makes a changed build whose count is one too many.
@@ -72,6 +73,13 @@ def count_tickets() -> int:
 def list_tickets(limit: int) -> dict[str, Any]:
     """The first ``limit`` tickets, oldest first."""
     return {"tickets": [{"id": k, "title": v} for k, v in list(TICKETS.items())[:limit]], "count": len(TICKETS)}
+
+
+@server.tool()
+def export_tickets() -> dict[str, Any]:
+    """Every ticket with its log: a long answer (over a megabyte of JSON text) that echoes the ids."""
+    log = "status: open; " * 45_000
+    return {"tickets": [{"id": k, "title": v, "log": log} for k, v in TICKETS.items()]}
 
 
 if __name__ == "__main__":

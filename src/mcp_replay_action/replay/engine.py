@@ -366,8 +366,8 @@ class _Session:
         recorded = inter.response
         if recorded is not None and recorded != live:
             self.to_learn = answer  # it may hold a value the server minted afresh (``_learn``)
-            if self.standby is not None and prepared is not None and prepared.text() is not None:
-                self.standby.warm()  # a long answer differs: its comparison takes a while
+            if self.standby is not None and not self.carry and prepared is not None and prepared.text() is not None:
+                self.standby.warm()  # a long answer differs, and by no threaded value (yet): a while to compare
         if self.gather is not None:
             if inter.seq in self.gather:
                 self.live[inter.seq] = self._redacted(answer)

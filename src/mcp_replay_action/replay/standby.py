@@ -7,7 +7,9 @@ a process of its own, could be starting on the other core. ``Standby`` holds tha
 ``warm`` starts it as soon as such an answer arrives, ``take`` hands it to the confirming run
 (started, or opened then), and ``discard`` stops one no confirming run took.
 
-Only a stdio server with no ``--setup`` is started ahead: a setup command run while the first
+Not once the replay has threaded a value (``carry.py``): a long answer then most likely differs by
+the live ids alone, which is no reason to confirm, and an unchanged server that mints ids must
+start once. Only a stdio server with no ``--setup`` is started ahead: a setup command run while the first
 server still works would change the state under it, and an HTTP server's start waits for its port.
 A start that fails ahead raises its error where the confirming run would have started it.
 """
