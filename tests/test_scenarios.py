@@ -321,6 +321,26 @@ def test_an_alias_bomb_is_refused_with_its_line(tmp_path: Path) -> None:
     assert done.stdout == f"{path}:11: aliases here expand to more than 10000 values (an alias bomb?)\n"
 
 
+@pytest.mark.parametrize("style", ["flow", "block"])
+def test_a_file_nested_5000_deep_is_one_line_naming_it(tmp_path: Path, style: str) -> None:
+    """PyYAML's composer recurses per level: 5000 levels were a RecursionError traceback."""
+    if style == "flow":
+        body = "  a: " + "[" * 5000 + "]" * 5000 + "\n"
+    else:
+        body = "  a:\n" + "".join(" " * (i + 4) + f"k{i}:\n" for i in range(5000))
+    path = write(tmp_path, "target: x\nscenarios:\n" + body)
+    done = subprocess.run(
+        [sys.executable, "-m", "mcp_replay_action", "record-scenarios", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    line = 3 if style == "flow" else 101  # where the 101st level (a key of the 100th mapping) is
+    assert done.stderr == f"mcp-replay: error: {path}:{line}: invalid YAML: nested deeper than 100 levels\n"
+    assert not (tmp_path / "cassettes").exists()
+
+
 def test_merges_nine_deep_are_not_a_bomb(tmp_path: Path) -> None:
     arguments = load_scenarios(_laughs(tmp_path, merge=True), environ={}).scenarios[0].actions[0].params["arguments"]
     assert {key: len(value) for key, value in arguments.items()} == {f"m{n}": 9 + n for n in range(9)}

@@ -66,6 +66,26 @@ _VERSION_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # What aliases may add to a scenarios file's data by expansion: far more than reusing a target,
 # an argument set or an action list needs, far less than memory.
 MAX_ALIAS_VALUES = 10_000
+# How deep a scenarios file may nest: far deeper than any scenario needs, far from the depth at
+# which PyYAML's composer (it recurses per level) runs out of Python's stack.
+MAX_NESTING = 100
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a document nested deeper than ``MAX_NESTING`` at the line
+    where it gets that deep (the composer recurses per level: 5000 levels were a traceback)."""
+
+    _nesting = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        self._nesting += 1
+        try:
+            if self._nesting > MAX_NESTING:
+                mark = self.peek_event().start_mark
+                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_NESTING} levels", mark)
+            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+        finally:
+            self._nesting -= 1
 
 
 # --------------------------------------------------------------------------- reading the file
@@ -77,7 +97,7 @@ class _Doc:
     def __init__(self, path: str, text: str, environ: Mapping[str, str]) -> None:
         self.path = path
         self.environ = environ
-        self.loader = yaml.SafeLoader(text)
+        self.loader = _Loader(text)
         self.read: set[int] = set()  # ids of the nodes ``value`` has read
         self.copied = 0  # values read again (through an alias)
         self.copying: yaml.Node | None = None  # the collection whose alias is being read
@@ -151,8 +171,8 @@ class _Doc:
         values. A value read again is counted, and the document refused once aliases have added
         ``MAX_ALIAS_VALUES``, naming the line of the collection whose alias started the copy
         (``within``, the node this one is read inside)."""
-        if depth > 100:
-            raise self.error(node, "nesting too deep (a recursive alias?)")
+        if depth > MAX_NESTING:
+            raise self.error(node, f"nested deeper than {MAX_NESTING} levels (a recursive alias?)")
         if id(node) in self.read:
             self.copied += 1
             self.copying = self.copying or within
@@ -315,6 +335,10 @@ def load_scenarios(path: str | os.PathLike[str], *, environ: Mapping[str, str] |
         # As mcp-recorder does: a stdio target starts in the current directory, and a relative
         # target.cwd is taken from there (not from the scenarios file's directory).
         return _parse(doc, Path.cwd())
+    except RecursionError:
+        # Nesting is refused where it is read (``_Loader``, ``_Doc.value``); this is the net for a
+        # way through PyYAML not seen yet (merges of merges), never a traceback.
+        raise ConfigError(f"{spath}: nested too deeply to read") from None
     finally:
         doc.loader.dispose()
 
