@@ -134,9 +134,9 @@ def test_a_change_next_to_a_minted_id_fails(clause_cassette: Path, variant: str)
 
 
 def test_a_page_stamped_with_its_render_time_fails_only_on_a_changed_byte(clause_cassette: Path) -> None:
-    """The MCP App page carries the ISO time and a UUID of its render (the unchanged replay above
-    passes with them masked); a build that changes one byte deep inside it fails, the first
-    difference shown."""
+    """The MCP App page carries the ISO time and a UUID of its render (masked) and the PID that
+    served it (learned in its window by the confirmation pass): the unchanged replay above passes;
+    a build that changes one byte deep inside it fails, with where the texts first differ."""
     run = replay(
         CLAUSE,
         clause_cassette,
@@ -149,5 +149,42 @@ def test_a_page_stamped_with_its_render_time_fails_only_on_a_changed_byte(clause
     read = [i for i in run.interactions() if i["method"] == "resources/read"][0]
     [finding] = read["findings"]
     assert finding["message"].startswith("document changed: "), finding
-    assert "[-world-]{+dlrow+}" in finding["diff"], finding
-    assert "first difference at character" in finding["message"]
+    assert "first difference at character" in finding["message"] and "sha256" in finding["message"], finding
+    assert read["noise"] == [], read  # the PID's window does not explain a byte changed elsewhere
+
+
+def _page(pid: int, cell: str = "world", far: str = "") -> dict[str, Any]:
+    rows = [f"<tr><td>{i:06d}</td><td>hello {cell if i == 3000 else 'world'}</td></tr>\n" for i in range(6000)]
+    rows.insert(100, f"<p>served by worker pid {pid}</p>\n")
+    text = "<html><body>" + "".join(rows) + f"<footer>{far}</footer></body></html>"
+    return {"jsonrpc": "2.0", "id": 2, "result": {"contents": [{"uri": "ui://a/page.html", "text": text}]}}
+
+
+def test_a_long_text_learns_only_the_window_where_its_live_copies_differ() -> None:
+    """A page of 200 KB: the PID that varies between the live runs is learned in its window, so a
+    third PID is noise; a changed byte far from it, or a word changed beside it, still fails."""
+    rules = learn([_page(4242), _page(977)])
+    [rule] = rules
+    assert rule.head is not None and rule.tail is not None and rule.evidence == ("4242", "977"), rule
+    live = _page(4242)
+    for recorded, noisy in (
+        (_page(31), True),
+        (_page(31, cell="dlrow"), False),  # a changed byte 3,000 rows away
+        (_page(31, far="x"), False),
+    ):
+        kept, noise = split(compare(recorded, live), rules, recorded, None, live)
+        assert (kept == () and len(noise) == 1) if noisy else (len(kept) == 1 and noise == ()), recorded
+    worded = _page(31)
+    page = worded["result"]["contents"][0]
+    page["text"] = page["text"].replace("served by worker pid", "served by server pid")
+    kept, noise = split(compare(worded, live), rules, worded, None, live)
+    assert len(kept) == 1 and noise == ()
+    # Without the live text beside it, a window cannot be placed: it explains nothing.
+    assert split(compare(_page(31), live), rules, _page(31))[1] == ()
+    from mcp_replay_action.compare.noise import NoiseRule
+
+    assert NoiseRule.from_json(rule.to_json()) == rule
+
+
+def test_a_long_text_that_varies_in_two_far_places_is_not_learned() -> None:
+    assert learn([_page(4242, far="a"), _page(977, far="b")]) == []

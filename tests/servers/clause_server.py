@@ -4,7 +4,7 @@ the official ``mcp`` SDK (``MCPServer``).
 
 ``create_note`` answers ``Created note n_<hex> (<title>).``; ``get_note`` quotes the id back;
 the resource ``ui://clause/page.html`` is an MCP App's page (``PAGE_KIB`` long, 256 by default)
-carrying the ISO time it was rendered and the UUID of its render.
+carrying the ISO time it was rendered, the UUID of its render and the PID that served it.
 
 ``CLAUSE_SERVER_VARIANT`` makes a changed build: ``clause`` drops the title clause
 (``Created note n_<hex>.``), ``word`` changes a word beside the id (``Made note ...``), ``byte``
@@ -51,6 +51,8 @@ def page() -> str:
     for i in range(PAGE_KIB * 1024 // 64):
         cell = "dlrow" if VARIANT == "byte" and i == PAGE_KIB * 8 else "world"
         rows.append(f"<tr><td>{i:06d}</td><td>hello {cell}</td><td>steady row</td></tr>\n")
+        if i == 100:  # no mask knows a PID: only the confirmation pass tells it is noise
+            rows.append(f"<tr><td>served by worker pid {os.getpid()}</td></tr>\n")
     return (
         f'<!doctype html><html><head><meta name="rendered" content="{now}">'
         f'<meta name="render-id" content="{uuid.uuid4()}"></head><body><table>\n'

@@ -16,8 +16,9 @@ A text built from a set ("Available commands: head, sort, wc", in a new order in
 differs between two live runs by the order of its items alone: the rule then holds the separator
 of those items (``order``), and a value fits it when, with every run of items so separated put in
 sorted order, it fits the pattern. A third order of the same items fits; an item added or removed,
-or a word changed, does not. Texts longer than ``LEARN_MAX_CHARS`` are not learned (a token
-diff of megabytes is quadratic): what differs in them between live runs still gates.
+or a word changed, does not. A text longer than ``LEARN_MAX_CHARS`` (a document) is learned only
+in the short window where its live copies differ (``longtext.py``); what differs across a longer
+stretch still gates.
 
 ``calibrate`` learns the same rules from N runs ahead of time and stores them in the cassette
 header (``noise``), where ``inspect`` shows them and every replay applies them.
@@ -30,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from mcp_replay_action.compare.engine import CompareOptions, compare
+from mcp_replay_action.compare.longtext import learn_window, window_fits
 from mcp_replay_action.compare.normalize import BOX_TYPES, Keyed, normalize, parse_path
 from mcp_replay_action.compare.tokens import EVIDENCE_CAP, text_pattern
 from mcp_replay_action.model import JSON, JSONObject
@@ -76,6 +78,10 @@ class NoiseRule:
     evidence: tuple[str, ...] = ()
     seq: int | None = None  # the interaction it was learned on (None: any)
     order: str | None = None  # the separator of items whose order varies (``in_order``)
+    # A long text's rule: the pattern is its window's, ``head`` and ``tail`` characters in
+    # (``longtext.py``); it explains a finding only beside the live text.
+    head: int | None = None
+    tail: int | None = None
 
     def to_json(self) -> JSONObject:
         out: JSONObject = {"path": self.path}
@@ -85,6 +91,8 @@ class NoiseRule:
             out["pattern"] = self.pattern
         if self.order is not None:
             out["order"] = self.order
+        if self.head is not None and self.tail is not None:
+            out["head"], out["tail"] = self.head, self.tail
         out["evidence"] = list(self.evidence)
         return out
 
@@ -96,6 +104,9 @@ class NoiseRule:
         pattern = data.get("pattern")
         seq = data.get("seq")
         order = data.get("order")
+        head, tail = data.get("head"), data.get("tail")
+        if not (_count(head) and _count(tail)):
+            head = tail = None
         evidence = data.get("evidence") or ()
         return cls(
             path=data["path"],
@@ -103,7 +114,13 @@ class NoiseRule:
             evidence=tuple(str(e) for e in evidence)[:EVIDENCE_CAP] if isinstance(evidence, list) else (),
             seq=seq if isinstance(seq, int) and not isinstance(seq, bool) else None,
             order=order if order in _LISTS else None,
+            head=head,
+            tail=tail,
         )
+
+
+def _count(value: JSON) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def rules_by_seq(meta: JSON) -> dict[int, list[NoiseRule]]:
@@ -135,7 +152,13 @@ def learn(lives: Sequence[JSON], options: CompareOptions | None = None, seq: int
         if all(isinstance(v, str) for v in values):
             texts = [str(v) for v in values]
             if max(map(len, texts)) > LEARN_MAX_CHARS:
-                continue  # not learned: still gates
+                window = learn_window(texts)  # a long text: only where it varies, if that is short
+                if window is not None:
+                    learned = window.learned
+                    rules.append(
+                        NoiseRule(path, learned.pattern, learned.evidence, seq, None, window.head, window.tail)
+                    )
+                continue
             rules.append(_text_rule(path, texts, seq))
         else:
             seen = tuple(dict.fromkeys(_show(v) for v in values))[:EVIDENCE_CAP]
@@ -161,11 +184,23 @@ def split(
     kept: list[Finding] = []
     noise: list[Finding] = []
     for finding in findings:
-        if finding.kind in NOISE_KINDS and any(all(_explains(r, finding, s) for s in sides) for r in rules):
+        if finding.kind in NOISE_KINDS and any(_explained(r, finding, sides) for r in rules):
             noise.append(finding)
         else:
             kept.append(finding)
     return tuple(kept), tuple(noise)
+
+
+def _explained(rule: NoiseRule, finding: Finding, sides: list[JSON]) -> bool:
+    """Whether ``rule`` explains ``finding`` on every side (recorded, and live when known)."""
+    if rule.head is None or rule.tail is None or rule.pattern is None:
+        return all(_explains(rule, finding, side) for side in sides)
+    if rule.path != finding.path or len(sides) < 2:
+        return False  # a long text's window is placed beside the live text
+    recorded, live = (resolve(side, finding.path) for side in sides)
+    if not (isinstance(recorded, str) and isinstance(live, str)):
+        return False
+    return window_fits(recorded, live, rule.head, rule.tail, rule.pattern)
 
 
 def _explains(rule: NoiseRule, finding: Finding, answer: JSON) -> bool:

@@ -821,7 +821,7 @@ def _confirmed(cassette: Cassette, first: _Session, confirm: Standby, options: P
         live_b = translated(second.carry, first.carry, live_b)
         rules = noise.learn([live_a, live_b], first.compare_options, result.seq)
         recorded = first.expected.get(result.seq, first.recorded[result.seq].response)
-        kept, ignored = noise.split(result.findings, rules, recorded, first.compare_options)
+        kept, ignored = noise.split(result.findings, rules, recorded, first.compare_options, live_a)
         if ignored:
             result = replace(result, findings=kept, noise=result.noise + ignored, status=status_for(kept))
         out.append(result)
