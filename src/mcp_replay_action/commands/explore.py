@@ -111,5 +111,5 @@ def explore(cassette: str, redact_keys: tuple[str, ...], redact_patterns: tuple[
     save(explored.cassette, cassette)
     # On stderr, like record's line: what was not asked for, and why (server names, redacted).
     for line in skipped_lines(explored.skipped):
-        click.echo(f"skipped {visible(redactor.apply(line))}", err=True)
+        click.echo(f"skipped {visible(line)}", err=True)
     click.echo(f"{explored.line}: {cassette}", err=True)

@@ -380,7 +380,9 @@ class _Walk:
             redaction=self.redactor.rules(),  # last: it counts what the rules above replaced
         )
         cassette = with_lines(Cassette(meta=meta, interactions=tuple(interactions)))
-        return Explored(cassette=cassette, called=tuple(self.called), skipped=tuple(self.skipped))
+        # What the caller prints is server text too (tool names, URIs): redacted like the cassette.
+        skipped = tuple(Skipped(s.kind, str(clean(s.name)), str(clean(s.why))) for s in self.skipped)
+        return Explored(cassette=cassette, called=tuple(str(clean(name)) for name in self.called), skipped=skipped)
 
 
 def _by(key: str, item: JSONObject) -> str:

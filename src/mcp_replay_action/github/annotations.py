@@ -8,7 +8,7 @@ warning) and, when some were left out, one notice saying how many more the job s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mcp_replay_action.github.commands import Annotation
 from mcp_replay_action.model.results import CLASS_ORDER, KIND_ORDER, Finding, InteractionResult, Report
@@ -26,10 +26,14 @@ class _Candidate:
     annotation: Annotation
 
 
-def annotations_for(report: Report, *, per_level: int = PER_LEVEL) -> list[Annotation]:
+def annotations_for(
+    report: Report, *, per_level: int = PER_LEVEL, files: frozenset[str] | None = None
+) -> list[Annotation]:
     """The annotations to send for ``report``: errors, then warnings, then at most one notice.
 
-    Cassette paths in the report are taken as already relative to the workspace.
+    Cassette paths in the report are taken as already relative to the workspace; one that is not
+    among ``files`` (a baseline's exploration: no file of the repository) is annotated on the run,
+    with no file and line (None: every path is a file).
     """
     errors: list[_Candidate] = []
     warnings: list[_Candidate] = []
@@ -46,6 +50,8 @@ def annotations_for(report: Report, *, per_level: int = PER_LEVEL) -> list[Annot
                 continue
             for finding in result.findings:
                 annotation = _annotation(cassette.path, result, finding)
+                if files is not None and cassette.path not in files:
+                    annotation = replace(annotation, file="", line=None)
                 rank = (
                     CLASS_ORDER.index(finding.cls) if finding.cls in CLASS_ORDER else len(CLASS_ORDER),
                     KIND_ORDER.index(finding.kind) if finding.kind in KIND_ORDER else len(KIND_ORDER),

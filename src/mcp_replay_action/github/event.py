@@ -44,6 +44,7 @@ class Event:
     head_repository: str = ""
     is_fork: bool = False
     workflow_run: WorkflowRun | None = None
+    base_sha: str = ""  # a pull request's base commit (input baseline: merge-base)
 
     @property
     def is_pull_request(self) -> bool:
@@ -108,6 +109,7 @@ def event_from_payload(name: str, payload: Mapping[str, JSON], *, repository: st
                 head_ref=_str(_get(pr, "head", "ref")),
                 head_repository=head_repo,
                 is_fork=fork,
+                base_sha=_str(_get(pr, "base", "sha")),
             )
     if name == "workflow_run":
         run = payload.get("workflow_run")

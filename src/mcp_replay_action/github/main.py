@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TextIO
 
 from mcp_replay_action.errors import EXIT_GATE, EXIT_INFRA, EXIT_OK, ConfigError, ReplayError, ServerError
+from mcp_replay_action.explore.explorer import skipped_lines
 from mcp_replay_action.github import comment as sticky
 from mcp_replay_action.github import gitdata, refresh
 from mcp_replay_action.github.accept import accept_for, local_command
@@ -43,7 +44,7 @@ from mcp_replay_action.github.summary import write_failure_summary, write_summar
 from mcp_replay_action.github.template import Links, render_comment, render_could_not_run, what_to_do
 from mcp_replay_action.grade.assemble import build_report
 from mcp_replay_action.host import files, privilege
-from mcp_replay_action.model.results import Report
+from mcp_replay_action.model.results import CassetteResult, Report
 from mcp_replay_action.redact import Redactor, env_secrets
 from mcp_replay_action.replay.engine import Outcome, run
 from mcp_replay_action.report import counts_text, public_target
@@ -134,11 +135,62 @@ def replay_and_report(settings: Settings, context: RunContext, event: Event, out
     """Install, replay, report, gate."""
     if settings.install:
         run_install(settings.install, cwd=settings.working_directory, env=dict(settings.env), out=out)
+    if settings.baseline:
+        return compare_with_baseline(settings, context, event, out)
     plan = settings.plan()
     out.info(f"Replaying {len(plan.paths)} cassette(s) against {public_target(plan.target.describe())}")
     outcome = run(plan)
     warn_unused_rules(outcome, out)
     return report_everywhere(settings, context, event, outcome.report, out, outcome.exit_code)
+
+
+def compare_with_baseline(settings: Settings, context: RunContext, event: Event, out: Commands) -> int:
+    """Input ``baseline``: the base commit checked out beside the workspace, installed, explored
+    and replayed against this build (``baseline.py``); the cassettes the repository has, if any,
+    replayed as usual; one report, one comment, one gate."""
+    import tempfile
+
+    from mcp_replay_action.explore.builds import compare_builds
+    from mcp_replay_action.github import baseline
+    from mcp_replay_action.host.discovery import find_cassettes
+
+    commit = baseline.base_commit(settings.baseline, event, settings.workspace)
+    shown = f"baseline {commit[:12]}"
+    out.info(f"Comparing with the base build at {commit[:12]} ({settings.baseline})")
+    results: list[CassetteResult] = []
+    try:
+        find_cassettes(settings.cassettes, settings.workspace, confine=True)
+    except ConfigError:
+        plan = None  # no cassettes yet: the baseline is the whole check
+    else:
+        plan = settings.plan()
+        out.info(f"Replaying {len(plan.paths)} cassette(s) against {public_target(plan.target.describe())}")
+        outcome = run(plan)
+        warn_unused_rules(outcome, out)
+        results.extend(outcome.report.cassettes)
+    with baseline.checked_out(settings.workspace, commit) as tree, tempfile.TemporaryDirectory() as scratch:
+        base_cwd = tree / settings.working_directory.relative_to(settings.workspace)
+        if settings.install:
+            try:
+                run_install(settings.install, cwd=base_cwd, env=dict(settings.env), out=out)
+            except ReplayError as exc:
+                raise ServerError(f"the base build ({commit[:12]}) could not be installed: {exc.one_line()}") from None
+        compared = compare_builds(
+            settings.values(),
+            {"cwd": base_cwd},
+            {},
+            str(Path(scratch) / "explored-base.jsonl"),
+            root=str(settings.workspace),
+        )
+    explored = compared.explored
+    out.info(f"Base: {explored.line}")
+    for line in skipped_lines(explored.skipped):
+        out.info(f"skipped {line}")
+    # There is no committed file to point at: the results are named by the base commit.
+    results.extend(replace(r, path=shown) for r in compared.outcome.report.cassettes)
+    gate = plan.gate if plan is not None else settings.gate_policy()
+    report = build_report(results, target=compared.outcome.report.target, policy=gate)
+    return report_everywhere(settings, context, event, report, out, EXIT_OK if report.gate.passed else EXIT_GATE)
 
 
 def warn_unused_rules(outcome: Outcome, out: Commands) -> None:
@@ -186,7 +238,7 @@ def report_everywhere(
     )
     out.info(f"Grade {report.score.grade} ({report.score.score:.1f}/100): {counts_text(report)}")
     if settings.annotations:
-        for annotation in annotations_for(report):
+        for annotation in annotations_for(report, files=repository_files(settings, report)):
             out.annotate(annotation)
     if not report.gate.passed:
         out.error(f"mcp-replay gate failed: {'; '.join(report.gate.reasons)}", title="mcp-replay gate")
@@ -428,7 +480,7 @@ def publish_comment(
         out.debug(f"no PR comment (comment: {settings.comment}, event: {event.name or 'none'})")
         return CommentOutcome()
     mark = sticky.marker(settings.comment_id)
-    links = comment_links(settings, context, event)
+    links = comment_links(settings, context, event, report)
     body = render_comment(report, marker=mark, comment_id=settings.comment_id, links=links)
     docs = docs_url(context)
 
@@ -539,16 +591,26 @@ def post_saved_comment(settings: Settings, context: RunContext, event: Event, ou
     return EXIT_OK
 
 
-def comment_links(settings: Settings, context: RunContext, event: Event) -> Links:
-    """Where the comment (and the drift issue) link to: the run, the commit's cassette lines, and
-    how to accept an intended change (the refresh workflow on the head branch, the local command)."""
+def comment_links(
+    settings: Settings, context: RunContext, event: Event, report: Report | None = None
+) -> Links:
+    """Where the comment (and the drift issue) link to: the run, the commit's cassette lines (of
+    ``report``'s cassettes, those that are files of the repository), and how to accept an
+    intended change (the refresh workflow on the head branch, the local command)."""
     return Links(
         server_url=context.server_url,
         repository=context.repository or event.repository,
         sha=event.head_sha,
         run_url=context.run_url,
         accept=accept_for(settings, context, event),
+        files=repository_files(settings, report) if report is not None else None,
     )
+
+
+def repository_files(settings: Settings, report: Report) -> frozenset[str]:
+    """The cassettes of ``report`` that are files of the workspace (a baseline's exploration,
+    named by its commit, is not)."""
+    return frozenset(c.path for c in report.cassettes if (settings.workspace / c.path).is_file())
 
 
 def docs_url(context: RunContext) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.github.baseline import clean_baseline
 from mcp_replay_action.github.gitdata import check_branch_name, parse_person
 from mcp_replay_action.host.discovery import DEFAULT_PATTERNS
 from mcp_replay_action.model.gate import DEFAULT_FAIL_ON, FailOn, GatePolicy
@@ -39,6 +40,7 @@ from mcp_replay_action.transport import MAX_MESSAGE
 ACTION_INPUTS: dict[str, str] = {
     "mode": "replay",
     "install": "",
+    "baseline": "",
     "reports": "",
     "comment": "auto",
     "comment-id": "",
@@ -83,6 +85,7 @@ class Settings:
     headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     cassettes: tuple[str, ...] = DEFAULT_PATTERNS
     install: str = ""
+    baseline: str = ""  # "", "merge-base" or a ref: compare with that build too (``baseline.py``)
     setup: tuple[str, ...] = ()  # run before each server start, split like ``server``
     reset: tuple[str, ...] = ()  # with ``url``: run before each pass, split like ``server``
     jobs: int = 1  # cassettes replayed at once, each with its own server
@@ -138,6 +141,7 @@ class Settings:
             mode=clean_mode(raw("mode")),
             **from_inputs(Inputs(workspace, raw)),
             install=clean_install(raw("install")),
+            baseline=clean_baseline(raw("baseline")),
             reports=clean_reports(raw("reports")),
             comment=clean_comment(raw("comment")),
             comment_id=clean_comment_id(raw("comment-id")),
@@ -178,8 +182,11 @@ class Settings:
     def plan(self, mode: Mode = "check") -> Plan:
         """The replay these settings describe (``mode``: ``refresh`` for ``mode: refresh``), by
         the ``plan_from`` the CLI uses too; cassettes are found inside the workspace."""
-        values = {row.key: getattr(self, row.field) for row in BY_INPUT.values() if row.field is not None}
-        return plan_from(values, root=str(self.workspace), confine=True, mode=mode)
+        return plan_from(self.values(), root=str(self.workspace), confine=True, mode=mode)
+
+    def values(self) -> dict[str, object]:
+        """The options table's values these inputs give (``options.plan_from``'s)."""
+        return {row.key: getattr(self, row.field) for row in BY_INPUT.values() if row.field is not None}
 
     def relative(self, path: str | os.PathLike[str]) -> str:
         """``path`` relative to the workspace, with forward slashes (how GitHub names files)."""

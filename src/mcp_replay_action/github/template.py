@@ -92,10 +92,15 @@ class Links:
     sha: str = ""
     run_url: str = ""
     accept: Accept = field(default_factory=Accept)
+    # The cassettes that are files of the repository: a baseline's exploration is not one, and
+    # gets no link (None: every path is).
+    files: frozenset[str] | None = None
 
     def blob(self, path: str, line: int | None) -> str:
         """A link to a cassette line at the commit, or empty when the facts are missing."""
         if not (self.server_url and self.repository and _SHA.fullmatch(self.sha)):
+            return ""
+        if self.files is not None and path not in self.files:
             return ""
         url = f"{self.server_url}/{self.repository}/blob/{self.sha}/{urllib.parse.quote(path, safe='/')}"
         return url + (f"#L{line}" if line else "")

@@ -1,0 +1,102 @@
+"""Input ``baseline``: on a pull request with no cassette committed, the base build (the merge base,
+checked out with git beside the workspace) is explored and replayed against the head. A real git
+repository on disk with two commits of a real server, the real entrypoint as a subprocess, the
+fake GitHub API on 127.0.0.1 for the comment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fakegithub import FakeGitHub, git
+from git_origin import make_origin
+from github_action_run import PY, run_action
+from github_events import REPO, pull_request
+from mcp_replay_action.errors import EXIT_GATE, EXIT_OK, EXIT_USAGE
+
+# The user's server: one read-only tool; the head's build adds one too many.
+SERVER = '''\
+import json, sys
+
+OFFSET = 0
+TOOL = {"name": "add", "annotations": {"readOnlyHint": True}, "inputSchema": {
+    "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}}
+
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    method, params = msg["method"], msg.get("params") or {}
+    if method == "initialize":
+        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "adder", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [TOOL]}
+    elif method == "tools/call":
+        args = params.get("arguments") or {}
+        result = {"content": [{"type": "text", "text": str(args["a"] + args["b"] + OFFSET)}]}
+    else:
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": method}}), flush=True)
+        continue
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+'''
+WHO = {"GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.com"}
+WHO |= {"GIT_COMMITTER_NAME": "Dev", "GIT_COMMITTER_EMAIL": "dev@example.com"}
+
+
+def _repository(tmp_path: Path, *, regressed: bool) -> tuple[Path, str, str]:
+    """The workspace (a clone, at the pull request's head) and the base and head commits."""
+    origin = make_origin(tmp_path, {"server.py": SERVER.encode()})
+    ws = origin.workspace
+    git(ws, "checkout", "-q", "-b", "feature")
+    changed = SERVER.replace("OFFSET = 0", "OFFSET = 1") if regressed else SERVER + "# a comment\n"
+    (ws / "server.py").write_text(changed)
+    git(ws, "commit", "-q", "-am", "feature", env=WHO)
+    return ws, origin.sha, git(ws, "rev-parse", "HEAD")
+
+
+def _event(head: str, base: str) -> dict[str, Any]:
+    payload = pull_request(7, head)
+    payload["pull_request"]["base"]["sha"] = base
+    return payload
+
+
+def _run(ws: Path, fake: FakeGitHub, event: dict[str, Any], baseline: str = "merge-base"):  # type: ignore[no-untyped-def]
+    inputs = {"server": f"{PY} server.py", "baseline": baseline, "github-token": "app-token"}
+    return run_action(ws, event_name="pull_request", event=event, inputs=inputs, api_url=fake.url)
+
+
+def test_a_breaking_change_against_the_merge_base_fails_the_gate_with_no_cassette(
+    tmp_path: Path, fake: FakeGitHub
+) -> None:
+    ws, base, head = _repository(tmp_path, regressed=True)
+    run = _run(ws, fake, _event(head, base))
+    assert run.returncode == EXIT_GATE, run.stdout + run.stderr
+    assert f"Comparing with the base build at {base[:12]} (merge-base)" in run.stdout
+    assert run.outputs["gate"] == "failed"
+    (comment,) = fake.comments[(REPO, 7)]
+    assert "tools/call add" in comment["body"] and "breaking" in comment["body"], comment["body"]
+    # No file of the repository holds the exploration: no blob link, no file annotation.
+    assert f"baseline {base[:12]}" in comment["body"] and "/blob/" not in comment["body"]
+    (finding,) = [a for a in run.annotations() if a.name == "error" and "tools/call add" in a.properties.get("title", "")]
+    assert "file" not in finding.properties and "line" not in finding.properties
+    assert not (ws / "cassettes").exists()  # nothing was written into the workspace
+    assert git(ws, "worktree", "list").count("\n") == 0  # the base's worktree is gone again
+
+
+def test_the_same_build_as_its_base_is_clean_three_times(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws, base, head = _repository(tmp_path, regressed=False)
+    for _ in range(3):
+        run = _run(ws, fake, _event(head, base))
+        assert run.returncode == EXIT_OK, run.stdout + run.stderr
+        assert run.outputs["gate"] == "passed" and run.outputs["failed"] == "0"
+
+
+def test_a_ref_the_checkout_lacks_is_one_line_naming_fetch_depth(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws, base, head = _repository(tmp_path, regressed=False)
+    run = _run(ws, fake, _event(head, base), baseline="v9.9.9")
+    assert run.returncode == EXIT_USAGE, run.stdout + run.stderr
+    assert "input baseline: 'v9.9.9' is not a commit of this checkout" in run.stdout
+    assert "fetch-depth: 0" in run.stdout
+    missing = _run(ws, fake, _event(head, "f" * 40))
+    assert missing.returncode == EXIT_USAGE, missing.stdout + missing.stderr
+    assert "base commit ffffffffffff is not in this checkout" in missing.stdout and "fetch-depth: 0" in missing.stdout
