@@ -85,3 +85,19 @@ def test_an_explored_third_party_server_replays_clean_three_times(tmp_path: Path
         run = run_cli("replay", "--server", server, "--cassette", cassette, report=tmp_path / f"r{attempt}.json")
         assert run.code == 0, run.describe()
         assert run.findings() == [], run.describe()
+
+
+@needs_node
+def test_explore_over_streamable_http_replays_clean(tmp_path: Path) -> None:
+    # server-everything's streamableHttp mode on 127.0.0.1: explore --url, replay --url.
+    from http_helpers import everything_http
+
+    cassette = tmp_path / "everything-http.jsonl"
+    with everything_http() as url:
+        explored = run_cli("explore", "--url", url, "--cassette", cassette, "--timeout", "5")
+        assert explored.code == 0, explored.describe()
+        meta = cassette_lines(cassette)[0]["meta"]
+        assert meta["transport"] == "http" and meta["explored"]["called"], meta
+        run = run_cli("replay", "--url", url, "--cassette", cassette, report=tmp_path / "r.json")
+        assert run.code == 0, run.describe()
+        assert run.findings() == [], run.describe()
