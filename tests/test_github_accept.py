@@ -229,3 +229,10 @@ def test_the_summary_and_the_comment_put_the_failing_cassette_first_and_fold_the
     assert body.index("<details><summary>✅ 1 passing cassette</summary>") < body.index(
         "| ✅ cassettes/a-handshake.jsonl |"
     )
+
+
+def test_local_command_repeats_setup_and_reset(tmp_path: Path) -> None:
+    got = settings(tmp_path, url="http://127.0.0.1:8000/mcp", setup="cp a b", reset="sh -c 'echo 0 > counter'")
+    words = _shell_words(local_command(got))
+    assert words[words.index("--setup") + 1] == "cp a b", words
+    assert words[words.index("--reset") + 1] == "sh -c 'echo 0 > counter'", words

@@ -79,6 +79,8 @@ def local_command(settings: Settings, *, update: bool = True) -> str:
         words += ["--env", f'"{name}=${name}"']  # the value from the reader's shell, never ours
     if settings.setup:
         words += ["--setup", shown(settings.setup)]
+    if settings.reset:
+        words += ["--reset", shown(settings.reset)]
     for path in settings.ignore_paths:
         words += ["--ignore-path", shlex.quote(path)]
     for key in settings.ignore_keys:
