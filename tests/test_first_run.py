@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from fakegithub import FakeGitHub
@@ -73,7 +72,9 @@ def test_the_pytest_snippet_runs_as_written_and_says_where_to_install() -> None:
 def documented_refresh_workflows() -> list[tuple[str, dict[str, Any]]]:
     """The README's full workflow and the examples that hold a refresh job beside the replay job."""
     found = [("README.md", b) for b in yaml_blocks(section("In GitHub Actions")) if isinstance(b, dict) and "jobs" in b]
-    found += [(p.name, yaml.safe_load(p.read_text(encoding="utf-8"))) for p in sorted((ROOT / "docs/examples").glob("*.yml"))]
+    found += [
+        (p.name, yaml.safe_load(p.read_text(encoding="utf-8"))) for p in sorted((ROOT / "docs/examples").glob("*.yml"))
+    ]
     return [(name, wf) for name, wf in found if any(w.get("mode") == "refresh" for _, w in our_steps(wf))]
 
 
@@ -108,4 +109,3 @@ def test_the_readme_workflow_links_its_refresh_without_github_workflow_ref(tmp_p
     [comment] = fake.comments[("octo/demo", 7)]
     assert "https://github.com/octo/demo/actions/workflows/mcp-replay.yml" in comment["body"]
     assert "**Use workflow from: feature**" in comment["body"]
-
