@@ -5,6 +5,7 @@ fake GitHub API on 127.0.0.1 for the comment."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,19 @@ def test_a_breaking_change_against_the_merge_base_fails_the_gate_with_no_cassett
     assert f"baseline {base[:12]}" in comment["body"] and "/blob/" not in comment["body"]
     (finding,) = [a for a in run.annotations() if a.name == "error" and "tools/call add" in a.properties.get("title", "")]
     assert "file" not in finding.properties and "line" not in finding.properties
+    # What was explored, and the findings as JSON a coding agent can act on.
+    assert f"**Explored the base build** (`{base[:12]}`): 1 tool(s) called: `add`; 0 left alone." in comment["body"]
+    block = comment["body"].split("```json\n", 1)[1].split("\n```", 1)[0]
+    (change,) = [f for f in json.loads(block) if f["class"] == "breaking"]
+    assert change == {
+        "cassette": f"baseline {base[:12]}",
+        "interaction": "tools/call add",
+        "rule": "value-changed",
+        "class": "breaking",
+        "kind": "value-change",
+        "path": "$.result.content[0].text",
+        "message": 'value changed: "0" -> "1"',
+    }
     assert not (ws / "cassettes").exists()  # nothing was written into the workspace
     assert git(ws, "worktree", "list").count("\n") == 0  # the base's worktree is gone again
 

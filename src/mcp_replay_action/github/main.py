@@ -38,6 +38,7 @@ from mcp_replay_action.github.client import Forbidden, GitHubClient, GitHubError
 from mcp_replay_action.github.commands import Commands, append_summary, write_outputs
 from mcp_replay_action.github.drift import publish_drift
 from mcp_replay_action.github.event import Event, read_event, write_refusal
+from mcp_replay_action.github.exploration import exploration_block
 from mcp_replay_action.github.install import run_install
 from mcp_replay_action.github.settings import RunContext, Settings, scrub
 from mcp_replay_action.github.summary import write_failure_summary, write_summary
@@ -190,7 +191,10 @@ def compare_with_baseline(settings: Settings, context: RunContext, event: Event,
     results.extend(replace(r, path=shown) for r in compared.outcome.report.cassettes)
     gate = plan.gate if plan is not None else settings.gate_policy()
     report = build_report(results, target=compared.outcome.report.target, policy=gate)
-    return report_everywhere(settings, context, event, report, out, EXIT_OK if report.gate.passed else EXIT_GATE)
+    block = exploration_block(explored, commit, report)
+    return report_everywhere(
+        settings, context, event, report, out, EXIT_OK if report.gate.passed else EXIT_GATE, explored=block
+    )
 
 
 def warn_unused_rules(outcome: Outcome, out: Commands) -> None:
@@ -224,9 +228,17 @@ def merge_and_report(settings: Settings, context: RunContext, event: Event, out:
 
 
 def report_everywhere(
-    settings: Settings, context: RunContext, event: Event, report: Report, out: Commands, exit_code: int
+    settings: Settings,
+    context: RunContext,
+    event: Event,
+    report: Report,
+    out: Commands,
+    exit_code: int,
+    *,
+    explored: str = "",
 ) -> int:
-    """Every sink of a finished report: files, log, annotations, summary, comment, outputs."""
+    """Every sink of a finished report: files, log, annotations, summary, comment, outputs.
+    ``explored``: what a baseline's exploration did, for the comment (safe Markdown)."""
     write_files(
         report,
         json_file=settings.report_file,
@@ -246,7 +258,7 @@ def report_everywhere(
         accept = comment_links(settings, context, event).accept
         lead = what_to_do(accept, failed=not report.gate.passed, accepted=report.gate.accepted)
         write_summary(context.summary_path, report, lead=lead)
-    comment = publish_comment(settings, context, event, report, out)
+    comment = publish_comment(settings, context, event, report, out, explored=explored)
     drift_url = watch_drift(settings, context, event, report, out) if event.name == "schedule" else ""
 
     write_outputs(
@@ -455,7 +467,7 @@ def pull_request_of_commit(gh: GitHubClient, repo: str, sha: str) -> int | None:
 
 
 def publish_comment(
-    settings: Settings, context: RunContext, event: Event, report: Report, out: Commands
+    settings: Settings, context: RunContext, event: Event, report: Report, out: Commands, *, explored: str = ""
 ) -> CommentOutcome:
     """Post or refresh the sticky comment. When it cannot be posted (no token, a read-only token
     on a pull request from a fork, an API error), save it to the comment file for a
@@ -481,7 +493,7 @@ def publish_comment(
         return CommentOutcome()
     mark = sticky.marker(settings.comment_id)
     links = comment_links(settings, context, event, report)
-    body = render_comment(report, marker=mark, comment_id=settings.comment_id, links=links)
+    body = render_comment(report, marker=mark, comment_id=settings.comment_id, links=links, explored=explored)
     docs = docs_url(context)
 
     def save(why: str) -> CommentOutcome:

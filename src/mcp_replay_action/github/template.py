@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import urllib.parse
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import jinja2
@@ -78,6 +78,7 @@ class CommentView:
     sha: str
     version: str
     note: str = ""
+    explored: str = ""  # safe Markdown (``exploration.exploration_block``): a baseline's exploration
     what_to_do: str = ""  # safe Markdown (``what_to_do``): how to accept the change, or fix it
     state: str = ""  # the hidden line saying the gate and commit, read back by a refresh
 
@@ -196,9 +197,11 @@ def render_comment(
     links: Links | None = None,
     limit: int = MAX_COMMENT_CHARS,
     compact: bool = False,
+    explored: str = "",
 ) -> str:
     """The comment body for ``report``, at most ``limit - MARGIN`` characters. ``compact`` gives
-    only the headline, the totals and the link (no table rows, no findings)."""
+    only the headline, the totals and the link (no table rows, no findings). ``explored``: safe
+    Markdown saying what a baseline's exploration did, shown above the footer."""
     budget = limit - MARGIN
     attempts: tuple[tuple[int, bool, int], ...] = (
         (200, True, 10),
@@ -221,7 +224,7 @@ def render_comment(
             include_passing=include_passing,
             max_findings=max_findings,
         )
-        body = render(view)
+        body = render(replace(view, explored=explored) if explored else view)
         if len(body) <= budget:
             return body
     note = "\n\n> Comment cut to fit GitHub's limit; the job summary and the JSON report have everything.\n"
