@@ -90,6 +90,9 @@ def test_a_slower_task_polled_more_often_live_is_clean(cassette: Path, tmp_path:
     assert m > n, (m, n)  # every recorded poll was sent, and the live task still needed more
     statuses = {i["seq"]: i["status"] for i in run.interactions()}
     assert set(statuses.values()) == {"pass"}, statuses
+    # Every poll was sent with the live task id, interim ones too, and says so.
+    polls = [i for i in run.interactions() if i["method"] == "tasks/get"]
+    assert polls and all(len(p["substitutions"]) == 1 for p in polls), polls
 
 
 def test_a_quicker_task_stops_the_polling_early_and_is_clean(cassette: Path, tmp_path: Path) -> None:

@@ -59,10 +59,16 @@ def pass_into(
     sent: JSONObject | None = None,
     recorded_bytes: int | None = None,
     live_bytes: int | None = None,
+    substitutions: tuple[Substitution, ...] = (),
 ) -> None:
-    """Append ``judge(inter, (), live, latency_ms=..., sent=...)`` to ``results``: a clean pass
+    """Append ``judge(inter, (), live, latency_ms=..., sent=...)`` to ``results``: a clean pass;
     with nothing substituted (nearly every answer of a replay), packed straight in rather than
     built as an object."""
+    if substitutions:
+        results.append(
+            judge(inter, (), live, latency_ms=latency_ms, sent=sent, substitutions=substitutions, live_bytes=live_bytes)
+        )
+        return
     results.append_plain(
         inter.seq,
         inter.line,

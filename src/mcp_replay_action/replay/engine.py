@@ -360,7 +360,7 @@ class _Session:
             # A poll the recording saw say ``working``: how many a task needs is not behaviour.
             if prepared is not None:
                 prepared.close()
-            pass_into(self.results, inter, live, latency_ms=round(latency, 3), sent=message)
+            pass_into(self.results, inter, live, latency_ms=round(latency, 3), sent=message, substitutions=substitutions)
             return
         answer = _Answer(inter, message, substitutions, live, latency, first, prepared)
         recorded = inter.response
