@@ -74,6 +74,15 @@ class ServerExited(ServerError):
     """The server process ended (or the connection closed) while a response was awaited."""
 
 
+class CommandNotFound(ServerStartError):
+    """The server's program is not on PATH (or its path does not exist): the spawn's ENOENT, which
+    leaves no stderr to read. ``program`` is the command's first word."""
+
+    def __init__(self, program: str) -> None:
+        self.program = program
+        super().__init__(f"server command not found: {program}")
+
+
 class MessageTooLarge(ServerExited):
     """The server sent a message longer than the cap (``--max-message-size``): what it sent is
     dropped, and it is read no further (as good as gone)."""

@@ -40,6 +40,7 @@ from mcp_replay_action.github.drift import publish_drift
 from mcp_replay_action.github.event import Event, read_event, write_refusal
 from mcp_replay_action.github.exploration import exploration_block
 from mcp_replay_action.github.install import run_install
+from mcp_replay_action.github.install_advice import install_advice
 from mcp_replay_action.github.settings import RunContext, Settings, scrub
 from mcp_replay_action.github.summary import write_failure_summary, write_summary
 from mcp_replay_action.github.template import Links, render_comment, render_could_not_run, what_to_do
@@ -100,10 +101,12 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
         if isinstance(exc, ServerError) and exc.stderr_tail:
             with out.group("Server stderr (last lines)"), out.untrusted():
                 out.log(exc.stderr_tail)
-        out.error(exc.one_line(), title="mcp-replay")
-        write_failure_summary(context.summary_path, exc.one_line())
+        advice = install_advice(exc, settings.install if settings else "")  # the usual first-run miss
+        message = f"{exc.one_line()} {advice}".strip()
+        out.error(message, title="mcp-replay")
+        write_failure_summary(context.summary_path, message)
         if exc.exit_code == EXIT_INFRA and not isinstance(exc, GitHubError) and settings and event:
-            comment_could_not_run(settings, context, event, exc.one_line(), out)
+            comment_could_not_run(settings, context, event, exc.one_line(), out, advice=advice)
         return exc.exit_code
     except Exception as exc:  # a bug of ours: still one line and an exit code, details in a group
         with out.group("Internal error (please report it)"), out.untrusted():
@@ -542,16 +545,20 @@ def publish_comment(
     return CommentOutcome(url=posted.url)
 
 
-def comment_could_not_run(settings: Settings, context: RunContext, event: Event, reason: str, out: Commands) -> None:
+def comment_could_not_run(
+    settings: Settings, context: RunContext, event: Event, reason: str, out: Commands, *, advice: str = ""
+) -> None:
     """A pull request run that could not replay (exit 3) says so in the sticky comment, so an
-    earlier verdict ("passing") does not stand. The reason is redacted like a target; a comment
+    earlier verdict ("passing") does not stand; ``advice`` (``install_advice``) names the fix when
+    the server lacked a dependency. The reason and the advice are redacted like a target; a comment
     that cannot be written is a warning (the run has already failed)."""
     if settings.mode not in ("replay", "merge") or wants_comment(settings, event, False) != "post":
         return
     repo = context.repository or event.repository
     if not (settings.github_token and repo and event.pr_number):
         return
-    shown = Redactor(env_values=env_secrets(dict(settings.env), settings.env_public)).apply(public_target(reason))
+    redactor = Redactor(env_values=env_secrets(dict(settings.env), settings.env_public))
+    shown = redactor.apply(public_target(reason))
     mark = sticky.marker(settings.comment_id)
     body = render_could_not_run(
         shown,
@@ -559,6 +566,7 @@ def comment_could_not_run(settings: Settings, context: RunContext, event: Event,
         comment_id=settings.comment_id,
         links=comment_links(settings, context, event),
         command=local_command(settings, update=False),
+        advice=redactor.apply(advice),
     )
     try:
         gh = GitHubClient(context.api_url, settings.github_token, log=out.debug)

@@ -233,17 +233,25 @@ def render_comment(
 
 
 def render_could_not_run(
-    reason: str, *, marker: str, comment_id: str = "default", links: Links | None = None, command: str = ""
+    reason: str,
+    *,
+    marker: str,
+    comment_id: str = "default",
+    links: Links | None = None,
+    command: str = "",
+    advice: str = "",
 ) -> str:
     """The comment of a run that could not replay (exit 3), so the pull request no longer shows
-    an earlier verdict: ``reason`` (already redacted) in one inert line, and ``command`` (the
-    local replay) to see it on a developer's machine."""
+    an earlier verdict: ``reason`` (already redacted) in one inert line, ``advice`` (already
+    redacted: the ``install`` input, for a server that lacked a dependency) as the thing to do,
+    and ``command`` (the local replay) to see it on a developer's machine."""
     links = links or Links()
     return template_named("could_not_run.md").render(
         marker=marker,
         state=state_line(False, links.sha, error=True),
         title_suffix=f" ({md_cell(comment_id, 64)})" if comment_id != "default" else "",
         reason=md_cell(reason, DETAIL_LIMIT * 5),
+        advice=md_cell(advice, DETAIL_LIMIT * 2),
         command=md_code_block(command, 4000, "sh") if command else "",
         run_url=links.run_url,
         sha=f"`{links.sha[:12]}`" if _SHA.fullmatch(links.sha) else "",

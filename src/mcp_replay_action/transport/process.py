@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import IO
 
-from mcp_replay_action.errors import ConfigError, ServerStartError
+from mcp_replay_action.errors import CommandNotFound, ConfigError, ServerStartError
 from mcp_replay_action.host import privilege
 from mcp_replay_action.transport.headline import start_failure
 
@@ -222,10 +222,10 @@ def spawn_server(
         )
     except FileNotFoundError:
         _cleanup_scratch(scratch)
-        raise ServerStartError(f"server command not found: {argv[0]}") from None
+        raise CommandNotFound(argv[0]) from None
     except PermissionError:
         _cleanup_scratch(scratch)
-        raise ServerStartError(_permission_denied(argv[0], full_env.get("PATH", os.defpath))) from None
+        raise _permission_denied(argv[0], full_env.get("PATH", os.defpath)) from None
     except OSError as exc:
         _cleanup_scratch(scratch)
         raise ServerStartError(f"cannot start server command {argv[0]}: {exc.strerror or exc}") from None
@@ -235,17 +235,17 @@ def spawn_server(
     )
 
 
-def _permission_denied(command: str, search_path: str) -> str:
+def _permission_denied(command: str, search_path: str) -> ServerStartError:
     """What an EACCES from exec means: a command that exists and is not executable, or (for a
     bare name) one that is nowhere, where some PATH directory could not be searched (a runner user
     with root's directories on PATH gets EACCES, not ENOENT, for a name that does not exist)."""
     if os.sep in command:
-        return f"server command is not executable: {command}"
+        return ServerStartError(f"server command is not executable: {command}")
     for directory in search_path.split(os.pathsep):
         candidate = os.path.join(directory or ".", command)
         if os.path.exists(candidate):
-            return f"server command is not executable: {candidate}"
-    return f"server command not found: {command}"
+            return ServerStartError(f"server command is not executable: {candidate}")
+    return CommandNotFound(command)
 
 
 # tempfile and shutil (with random, bz2 and lzma) are imported only with --isolate: every other
