@@ -1,23 +1,42 @@
-"""A server nobody here wrote that mints ids: PyPI's ``mcp-server-git`` answers ``git_commit`` with
+"""Servers nobody here wrote that mint ids, each replayed 5 times unchanged: no failure, no noise,
+the id threaded, and the server started once per replay (a wrapper appends a line per start).
+
+PyPI's ``mcp-server-git`` answers ``git_commit`` with
 the new commit's hash in prose (``Changes committed successfully with hash 9cea9f5e...``), which a
 later ``git_show`` quotes; the hash depends on the second the commit was made, so every start
 mints another one. Recorded with the official Python SDK client through ``mcp-replay record`` (as
-docs/recording.md says), replayed 5 times unchanged with ``--setup`` restoring the repository:
-no failure, no noise, the hash threaded, and the server started once per replay (a wrapper
-appends a line per start)."""
+docs/recording.md says), replayed with ``--setup`` restoring the repository.
+
+npm's ``server-everything`` runs ``simulate-research-query`` as a task (2025-11-25 Tasks): its
+task id is minted afresh by every start and quoted by every ``tasks/get`` and ``tasks/result``.
+Recorded with the official 1.x SDK client (``tests/servers/tasks_client.py``), which kills the
+recording proxy 2 s after closing its stdin while the server's task timers still run: the
+recording must still hold the whole session."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
 
-from e2e_helpers import VENV_BIN, record_through_proxy, run_cli
+from e2e_helpers import (
+    MCP_REPLAY,
+    REPO,
+    SERVERS,
+    TAG_VAR,
+    VENV_BIN,
+    cassette_lines,
+    reap_strays,
+    record_through_proxy,
+    run_cli,
+)
 
 GIT_SERVER = VENV_BIN / "mcp-server-git"
 REPLAYS = 5
@@ -68,3 +87,42 @@ def test_a_commit_hash_minted_by_mcp_server_git_is_threaded_with_one_start_per_r
         for name in ("git_commit", "git_show"):
             [threaded] = by_name[name]["substitutions"]
             assert threaded["recorded"] == sha and re.fullmatch(r"[0-9a-f]{40}", threaded["live"]), by_name[name]
+
+
+EVERYTHING = SERVERS / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+SDK1_PYTHON = SERVERS / ".venv-sdk1/bin/python"
+
+
+@pytest.mark.skipif(not (EVERYTHING.exists() and SDK1_PYTHON.exists()), reason="server-everything or the 1.x SDK")
+def test_a_task_id_minted_by_server_everything_is_threaded_with_one_start_per_replay(tmp_path: Path) -> None:
+    starts = tmp_path / "starts"
+    server = "sh -c " + shlex.quote(f"echo start >> {starts}; exec node {EVERYTHING} stdio")
+    cassette = tmp_path / "everything.jsonl"
+    record = [str(MCP_REPLAY), "record", "--server", server, "--cassette", str(cassette)]
+    client = [str(SDK1_PYTHON), str(SERVERS / "tasks_client.py"), "--poll-ms", "500"]
+    tag = uuid.uuid4().hex
+    try:
+        seen = subprocess.run(
+            [*client, "--tool", "simulate-research-query", "--echo-key", "message", "--", *record],
+            capture_output=True,
+            text=True,
+            timeout=90,
+            cwd=REPO,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, TAG_VAR: tag},
+        )
+    finally:
+        strays = reap_strays(tag)
+    assert seen.returncode == 0 and not strays, seen.stderr[-3000:]
+    # The whole session reached the cassette, though the client killed the proxy on its way out.
+    methods = [line["message"].get("method") for line in cassette_lines(cassette)[1:] if line["kind"] == "request"]
+    assert methods[-2:] == ["tasks/result", "tools/call"], methods
+    for n in range(REPLAYS):
+        starts.unlink(missing_ok=True)
+        run = run_cli("replay", "--server", server, "--cassette", cassette, report=tmp_path / "r.json")
+        assert run.code == 0, run.describe()
+        inters = run.interactions()
+        assert all(i["status"] == "pass" and not i["noise"] for i in inters), run.describe()
+        assert len(starts.read_text().splitlines()) == 1, (n, run.describe())
+        quoting = [i for i in inters if i["method"] in ("tasks/get", "tasks/result")]
+        assert quoting and all(len(i["substitutions"]) == 1 for i in quoting), run.describe()

@@ -1,8 +1,11 @@
 """A client on the official ``mcp`` SDK 1.x that drives ``tasks_server.py``'s task the way a
 2025-11-25 client does: ``tools/call`` augmented with a task, ``tasks/get`` polled every
 ``--poll-ms`` milliseconds (default 20) until a terminal status, then ``tasks/result``; then one
-plain call. Run as ``python tasks_client.py [--poll-ms N] -- COMMAND [ARG...]`` (the server
-command, e.g. ``mcp-replay record ...``). Prints the statuses it saw, one a line."""
+plain call. Run as ``python tasks_client.py [--poll-ms N] [--tool NAME] [--echo-key KEY] -- COMMAND
+[ARG...]`` (the server command, e.g. ``mcp-replay record ...``; the task's tool, ``report`` by
+default; the key of the ``echo`` tool's argument, ``text`` by default: npm server-everything's
+research task is ``--tool simulate-research-query --echo-key message``). Prints the statuses it
+saw, one a line."""
 
 from __future__ import annotations
 
@@ -19,12 +22,12 @@ warnings.simplefilter("ignore", DeprecationWarning)  # the 1.x SDK's experimenta
 TERMINAL = ("completed", "failed", "cancelled")
 
 
-async def main(poll_ms: int, argv: list[str]) -> None:
+async def main(poll_ms: int, tool: str, echo_key: str, argv: list[str]) -> None:
     params = StdioServerParameters(command=argv[0], args=argv[1:])
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         await session.list_tools()
-        created = await session.experimental.call_tool_as_task("report", {"topic": "tides"})
+        created = await session.experimental.call_tool_as_task(tool, {"topic": "tides"})
         task_id = created.task.taskId
         while True:
             status = await session.experimental.get_task(task_id)
@@ -34,14 +37,14 @@ async def main(poll_ms: int, argv: list[str]) -> None:
             await anyio.sleep(poll_ms / 1000.0)
         result = await session.experimental.get_task_result(task_id, CallToolResult)
         print(result.content[0].text, flush=True)  # type: ignore[union-attr]
-        await session.call_tool("echo", {"text": "hi"})
+        await session.call_tool("echo", {echo_key: "hi"})
 
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    poll = 20
-    if args[:1] == ["--poll-ms"]:
-        poll, args = int(args[1]), args[2:]
+    options = {"--poll-ms": "20", "--tool": "report", "--echo-key": "text"}
+    while args[:1] and args[0] in options:
+        options[args[0]], args = args[1], args[2:]
     if args[:1] == ["--"]:
         args = args[1:]
-    anyio.run(main, poll, args)
+    anyio.run(main, int(options["--poll-ms"]), options["--tool"], options["--echo-key"], args)

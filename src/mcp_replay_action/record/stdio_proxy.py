@@ -252,6 +252,10 @@ def record_stdio(
             pass
     finally:
         try:
+            # What was recorded is on disk before the server is given its grace to stop: a client
+            # that kills this proxy when its own grace ends (the 1.x SDK: 2 s after closing our
+            # stdin, then SIGKILL) loses none of it while a server with timers running stops.
+            rec.save(final=True)
             status = server.stop(grace=shutdown_grace)
             threads[1].join(2.0)  # the server's last answers still reach the client and the tape
             threads[2].join(1.0)
