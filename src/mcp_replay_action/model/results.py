@@ -85,7 +85,8 @@ class Finding:
 
 @dataclass(frozen=True)
 class Substitution:
-    """A value the live server minted afresh, sent in place of the recorded one (``carry.py``)."""
+    """A threaded value (``carry.py``): one the live server minted afresh, sent in place of the
+    recorded one, or shown on the answer that minted it."""
 
     recorded: str
     live: str
