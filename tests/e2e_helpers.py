@@ -191,6 +191,7 @@ def record_through_proxy(
     roots: ListRootsFnT | None = None,
     timeout: float = RECORD_TIMEOUT,
     sampling: SamplingFnT | None = None,
+    log_level: Any = None,
 ) -> dict[str, Any]:
     """Record one session: the SDK client launches ``mcp-replay record`` in place of ``server``
     and ``script`` drives it. Returns what the script returned (values it saw live), after the
@@ -205,7 +206,14 @@ def record_through_proxy(
 
     try:
         seen = sdk_session(
-            params, script, mode=mode, elicitation=elicitation, roots=roots, timeout=timeout, sampling=sampling
+            params,
+            script,
+            mode=mode,
+            elicitation=elicitation,
+            roots=roots,
+            timeout=timeout,
+            sampling=sampling,
+            log_level=log_level,
         )
     finally:
         strays = reap_strays(tag)

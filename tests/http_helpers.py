@@ -92,9 +92,11 @@ def sdk_session(
     roots: ListRootsFnT | None = None,
     timeout: float | None = None,
     sampling: SamplingFnT | None = None,
+    log_level: Any = None,
 ) -> dict[str, Any]:
     """Run ``script`` in an official-SDK client session against ``target`` (a URL or stdio
-    parameters), bounded in time; returns what the script returned."""
+    parameters), bounded in time; returns what the script returned. ``log_level``: the SDK's
+    opt-in to the server's log messages (2026-07-28 sends none without it)."""
 
     async def session() -> dict[str, Any]:
         with anyio.fail_after(SESSION_TIMEOUT if timeout is None else timeout):
@@ -105,6 +107,7 @@ def sdk_session(
                 list_roots_callback=roots,
                 sampling_callback=sampling,
                 read_timeout_seconds=30,
+                log_level=log_level,
             ) as client:
                 seen = await script(client)
                 seen["protocol_version"] = client.protocol_version

@@ -18,7 +18,7 @@ from mcp_replay_action.compare.classes import RULE, RULES, markdown_table
 from mcp_replay_action.compare.engine import CompareOptions, compare
 from mcp_replay_action.compare.schema_equal import validation_form, validation_keys
 from mcp_replay_action.grade.verdict import missing_finding
-from mcp_replay_action.replay.engine import growth, slowdown
+from mcp_replay_action.replay.measures import growth, slowdown
 from mcp_replay_action.values.size import answer_bytes
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "classes.md"
@@ -150,6 +150,52 @@ def _output_checked(structured: Any, text: str | None = None) -> tuple[Any, ...]
     return outputs.check({"params": {"name": "t"}}, {"result": {"content": content, "structuredContent": structured}})
 
 
+def _note(method: str, **params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "method": method, "params": params}
+
+
+def _progress(n: int, total: int = 3, message: str = "step") -> list[dict[str, Any]]:
+    return [
+        _note("notifications/progress", progressToken=1, progress=i + 1, total=total, message=message) for i in range(n)
+    ]
+
+
+def _log(level: str, data: str) -> dict[str, Any]:
+    return _note("notifications/message", level=level, data=data)
+
+
+def _asks(method: str, **params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 0, "method": method, "params": params}
+
+
+# (recorded, live) of what a server sent while answering, one per notification row.
+HEARD_CASES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {
+    "progress-dropped": (_progress(3), []),
+    "progress-added": ([], _progress(2)),
+    "progress-changed": (_progress(3), _progress(2, total=2)),
+    "progress-text-changed": (_progress(3), _progress(3, message="working")),
+    "log-level-raised": ([_log("info", "placing order")], [_log("warning", "order REJECTED by fraud check")]),
+    "log-changed": ([_log("info", "placing order")], [_log("info", "placing the order")]),
+    "notification-dropped": ([_note("notifications/tools/list_changed")], []),
+    "notification-added": ([], [_note("notifications/resources/updated", uri="file:///a")]),
+    "server-request-dropped": ([_asks("elicitation/create", message="Sure?")], []),
+    "server-request-added": ([], [_asks("sampling/createMessage", maxTokens=5)]),
+    "server-request-changed": (
+        [_asks("elicitation/create", message="Sure?")],
+        [_asks("elicitation/create", message="OK?")],
+    ),
+}
+
+
+def _heard_finding(rule: str) -> Any:
+    from mcp_replay_action.compare.notifications import compare_heard
+
+    recorded, live = HEARD_CASES[rule]
+    findings = compare_heard(recorded, live)
+    assert len({f.rule for f in findings}) == 1, findings
+    return findings[0]
+
+
 OUTSIDE = {
     "missing-response": lambda: missing_finding("no response within 5.0s"),
     "latency": lambda: slowdown(10.0, 900.0, 3.0),
@@ -158,6 +204,8 @@ OUTSIDE = {
     # A live result against its live outputSchema (on a real server: tests/test_output_schema.py).
     "output-schema": lambda: _output_checked({"n": "1"})[0],
     "output-text-disagrees": lambda: _output_checked({"n": 1}, '{"n": 2}')[0],
+    # What the server sends while it answers (on real servers: tests/test_notifications.py).
+    **{rule: (lambda rule=rule: _heard_finding(rule)) for rule in HEARD_CASES},
     "era-refused": None,  # replay's one finding for an era the server refuses: tests/test_era_mismatch.py
 }
 

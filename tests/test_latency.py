@@ -8,7 +8,7 @@ from pathlib import Path
 
 from e2e_helpers import python_server, run_cli
 from http_helpers import FAKES
-from mcp_replay_action.replay.engine import LATENCY_FLOOR_MS, slowdown
+from mcp_replay_action.replay.measures import LATENCY_FLOOR_MS, slowdown
 from mcp_replay_action.report.json_report import from_dict, to_dict
 
 
@@ -111,7 +111,7 @@ def test_the_floor_and_the_factor() -> None:
 
 def test_which_requests_are_sent_again_for_timing() -> None:
     from mcp_replay_action.model.cassette import Interaction
-    from mcp_replay_action.replay.engine import read_only_tools, side_effect_free
+    from mcp_replay_action.replay.repeat import read_only_tools, side_effect_free
 
     tools = [
         {"name": "get", "annotations": {"readOnlyHint": True}},

@@ -216,6 +216,9 @@ def test_verify_fails_the_regressed_twin_with_a_readable_message(calc: pytest.Py
         "E         [DIFF] #4 tools/call echo  additive structure-change\n",
         "E                $.result.echoed: key 'echoed' added\n",
         "E         GRADE B  (93.1/100)  capped at B: a breaking change\n",
+        # The next step, in the plugin's words: this test again, rewriting its cassette.
+        "E       to accept these changes, review them and run: pytest test_verify.py::test_no_regressions"
+        " --mcp-replay-update\n",
     )
     # The report is the message: no traceback into the plugin's own code.
     assert "pytest_plugin.py" not in result.stdout.str()

@@ -234,8 +234,26 @@ def _fake_handshake(name: str) -> list[Interaction]:
 
 
 def test_notifications_before_the_response_are_not_taken_for_it() -> None:
-    c = cassette(*_fake_handshake("notify"), req(2, 1, "tools/call", {"name": "x", "arguments": {}}, text("done")))
-    assert statuses(run(c, fake("notify_server"))) == ["pass", "pass"]
+    def told(seq: int, token: Any = "none") -> list[Interaction]:
+        # What the server sends before each answer, recorded after the request it came with.
+        log = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "working"}}
+        progress = {
+            "jsonrpc": "2.0",
+            "method": "notifications/progress",
+            "params": {"progressToken": token, "progress": 1},
+        }
+        return [Interaction(seq=seq + i, kind="server-notification", message=m) for i, m in enumerate((log, progress))]
+
+    call = req(2, 1, "tools/call", {"name": "x", "arguments": {}}, text("done"))
+    c = cassette(*_fake_handshake("notify"), call, *told(3))
+    clean = run(c, fake("notify_server"))
+    assert statuses(clean) == ["pass", "pass"], [r.findings for r in clean.results]
+    # A recording that never heard them: what the server now says is reported, not taken for its answer.
+    bare = run(cassette(*_fake_handshake("notify"), call), fake("notify_server"))
+    assert {(f.rule, f.cls) for r in bare.results for f in r.findings} == {
+        ("progress-added", "additive"),
+        ("log-changed", "additive"),
+    }
 
 
 def test_crash_mid_session_is_missing_with_stderr_and_caps_the_grade() -> None:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from e2e_helpers import SERVERS, command, record_through_proxy, replay
 from mcp_replay_action.model.results import InteractionResult
-from mcp_replay_action.replay.engine import growth
+from mcp_replay_action.replay.measures import growth
 from mcp_replay_action.report._format import size_change
 from mcp_replay_action.values.size import SIZE_FLOOR_BYTES, answer_bytes, over_floor, plain_bytes
 from test_output_schema import session

@@ -623,6 +623,17 @@ OPTIONS: tuple[Option, ...] = (
         from_flag=tuple,
     ),
     Option(
+        "ignore_notifications",
+        ("--ignore-notifications",),
+        "ignore-notifications",
+        clean=_text(clean_list),
+        help="Leave a server notification method (or a request to the client) out of the comparison, e.g."
+        " notifications/progress or progress, notifications/message (docs/replay.md).",
+        metavar="METHOD",
+        multiple=True,
+        from_flag=tuple,
+    ),
+    Option(
         "allow_reorder",
         ("--allow-reorder",),
         "allow-reorder",
@@ -865,6 +876,7 @@ def plan_from(
         compare=CompareOptions(
             ignore_paths=tuple(value("ignore_paths")),
             ignore_keys=tuple(value("ignore_keys")),
+            ignore_notifications=tuple(value("ignore_notifications")),
             allow_reorder=bool(value("allow_reorder")),
             budget=timeout,  # a comparison has the request's time
         ),

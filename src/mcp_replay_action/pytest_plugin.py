@@ -613,6 +613,15 @@ def _server_failure(exc: Exception, target: str) -> str:
     return message
 
 
+def _accept_command() -> str:
+    """``pytest 'tests/test_x.py::test_y' --mcp-replay-update``: the running test again, rewriting
+    the changed answers of its cassette (the test pytest names in ``PYTEST_CURRENT_TEST``)."""
+    import shlex
+
+    current = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
+    return " ".join(["pytest", *([shlex.quote(current)] if current else []), "--mcp-replay-update"])
+
+
 def assert_no_regressions(
     result: CassetteResult, *, fail_on: str = "breaking", min_grade: str | None = None, verbose: bool = False
 ) -> None:
@@ -627,7 +636,11 @@ def assert_no_regressions(
     report = build_report([result], policy=GatePolicy(fail_on=fail_on_from_flags(fail_on, False), min_grade=min_grade))
     if report.gate.passed:
         return
+    from dataclasses import replace
+
     from mcp_replay_action.report import console
+
+    report = replace(report, accept=_accept_command())
 
     text = console.render(report, verbose=verbose).rstrip("\n")
     raise AssertionError(f"{'; '.join(report.gate.reasons)}\n{text}")

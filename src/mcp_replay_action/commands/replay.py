@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -69,8 +70,11 @@ def replay(
     for flag, rule in outcome.unused_rules:
         # On stderr, so --json stays parseable; a typo'd rule ignores nothing, silently, otherwise.
         click.echo(f"warning: {flag} {rule!r} matched nothing in this run", err=True)
+    report = outcome.report
+    if plan.mode == "check":
+        report = replace(report, accept=_accept(values))
     emit_report(
-        outcome.report,
+        report,
         as_json=as_json,
         report_file=report_file,
         markdown_file=markdown_file,
@@ -93,6 +97,26 @@ def replay(
         click.echo("exit 0: --update rewrote every change the gate failed on", err=as_json)
     done_writing()
     sys.exit(outcome.exit_code)
+
+
+def _accept(values: dict[str, Any]) -> str:
+    """This run's command with ``--update``: what the reports name to accept its changes."""
+    from mcp_replay_action.accept_command import update_command
+
+    cwd = values.get("cwd")
+    return update_command(
+        server=values.get("server") or (),
+        url=values.get("url"),
+        cassettes=values.get("cassettes") or (),
+        cwd=os.path.relpath(cwd) if cwd else ".",
+        env=values.get("env") or (),
+        setup=values.get("setup") or (),
+        reset=values.get("reset") or (),
+        ignore_paths=values.get("ignore_paths") or (),
+        ignore_keys=values.get("ignore_keys") or (),
+        ignore_notifications=values.get("ignore_notifications") or (),
+        allow_reorder=bool(values.get("allow_reorder")),
+    )
 
 
 def _count(n: int, noun: str) -> str:

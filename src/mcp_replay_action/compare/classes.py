@@ -84,6 +84,20 @@ RULES: tuple[Rule, ...] = (
          "a client with a timeout fails"),
     Rule("size", "the answer is over `--max-growth` times its recorded size in bytes (and over 1 KiB)", "breaking",
          "it costs a model that many times the context, and may no longer fit"),
+    # What the server sends while it answers (compare/notifications.py).
+    Rule("progress-dropped", "a request's progress notifications stopped (recorded some, live none)", "breaking",
+         "a client showing progress, or keeping a long call alive on it, hears nothing"),
+    Rule("log-level-raised", "a log message (`notifications/message`) sent while answering rose to `warning` or "
+         "above, or one at that level appeared", "breaking",
+         "the server now says something went wrong"),
+    Rule("notification-dropped", "a `list_changed`, `resources/updated` or other notification (compared by "
+         "presence per method; outside any request by count) did not arrive", "breaking",
+         "a client waiting for it never refetches"),
+    Rule("server-request-dropped", "the server no longer sends a request to the client (sampling, elicitation, "
+         "roots) it sent while answering", "breaking", "what the client was asked for (a user's consent, a "
+         "model's answer) is no longer asked"),
+    Rule("server-request-added", "the server sends a request to the client it did not send while answering",
+         "breaking", "a client written against the recording was never asked it and may not answer"),
     # -- additive: a client keeps working -------------------------------------------------------
     Rule("response-appeared", "an answer arrived where the recording has none", "additive",
          "nothing a client waited for is missing"),
@@ -106,6 +120,17 @@ RULES: tuple[Rule, ...] = (
          "clients branch on the code and the error, not on its wording"),
     Rule("hint-narrowed", "a tool annotation now allows less, or `idempotentHint` changed", "additive",
          "the tool promises more than before"),
+    Rule("progress-added", "progress notifications where the recording has none", "additive",
+         "a client ignores what it did not ask to show"),
+    Rule("progress-changed", "how many progress notifications came, or the last one's `progress` or `total`, "
+         "changed (never their timing)", "additive", "the client still hears progress"),
+    Rule("log-changed", "a log message's data changed, its level changed below `warning`, or one was added below "
+         "`warning` or removed (data masked as any text)", "additive",
+         "a client does not branch on logs; a person reading them sees the change"),
+    Rule("notification-added", "a notification arrived where the recording has none of its method", "additive",
+         "a client refetches once more"),
+    Rule("server-request-changed", "a request the server sends to the client carries other params", "additive",
+         "the client is asked the same thing in other words"),
     # -- cosmetic: nothing a client or a model can tell apart -----------------------------------
     Rule("schema-equivalent", "a JSON Schema was spelled another way that accepts the same values for its "
          "declared type (integer `exclusiveMaximum: n` = `maximum: n-1`, `exclusiveMinimum` likewise, "
@@ -118,6 +143,8 @@ RULES: tuple[Rule, ...] = (
     Rule("named-reordered", "named items (tools by `name`, ...) in another order", "cosmetic",
          "they are looked up by name"),
     Rule("required-reordered", "the `required` list in another order", "cosmetic", "it is a set"),
+    Rule("progress-text-changed", "the last progress notification's `message` changed", "cosmetic",
+         "text for people, not for a client"),
 )  # fmt: skip
 
 RULE: dict[str, Rule] = {rule.id: rule for rule in RULES}

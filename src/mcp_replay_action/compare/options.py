@@ -43,6 +43,9 @@ class CompareOptions:
     ignore_paths: tuple[str, ...] = ()
     ignore_keys: tuple[str, ...] = ()
     allow_reorder: bool = False
+    # Methods of server notifications (and requests to the client) left out of the comparison
+    # (``--ignore-notifications``; ``progress`` is short for ``notifications/progress``).
+    ignore_notifications: tuple[str, ...] = ()
     # When the answers were recorded (epoch seconds): a date more than a year from these and from
     # today is data and compared, a nearer one is the clock and masked (see ``normalize``).
     moments: tuple[float, ...] = ()
@@ -64,6 +67,7 @@ class CompareOptions:
         # Accept any iterable of strings (click hands over tuples, callers lists).
         object.__setattr__(self, "ignore_paths", tuple(self.ignore_paths))
         object.__setattr__(self, "ignore_keys", tuple(self.ignore_keys))
+        object.__setattr__(self, "ignore_notifications", tuple(self.ignore_notifications))
         object.__setattr__(self, "moments", tuple(self.moments))
         for pattern in self.ignore_paths:
             parse_path(pattern)

@@ -6,25 +6,21 @@ Two ways, both named in full so a reader can act without guessing:
   preselects the default branch, where a refresh finds nothing to change, so the branch to pick
   is named. A pull request from a fork has no branch here to dispatch on: only the local way.
 - the local command, ``mcp-replay replay --server ... --cassette ... --update``, with this run's
-  server, cassettes and comparison options, then a commit of the rewritten cassettes.
+  server, cassettes and comparison options, then a commit of the rewritten cassettes
+  (``accept_command.update_command``, which the CLI's reports name too).
 
 The command comes from the workflow's inputs, which may carry secrets (``--api-key ${{ secrets.X
-}}`` is masked in the log, not in a comment): it is redacted like every target we show (the
-command-line rules, the ``env`` input's values), the ``env`` values are left to the reader's shell
-(``--env "NAME=$NAME"``), an HTTP URL loses its query, and the whole goes into a fenced code block,
-where nothing is a link, a mention or markup.
+}}`` is masked in the log, not in a comment): it is redacted (``update_command`` says how), and
+the whole goes into a fenced code block, where nothing is a link, a mention or markup.
 """
 
 from __future__ import annotations
 
-import shlex
-import urllib.parse
 from dataclasses import dataclass
 
+from mcp_replay_action.accept_command import update_command
 from mcp_replay_action.github.event import Event
 from mcp_replay_action.github.settings import RunContext, Settings
-from mcp_replay_action.redact import Redactor
-from mcp_replay_action.report import public_target
 
 
 @dataclass(frozen=True)
@@ -56,37 +52,17 @@ def local_command(settings: Settings, *, update: bool = True) -> str:
     developer's machine from the repository's root, redacted and quoted for a POSIX shell. Empty
     when these settings name no server (a ``post-comment`` job): the comment then shows the
     command's shape instead. The server is never taken from a report, which a fork's run wrote."""
-    if not (settings.server or settings.url):
-        return ""
-    redactor = Redactor(env_values=dict(settings.env))
-    words = ["mcp-replay", "replay"]
-
-    def shown(argv: tuple[str, ...]) -> str:
-        return shlex.quote(redactor.apply(public_target(shlex.join(argv))))
-
-    if settings.server:
-        words += ["--server", shown(settings.server)]
-    if settings.url:
-        parts = urllib.parse.urlsplit(settings.url)
-        bare = urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
-        words += ["--url", shlex.quote(redactor.apply(public_target(bare)))]
-    for pattern in settings.cassettes:
-        words += ["--cassette", shlex.quote(pattern)]
-    where = settings.relative(settings.working_directory)
-    if where != ".":
-        words += ["--cwd", shlex.quote(where)]
-    for name, _ in settings.env:
-        words += ["--env", f'"{name}=${name}"']  # the value from the reader's shell, never ours
-    if settings.setup:
-        words += ["--setup", shown(settings.setup)]
-    if settings.reset:
-        words += ["--reset", shown(settings.reset)]
-    for path in settings.ignore_paths:
-        words += ["--ignore-path", shlex.quote(path)]
-    for key in settings.ignore_keys:
-        words += ["--ignore-key", shlex.quote(key)]
-    if settings.allow_reorder:
-        words.append("--allow-reorder")
-    if update:
-        words.append("--update")
-    return " ".join(words)
+    return update_command(
+        server=settings.server,
+        url=settings.url,
+        cassettes=settings.cassettes,
+        cwd=settings.relative(settings.working_directory),
+        env=settings.env,
+        setup=settings.setup,
+        reset=settings.reset,
+        ignore_paths=settings.ignore_paths,
+        ignore_keys=settings.ignore_keys,
+        ignore_notifications=settings.ignore_notifications,
+        allow_reorder=settings.allow_reorder,
+        update=update,
+    )

@@ -102,6 +102,7 @@ class Settings:
     fail_on: FailOn = DEFAULT_FAIL_ON
     ignore_paths: tuple[str, ...] = ()
     ignore_keys: tuple[str, ...] = ()
+    ignore_notifications: tuple[str, ...] = ()  # server notification methods left out
     thread: tuple[str, ...] = ()  # declared threading rules (keys or answer paths)
     no_thread: tuple[str, ...] = ()
     allow_reorder: bool = False

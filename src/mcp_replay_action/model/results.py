@@ -409,6 +409,9 @@ class Report:
     tool_version: str = ""
     gate: Gate = field(default_factory=Gate)
     coverage: Coverage | None = None  # what the live server listed that no cassette calls
+    # The command that accepts this run's changes (``accept_command``; the pytest plugin's own),
+    # set by the edge that ran it; the console and Markdown reports name it when something changed.
+    accept: str = ""
 
     @property
     def passed(self) -> int:

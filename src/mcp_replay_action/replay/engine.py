@@ -53,6 +53,8 @@ from mcp_replay_action.model.results import (
 from mcp_replay_action.plan import Plan
 from mcp_replay_action.redact import Redactor, redactor_for
 from mcp_replay_action.replay import advice, streams, tasks
+from mcp_replay_action.replay.heard import Heard
+from mcp_replay_action.replay.measures import growth, slowdown
 from mcp_replay_action.replay.repeat import read_only_tools, side_effect_free
 from mcp_replay_action.replay.standby import Standby
 from mcp_replay_action.replay.translate import rounds, translate
@@ -61,7 +63,7 @@ from mcp_replay_action.transport.headline import headline
 from mcp_replay_action.transport.process import usable_cpus
 from mcp_replay_action.transport.session import ClientSession, diag_kwargs, error_answer
 from mcp_replay_action.values.prepared import Prepared
-from mcp_replay_action.values.size import answer_bytes, over_floor, tokens
+from mcp_replay_action.values.size import answer_bytes
 from mcp_replay_action.wire.protocol import LIFECYCLE_METHODS, Era, detect_era, is_input_required
 
 if TYPE_CHECKING:
@@ -136,7 +138,12 @@ class _Session:
         self.dead: Finding | None = None  # set once the server is gone or hung
         self.consecutive_timeouts = 0
         self.deadline = 0.0
-        self.client = ClientSession(transport, answer=self._recorded_answer)
+        # What the server sends besides its answers, recorded and live, by request (replay/heard.py).
+        self.heard = Heard(options.compare.ignore_notifications)
+        self.heard_live: dict[int, list[JSONObject]] = {}  # the live ones of a failing request, for confirming
+        self.client = ClientSession(
+            transport, answer=self._recorded_answer, on_server_request=self.heard.asked, on_notification=self.heard.hear
+        )
         # The last answer, received but not yet compared. Comparing it while the server works on
         # the next request overlaps our work with the server's (2 cores, and a lock-step replay
         # would leave one idle), unless latency is judged: then each answer is timed alone.
@@ -170,6 +177,8 @@ class _Session:
             elif inter.seq in self.unsent:  # a refused probe, or a request the other era lacks
                 self._settle()  # results stay in recorded order
                 self.results.append(replace(judge(inter, (), None), status="skipped"))
+            elif inter.kind in ("server-notification", "server-request"):
+                self.heard.recorded_line(inter)
             elif inter.kind == "request":
                 self._request(inter, first=first_request)
                 first_request = False
@@ -180,10 +189,13 @@ class _Session:
         self.ending = True  # nothing is sent after the last answer: it is never learned from
         self._settle()
         if self.streams is not None and self.gather is None:
-            for result in self.streams.judged(
-                self.transport, self.cassette.interactions, self.client.answer, self.deadline
-            ):
+            for result in self.streams.judged(self.client, self.cassette.interactions, self.deadline):
                 self.results.append(result)
+        if self.gather is None and self.dead is None:
+            self.heard.drain(self.client, self.deadline)
+            outside = self.heard.outside(self.redactor.apply)
+            if outside is not None:
+                self.results.append(judge(outside[0], outside[1], {}))
 
     def _learn(self) -> None:
         """Learn the minted values of the last answer that differed, before the next message is
@@ -298,9 +310,11 @@ class _Session:
         started = time.monotonic()
         prepared = self._prepare(inter)
         try:
+            self.heard.sent(inter)
             self.transport.send(message)
             self._settle()  # the previous answer, compared while the server works on this one
             live = self._await(message.get("id"), wait, prepared)
+            heard = self.heard.answered()
             if self.translation.era == "stateless" and self.translation.across and is_input_required(live):
                 # What the recording answered mid-call, answered as input_required rounds.
                 live = rounds(live, message, self._recorded_answer, lambda m: self.client.request(m, wait))
@@ -362,7 +376,7 @@ class _Session:
                 prepared.close()
             pass_into(self.results, inter, live, latency_ms=round(latency, 3), sent=message, substitutions=substitutions)
             return
-        answer = _Answer(inter, message, substitutions, live, latency, first, prepared)
+        answer = _Answer(inter, message, substitutions, live, latency, first, prepared, heard)
         recorded = inter.response
         if recorded is not None and recorded != live:
             self.to_learn = answer  # it may hold a value the server minted afresh (``_learn``)
@@ -371,6 +385,9 @@ class _Session:
         if self.gather is not None:
             if inter.seq in self.gather:
                 self.live[inter.seq] = self._redacted(answer)
+                self.heard_live[inter.seq] = self.heard.live_of(
+                    inter.seq, heard, self.redactor.apply, self.compare_options
+                )
             answer.close()
             return
         self.unsettled = answer
@@ -379,7 +396,7 @@ class _Session:
         self._learn()
         if self.streams is None:
             self.streams = streams.Streams()
-            self.client.on_notification = self.streams.hear
+            self.heard.on_stream = self.streams.hear  # a stream's events reach it (replay/heard.py)
         try:
             self.streams.open(inter, self.carry.apply(inter.message) if self.carry else inter.message, self.transport)
         except ServerExited:
@@ -392,8 +409,12 @@ class _Session:
             return
         inter = answer.inter
         checked = self._check_output(answer)
+        heard, heard_live = self.heard.findings(inter.seq, answer.heard, self.redactor.apply, self.compare_options)
+        if heard:
+            self.heard_live[inter.seq] = heard_live
         if (
-            not answer.substitutions
+            not heard
+            and not answer.substitutions
             and self.options.max_slowdown is None
             and not checked
             and inter.seq not in self.twins
@@ -444,7 +465,7 @@ class _Session:
         finally:
             answer.close()
         ignored: tuple[Finding, ...] = ()
-        if findings:
+        if findings or heard:
             self.live[inter.seq] = live
             self.recorded[inter.seq] = inter
         if findings and inter.seq in self.noise_rules:
@@ -457,7 +478,7 @@ class _Session:
             findings = (*findings, slow)
         if grown is not None:
             findings = (*findings, grown)
-        findings = (*findings, *checked)
+        findings = (*findings, *checked, *heard)
         if not (findings or ignored or substitutions):
             pass_into(
                 self.results,
@@ -519,6 +540,7 @@ class _Session:
         """The median latency of ``repeat`` sends of a request that changes nothing (the first
         send's answer is the one compared); a resend that fails leaves the latencies so far."""
         times = [latency]
+        self.heard.window = []  # what the resends bring is not this request's: dropped
         for _ in range(self.options.repeat - 1):
             started = time.monotonic()
             try:
@@ -526,6 +548,7 @@ class _Session:
             except (TransportTimeout, ServerExited):
                 break
             times.append((time.monotonic() - started) * 1000.0)
+        self.heard.answered()
         import statistics  # only with --repeat: it costs every replay's start-up otherwise
 
         return statistics.median(times)
@@ -623,7 +646,9 @@ class _Answer:
     carry may learn from it, else while the server works on that message. Slots, not a frozen
     dataclass: one is made per request, and the dataclass costs several times as much to make."""
 
-    __slots__ = ("inter", "sent", "substitutions", "live", "latency", "first", "redacted", "prepared", "checked")
+    __slots__ = (
+        "inter", "sent", "substitutions", "live", "latency", "first", "redacted", "prepared", "checked", "heard"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -634,8 +659,10 @@ class _Answer:
         latency: float,
         first: bool,
         prepared: Prepared | None = None,
+        heard: list[JSONObject] | None = None,
     ) -> None:
         self.inter = inter
+        self.heard = heard or []  # what the server sent while answering (replay/heard.py)
         self.sent = sent  # the request as really sent
         self.substitutions = substitutions
         self.live = live  # redacted once ``redacted`` is set
@@ -822,10 +849,26 @@ def _confirmed(cassette: Cassette, first: _Session, confirm: Standby, options: P
         rules = noise.learn([live_a, live_b], first.compare_options, result.seq)
         recorded = first.expected.get(result.seq, first.recorded[result.seq].response)
         kept, ignored = noise.split(result.findings, rules, recorded, first.compare_options, live_a)
+        kept, varied = _heard_apart(first, second, result.seq, kept)
+        ignored = ignored + varied
         if ignored:
             result = replace(result, findings=kept, noise=result.noise + ignored, status=status_for(kept))
         out.append(result)
     return out
+
+
+def _heard_apart(
+    first: _Session, second: _Session, seq: int, findings: tuple[Finding, ...]
+) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
+    """``findings`` parted into (kept, noise) by what the server sent while answering ``seq``: a
+    difference there that also differs between the two fresh starts is noise."""
+    a, b = first.heard_live.get(seq), second.heard_live.get(seq)
+    if a is None or b is None or a == b:
+        return findings, ()
+    from mcp_replay_action.compare.notifications import compare_heard
+
+    varied = {f.path for f in compare_heard(a, b, first.compare_options)}
+    return tuple(f for f in findings if f.path not in varied), tuple(f for f in findings if f.path in varied)
 
 
 def redacted_result(result: CassetteResult, redactor: Redactor) -> CassetteResult:
@@ -1033,42 +1076,6 @@ def unused_rules_in(plan: Plan) -> tuple[tuple[str, str], ...]:
 
 def _opener(plan: Plan) -> Callable[[], Transport]:
     return lambda: open_transport(plan.target)
-
-
-# A slower answer is only flagged above this many milliseconds: a 1 ms call that takes 3 ms is
-# scheduling noise, not a regression.
-LATENCY_FLOOR_MS = 50.0
-
-
-def slowdown(recorded_ms: float | None, live_ms: float, max_slowdown: float | None) -> Finding | None:
-    """A ``latency`` finding when the live answer took more than ``max_slowdown`` times its
-    recorded latency and more than ``LATENCY_FLOOR_MS``; None otherwise (or with no recording)."""
-    if max_slowdown is None or not recorded_ms or recorded_ms <= 0 or live_ms <= LATENCY_FLOOR_MS:
-        return None
-    factor = live_ms / recorded_ms
-    if factor <= max_slowdown:
-        return None
-    message = (
-        f"{factor:.1f}x slower than recorded: live {live_ms:.0f} ms, recorded {recorded_ms:.0f} ms"
-        f" (limit {max_slowdown:g}x)"
-    )
-    return classed("latency", "latency", "$", message, before=round(recorded_ms, 3), after=round(live_ms, 3))
-
-
-def growth(recorded_bytes: int | None, live_bytes: int, max_growth: float | None) -> Finding | None:
-    """A ``size`` finding when the live answer (``live_bytes``) is more than ``max_growth`` times
-    its recorded size and over the size floor (``over_floor``); None otherwise (or with no recording)."""
-    if max_growth is None or recorded_bytes is None or not over_floor(live_bytes):
-        return None
-    recorded_bytes = max(1, recorded_bytes)
-    factor = live_bytes / recorded_bytes
-    if factor <= max_growth:
-        return None
-    message = (
-        f"{factor:.1f}x larger than recorded: live {live_bytes:,} bytes (~{tokens(live_bytes):,} tokens),"
-        f" recorded {recorded_bytes:,} bytes (~{tokens(recorded_bytes):,} tokens) (limit {max_growth:g}x)"
-    )
-    return classed("size", "size", "$", message, before=recorded_bytes, after=live_bytes)
 
 
 def _load_checked(path: str, *, stream: bool = False) -> Cassette:

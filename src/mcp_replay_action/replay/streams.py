@@ -27,21 +27,21 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from mcp_replay_action.compare.classes import finding
-from mcp_replay_action.errors import ServerExited, TransportTimeout
+from mcp_replay_action.compare.notifications import SUBSCRIPTION_ID
 from mcp_replay_action.grade.verdict import judge
 from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.model.results import Finding, InteractionResult
 from mcp_replay_action.transport import Transport
+from mcp_replay_action.transport.session import ClientSession
 from mcp_replay_action.values.paths import ident_segment
 
 LISTEN = "subscriptions/listen"
 ACK = "notifications/subscriptions/acknowledged"
-SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 # After the last answer, how long a stream that has had fewer notifications than its recording
 # waits for the rest (a server may publish after it answered the request that caused them).
 DRAIN_SECONDS = 1.0
@@ -111,29 +111,16 @@ class Streams:
         return by_stream
 
     def judged(
-        self,
-        transport: Transport,
-        interactions: Iterable[Interaction],
-        answer: Callable[[JSONObject], JSONObject],
-        until: float,
+        self, client: ClientSession, interactions: Iterable[Interaction], until: float
     ) -> list[InteractionResult]:
         """Each open stream's verdict, once the session has replayed: the live notifications read
-        on (server requests answered by ``answer``) while a stream has fewer than its recorded
-        window, for up to ``DRAIN_SECONDS`` and not past ``until``."""
+        on (``client.read_while``: its notifications reach ``hear``) while a stream has fewer than
+        its recorded window, for up to ``DRAIN_SECONDS`` and not past ``until``."""
         recorded = self.recorded(interactions)
-        stop = min(until, time.monotonic() + DRAIN_SECONDS)
-        while any(len(self.heard[sid]) < len(window.inside) for sid, window in recorded.items()):
-            left = stop - time.monotonic()
-            if left <= 0:
-                break
-            try:
-                message = transport.receive(left)
-            except (TransportTimeout, ServerExited):
-                break
-            if "method" in message and "id" in message:
-                transport.send(answer(message))
-            elif "method" in message:
-                self.hear(message)
+        client.read_while(
+            lambda: any(len(self.heard[sid]) < len(window.inside) for sid, window in recorded.items()),
+            min(until, time.monotonic() + DRAIN_SECONDS),
+        )
         # A stream that carried anything live was answered (its error parity is kept).
         return [
             judge(self.opened[sid], compare_stream(window, self.heard[sid]), {} if self.heard[sid] else None)

@@ -215,6 +215,14 @@ def totals_line(report: Report) -> str:
     return line + (f"; {noise_text(noise)}" if noise else "")
 
 
+def accept_line(report: Report) -> str:
+    """``to accept these changes: mcp-replay replay ... --update`` when something changed (the gate
+    failed, or changes were reported) and the edge named its command; else empty."""
+    if not report.accept or (report.gate.passed and not report.gate.accepted):
+        return ""
+    return f"to accept these changes, review them and run: {report.accept}"
+
+
 def gate_line(gate: Gate) -> str:
     """``gate passed (fail on breaking)`` / ``gate FAILED (fail on any, min grade B): grade C is
     below the minimum B``, and how many changes did not fail it (accept them with a refresh)."""

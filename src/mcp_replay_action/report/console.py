@@ -78,6 +78,9 @@ def _lines(report: Report, paint: _Painter, verbose: bool) -> Iterator[str]:
         yield from _coverage_lines(report.coverage, verbose)
     gate = _format.gate_line(report.gate)
     yield paint(visible(gate, LINE_LIMIT), "green" if report.gate.passed else "red")
+    accept = _format.accept_line(report)
+    if accept:
+        yield visible(accept, LINE_LIMIT * 4)
 
 
 def _coverage_lines(coverage: Coverage, verbose: bool) -> Iterator[str]:

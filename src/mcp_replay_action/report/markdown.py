@@ -109,6 +109,8 @@ def _headline(report: Report, title: str) -> str:
     if report.target:
         summary += f" · target: {md_cell(_format.public_target(report.target), DETAIL_LIMIT)}"
     lines += [summary, ""]
+    if _format.accept_line(report):
+        lines += ["To accept these changes, review them and run:", "", md_code_block(report.accept, 2000, "sh")]
     if report.coverage is not None:
         lines += coverage_lines(report.coverage)
     if report.score.capped:

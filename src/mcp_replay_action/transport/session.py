@@ -138,6 +138,24 @@ class ClientSession:
                 return msg
             self.stray_ids.append(msg.get("id"))
 
+    def read_while(self, wanting: Callable[[], bool], until: float) -> None:
+        """Read on while ``wanting()`` and until ``until`` (monotonic), answering server requests
+        and handing notifications to ``on_notification`` as ``await_response`` does: the messages
+        a server sends after its last answer (a stream's events, a change notice). A silent or
+        departed server ends it."""
+        while wanting():
+            left = until - time.monotonic()
+            if left <= 0:
+                return
+            try:
+                msg = self.transport.receive(left)
+            except (TransportTimeout, ServerExited):
+                return
+            if "method" in msg and "id" in msg:
+                self._answer(msg)
+            elif "method" in msg and self.on_notification is not None:
+                self.on_notification(msg)
+
     def _answer(self, request: Message) -> None:
         answer = self.answer(request)
         if self.on_server_request is not None:

@@ -31,7 +31,7 @@ SIZE_FLOOR_BYTES = 1024
 
 def over_floor(size: int) -> bool:
     """Whether an answer of ``size`` bytes is big enough for its growth to be news (over
-    ``SIZE_FLOOR_BYTES``): the one test behind the ``size`` finding (``replay.engine.growth``)
+    ``SIZE_FLOOR_BYTES``): the one test behind the ``size`` finding (``replay.measures.growth``)
     and a report's "answer grew" (``report._format.size_change``)."""
     return size > SIZE_FLOOR_BYTES
 

@@ -1,0 +1,279 @@
+"""What the server sends while it answers a request, compared by meaning, never by timing.
+
+A tool call may be accompanied by progress notifications, log messages
+(``notifications/message``), change notices (``notifications/*/list_changed``,
+``notifications/resources/updated``) and requests to the client (sampling, elicitation, roots).
+The recording keeps them as ``server-notification`` and ``server-request`` lines after the request
+they came with; ``replay/heard.py`` gathers the live ones the same way. Each kind is compared for
+what a client can tell:
+
+- **progress** (``notifications/progress``): how many arrived, and the last one's ``progress``,
+  ``total`` and ``message``; never when they came.
+- **log messages**: as a sequence of (level, data), data masked like any text (times, UUIDs),
+  lined up with ``difflib`` so one message added does not shift every later one into a change.
+- **change notices and any other notification**: by presence per method (a server may coalesce
+  two ``list_changed`` into one; a client refetches once either way).
+- **requests to the client**: as a sequence of methods, each one's params masked and compared.
+
+Notifications outside any request (sent after an answer, before the next request) are compared
+per session as counts per method (``compare_counts``), as streams are (``replay/streams.py``).
+Findings name their place as ``$.notifications.progress``, ``$.notifications.message[2]``,
+``$.notifications[method=...]`` and ``$.server_requests[method=...]``, and their rule from the class
+table (``classes.py``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from mcp_replay_action.compare.classes import finding
+from mcp_replay_action.compare.options import CompareOptions
+from mcp_replay_action.model import JSONObject
+from mcp_replay_action.model.results import Finding
+from mcp_replay_action.values.paths import ident_segment, index_segment
+
+PROGRESS = "notifications/progress"
+LOG = "notifications/message"
+# RFC 5424's severities, as MCP names them: from ``warning`` up, a log message says something went wrong.
+LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+WARNING = LEVELS.index("warning")
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"  # a stream's event: replay/streams.py compares it
+# Sent as a background task moves on, whenever that is: how many land in which request's window is
+# timing. The task's outcome is compared where it is polled (replay/tasks.py).
+TIMED = frozenset({"notifications/tasks/status"})
+
+_NOTES = "$.notifications"
+_ASKED = "$.server_requests"
+
+
+def ignored(method: object, ignore: Iterable[str]) -> bool:
+    """Whether ``--ignore-notifications`` names ``method`` (``progress`` is short for
+    ``notifications/progress``)."""
+    return any(method in (m, f"notifications/{m}") for m in ignore)
+
+
+def comparable(messages: Iterable[JSONObject], ignore: Iterable[str] = ()) -> list[JSONObject]:
+    """The messages compared here: not ignored, not a subscription stream's event, not timing."""
+    ignore = tuple(ignore)
+    return [
+        m
+        for m in messages
+        if m.get("method") not in TIMED and not ignored(m.get("method"), ignore) and not _on_stream(m)
+    ]
+
+
+def compare_heard(
+    recorded: Sequence[JSONObject], live: Sequence[JSONObject], options: CompareOptions | None = None
+) -> tuple[Finding, ...]:
+    """The differences between what the server sent while answering a request, recorded and
+    live (both already ``comparable``), worst first."""
+    options = options or CompareOptions()
+    if recorded == live:
+        return ()
+    rec, now = _parted(recorded), _parted(live)
+    out = [
+        *_progress(rec["progress"], now["progress"], options),
+        *_logs(rec["log"], now["log"], options),
+        *_presence(rec["other"], now["other"]),
+        *_asked(rec["asked"], now["asked"], options),
+    ]
+    return tuple(sorted(out, key=lambda f: ("breaking", "additive", "cosmetic").index(f.cls)))
+
+
+def compare_counts(recorded: Sequence[JSONObject], live: Sequence[JSONObject]) -> tuple[Finding, ...]:
+    """Notifications outside any request, as counts per method: fewer live than recorded is a
+    notice a client waited for that did not come (a log message or progress fewer is additive)."""
+    want = Counter(str(m.get("method")) for m in recorded)
+    got = Counter(str(m.get("method")) for m in live)
+    out: list[Finding] = []
+    for method in sorted(want.keys() | got.keys()):
+        if want[method] == got[method]:
+            continue
+        path = _NOTES + ident_segment("method", method)
+        said = f"{method} outside any request: recorded {want[method]}, live {got[method]}"
+        fewer = got[method] < want[method]
+        if method == LOG:
+            rule = "log-changed"
+        elif method == PROGRESS:
+            rule = "progress-changed"
+        else:
+            rule = "notification-dropped" if fewer else "notification-added"
+        out.append(finding(rule, "structure-change", path, said, before=want[method], after=got[method]))
+    return tuple(out)
+
+
+def same_kind(a: JSONObject, b: JSONObject, options: CompareOptions | None = None) -> bool:
+    """Whether two messages are the same notification, masked (a live one the recording heard
+    after the previous answer, read while this request was answered)."""
+    return a.get("method") == b.get("method") and _masked(a.get("params"), options) == _masked(b.get("params"), options)
+
+
+def _on_stream(message: JSONObject) -> bool:
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and SUBSCRIPTION_ID in meta
+
+
+def _parted(messages: Sequence[JSONObject]) -> dict[str, list[JSONObject]]:
+    parts: dict[str, list[JSONObject]] = {"progress": [], "log": [], "other": [], "asked": []}
+    for m in messages:
+        method = m.get("method")
+        kind = "asked" if "id" in m else "progress" if method == PROGRESS else "log" if method == LOG else "other"
+        parts[kind].append(m)
+    return parts
+
+
+def _params(message: JSONObject) -> dict[str, Any]:
+    params = message.get("params")
+    return params if isinstance(params, dict) else {}
+
+
+def _masked(value: Any, options: CompareOptions | None) -> str:
+    """``value`` masked as any answer is (times, UUIDs, addresses), written canonically; ``_meta``
+    (a request's or a progress token's bookkeeping) left out."""
+    # Imported here: the replay reads this module's names before its server has started, and the
+    # normaliser is only needed once something was heard (``engine.py`` imports it no sooner).
+    from mcp_replay_action.compare.normalize import canonical, normalize
+
+    if isinstance(value, dict):
+        value = {k: v for k, v in value.items() if k != "_meta"}
+    return canonical(normalize(value, options or CompareOptions()))
+
+
+# -- progress -------------------------------------------------------------------------------------
+
+
+def _progress(rec: list[JSONObject], now: list[JSONObject], options: CompareOptions) -> list[Finding]:
+    path = _NOTES + ".progress"
+    if rec and not now:
+        said = f"progress notifications stopped: recorded {len(rec)}, live none"
+        return [finding("progress-dropped", "structure-change", path, said, before=len(rec), after=0)]
+    if now and not rec:
+        said = f"progress notifications appeared: {len(now)} where the recording has none"
+        return [finding("progress-added", "structure-change", path, said, before=0, after=len(now))]
+    if not rec:
+        return []
+    out: list[Finding] = []
+    if len(rec) != len(now):
+        said = f"progress notifications: recorded {len(rec)}, live {len(now)}"
+        out.append(finding("progress-changed", "structure-change", path, said, before=len(rec), after=len(now)))
+    last_rec, last_now = _params(rec[-1]), _params(now[-1])
+    for key in ("progress", "total"):
+        was, new = last_rec.get(key), last_now.get(key)
+        if was != new:
+            said = f"the last progress notification's {key}: {json.dumps(was)} -> {json.dumps(new)}"
+            out.append(finding("progress-changed", "value-change", f"{path}.{key}", said, before=was, after=new))
+    was_text, new_text = last_rec.get("message"), last_now.get("message")
+    if _masked(was_text, options) != _masked(new_text, options):
+        said = f"the last progress message: {json.dumps(was_text)} -> {json.dumps(new_text)}"
+        out.append(
+            finding("progress-text-changed", "value-change", f"{path}.message", said, before=was_text, after=new_text)
+        )
+    return out
+
+
+# -- log messages -----------------------------------------------------------------------------------
+
+
+def _rank(message: JSONObject) -> int:
+    level = _params(message).get("level")
+    return LEVELS.index(level) if level in LEVELS else -1
+
+
+def _log_key(message: JSONObject, options: CompareOptions) -> str:
+    params = _params(message)
+    return json.dumps([params.get("level"), params.get("logger"), _masked(params.get("data"), options)])
+
+
+def _logs(rec: list[JSONObject], now: list[JSONObject], options: CompareOptions) -> list[Finding]:
+    a, b = [_log_key(m, options) for m in rec], [_log_key(m, options) for m in now]
+    if a == b:
+        return []
+    out: list[Finding] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        pairs = min(i2 - i1, j2 - j1) if op == "replace" else 0
+        for k in range(pairs):
+            out.append(_log_changed(rec[i1 + k], now[j1 + k], i1 + k))
+        for i in range(i1 + pairs, i2):
+            said = f"log message removed: {_shown(rec[i])}"
+            out.append(
+                finding("log-changed", "structure-change", _log_path(i), said, before=_params(rec[i]), after=None)
+            )
+        for j in range(j1 + pairs, j2):
+            rule = "log-level-raised" if _rank(now[j]) >= WARNING else "log-changed"
+            said = f"log message added: {_shown(now[j])}"
+            out.append(
+                finding(rule, "structure-change", _log_path(i1 + pairs), said, before=None, after=_params(now[j]))
+            )
+    return out
+
+
+def _log_changed(was: JSONObject, now: JSONObject, at: int) -> Finding:
+    raised = _rank(now) >= WARNING and _rank(now) > _rank(was)
+    said = f"log message changed: {_shown(was)} -> {_shown(now)}"
+    rule = "log-level-raised" if raised else "log-changed"
+    return finding(rule, "value-change", _log_path(at), said, before=_params(was), after=_params(now))
+
+
+def _log_path(i: int) -> str:
+    return _NOTES + ".message" + index_segment(i)
+
+
+def _shown(message: JSONObject) -> str:
+    params = _params(message)
+    data = params.get("data")
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    if len(text) > 80:
+        text = text[:79] + "…"
+    return f"{params.get('level')}: {text}"
+
+
+# -- change notices and the rest: by presence ------------------------------------------------------
+
+
+def _presence(rec: list[JSONObject], now: list[JSONObject]) -> list[Finding]:
+    had = {str(m.get("method")) for m in rec}
+    has = {str(m.get("method")) for m in now}
+    out: list[Finding] = []
+    for method in sorted(had - has):
+        path = _NOTES + ident_segment("method", method)
+        out.append(
+            finding("notification-dropped", "structure-change", path, f"{method} did not arrive", before=1, after=0)
+        )
+    for method in sorted(has - had):
+        path = _NOTES + ident_segment("method", method)
+        said = f"{method} arrived where the recording has none"
+        out.append(finding("notification-added", "structure-change", path, said, before=0, after=1))
+    return out
+
+
+# -- requests to the client -------------------------------------------------------------------------
+
+
+def _asked(rec: list[JSONObject], now: list[JSONObject], options: CompareOptions) -> list[Finding]:
+    a, b = [str(m.get("method")) for m in rec], [str(m.get("method")) for m in now]
+    out: list[Finding] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
+                was, new = rec[i].get("params"), now[j].get("params")
+                if _masked(was, options) != _masked(new, options):
+                    path = _ASKED + ident_segment("method", a[i])
+                    said = f"the server asks {a[i]} with other params"
+                    out.append(finding("server-request-changed", "value-change", path, said, before=was, after=new))
+            continue
+        for i in range(i1, i2):
+            path = _ASKED + ident_segment("method", a[i])
+            said = f"the server no longer asks {a[i]} while answering"
+            out.append(finding("server-request-dropped", "structure-change", path, said, before=a[i], after=None))
+        for j in range(j1, j2):
+            path = _ASKED + ident_segment("method", b[j])
+            said = f"the server now asks {b[j]} while answering (the recording has no answer for it)"
+            out.append(finding("server-request-added", "structure-change", path, said, before=None, after=b[j]))
+    return out
