@@ -80,6 +80,7 @@ def test_a_breaking_change_against_the_merge_base_fails_the_gate_with_no_cassett
     assert f"baseline {base[:12]}" in comment["body"] and "/blob/" not in comment["body"]
     (finding,) = [a for a in run.annotations() if a.name == "error" and "tools/call add" in a.properties.get("title", "")]
     assert "file" not in finding.properties and "line" not in finding.properties
+    assert "against the base build (`baseline`): there is nothing to rewrite" in comment["body"]
     # What was explored, and the findings as JSON a coding agent can act on.
     assert f"**Explored the base build** (`{base[:12]}`): 1 tool(s) called: `add`; 0 left alone." in comment["body"]
     block = comment["body"].split("```json\n", 1)[1].split("\n```", 1)[0]

@@ -32,6 +32,7 @@ class Accept:
     branch: str = ""  # the branch to pick under "Use workflow from"; empty when there is none here
     command: str = ""  # the local command (redacted, shell-quoted)
     fork: bool = False  # the pull request's branch lives in a fork: no refresh from here
+    baseline: bool = False  # compared with a base build (input baseline): merging accepts that part
 
 
 def accept_for(settings: Settings, context: RunContext, event: Event) -> Accept:
@@ -44,6 +45,7 @@ def accept_for(settings: Settings, context: RunContext, event: Event) -> Accept:
         branch=branch,
         command=local_command(settings),
         fork=event.is_fork,
+        baseline=bool(settings.baseline),
     )
 
 

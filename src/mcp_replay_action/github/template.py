@@ -131,6 +131,7 @@ def what_to_do(accept: Accept, *, failed: bool, accepted: int = 0) -> str:
         branch=md_cell(accept.branch, PATH_LIMIT),
         fork=accept.fork,
         command=md_code_block(accept.command, 4000, "sh") if accept.command else "",
+        baseline=accept.baseline,
     )
     return text.strip() + "\n"
 
