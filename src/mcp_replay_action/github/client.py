@@ -72,6 +72,11 @@ class Redirected(GitHubError):
     following would send the token wherever ``Location`` points."""
 
 
+class Unreachable(GitHubError):
+    """The API could not be reached at all (a network error on every attempt): no answer, so
+    nothing is known of the token."""
+
+
 class RateLimited(GitHubError):
     """Still rate limited after the bounded waits."""
 
@@ -169,7 +174,7 @@ class GitHubClient:
             except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
                 reason = getattr(exc, "reason", exc)
                 if attempt >= self.max_attempts:
-                    raise GitHubError(f"cannot reach the API ({reason})", method=method, path=shown) from None
+                    raise Unreachable(f"cannot reach the API ({reason})", method=method, path=shown) from None
                 pause = self._backoff(attempt)
                 self._log(f"{method} {shown}: network error ({reason}); retry {attempt} in {pause:g} s")
                 self._sleep(pause)

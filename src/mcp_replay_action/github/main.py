@@ -34,7 +34,7 @@ from mcp_replay_action.github import gitdata, refresh
 from mcp_replay_action.github.accept import accept_for, local_command
 from mcp_replay_action.github.annotations import annotations_for
 from mcp_replay_action.github.change_report import render_change_report
-from mcp_replay_action.github.client import Forbidden, GitHubClient, GitHubError
+from mcp_replay_action.github.client import GitHubClient, GitHubError
 from mcp_replay_action.github.commands import Commands, append_summary, write_outputs
 from mcp_replay_action.github.drift import publish_drift
 from mcp_replay_action.github.event import Event, read_event, write_refusal
@@ -44,6 +44,7 @@ from mcp_replay_action.github.install_advice import install_advice
 from mcp_replay_action.github.settings import RunContext, Settings, scrub
 from mcp_replay_action.github.summary import write_failure_summary, write_summary
 from mcp_replay_action.github.template import Links, render_comment, render_could_not_run, what_to_do
+from mcp_replay_action.github.unwritten import unwritten_advice
 from mcp_replay_action.grade.assemble import build_report
 from mcp_replay_action.host import files, privilege
 from mcp_replay_action.model.results import CassetteResult, Report
@@ -499,7 +500,7 @@ def publish_comment(
     body = render_comment(report, marker=mark, comment_id=settings.comment_id, links=links, explored=explored)
     docs = docs_url(context)
 
-    def save(why: str) -> CommentOutcome:
+    def save(exc: GitHubError | None) -> CommentOutcome:
         saved = sticky.SavedComment(
             repository=repo,
             pr_number=event.pr_number or 0,
@@ -510,15 +511,12 @@ def publish_comment(
         )
         sticky.save_comment_file(settings.comment_file, saved)
         comment_file = settings.relative(settings.comment_file)
-        out.warning(
-            f"{why} It was saved to {comment_file}: upload it as an artifact and post it from a "
-            f"workflow_run job with mode: post-comment. See {docs}",
-            title="mcp-replay comment",
-        )
+        advice = unwritten_advice(exc, fork=event.is_fork, saved_to=comment_file, docs=docs)
+        out.warning(advice, title="mcp-replay comment")
         return CommentOutcome(file=comment_file)
 
     if not settings.github_token:
-        return save("No github-token: the PR comment was not posted.")
+        return save(None)
     gh = GitHubClient(context.api_url, settings.github_token, log=out.debug)
     # GitHub counts some characters differently; if it refuses the body, the headline still goes.
     fallback = render_comment(report, marker=mark, comment_id=settings.comment_id, links=links, compact=True)
@@ -532,12 +530,9 @@ def publish_comment(
             fallback=fallback,
             create=how == "post",
         )
-    except Forbidden as exc:
-        why = "this pull request comes from a fork, whose token is read-only" if event.is_fork else exc.api_message
-        return save(f"Cannot write the PR comment ({why}).")
     except GitHubError as exc:
         # The replay result stands; a comment that could not be written is a warning, not a failure.
-        return save(f"Cannot write the PR comment: {exc.one_line()}.")
+        return save(exc)
     if posted is None:
         out.debug("gate passed and no earlier comment: nothing to update (comment: on-failure)")
         return CommentOutcome()
@@ -572,7 +567,9 @@ def comment_could_not_run(
         gh = GitHubClient(context.api_url, settings.github_token, log=out.debug)
         posted = sticky.upsert_comment(gh, repo, event.pr_number, body, settings.comment_id)
     except GitHubError as exc:
-        out.warning(f"Cannot write the PR comment: {exc.one_line()}", title="mcp-replay comment")
+        out.warning(
+            unwritten_advice(exc, fork=event.is_fork, saved_to="", docs=docs_url(context)), title="mcp-replay comment"
+        )
         return
     if posted is not None:
         out.info(f"PR comment {posted.action}: {posted.url}")
