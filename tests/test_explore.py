@@ -206,3 +206,18 @@ def test_a_server_that_cannot_start_is_exit_3_with_one_line(tmp_path: Path) -> N
     run = run_cli("explore", "--server", python_server(tmp_path / "nope.py"), "--cassette", tmp_path / "x.jsonl")
     assert run.code == 3, run.describe()
     assert "Traceback" not in run.stderr and not (tmp_path / "x.jsonl").exists()
+
+
+def test_a_server_that_refuses_initialize_is_explored_in_the_stateless_era(tmp_path: Path) -> None:
+    # era_server --era stateless refuses initialize: a fresh start is asked server/discover.
+    server = python_server(SERVERS / "era_server.py", "--era", "stateless")
+    cassette = tmp_path / "stateless.jsonl"
+    run = run_cli("explore", "--server", server, "--cassette", cassette, "--call", "add")
+    assert run.code == 0, run.describe()
+    lines = cassette_lines(cassette)
+    assert lines[0]["meta"]["era"] == "stateless" and lines[0]["meta"]["explored"]["called"] == ["add"]
+    assert lines[1]["message"]["method"] == "server/discover"  # the refused initialize is not kept
+    (call,) = requests(cassette, "tools/call")
+    assert call["message"]["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+    clean = replay(server, cassette, report=tmp_path / "r.json")
+    assert clean.code == 0, clean.describe()
