@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from mcp_replay_action.cli import handle_errors, short_help
@@ -25,6 +27,16 @@ from mcp_replay_action.commands.common import (
 )
 from mcp_replay_action.errors import ConfigError, ServerStartError
 from mcp_replay_action.options import parse_env
+
+# The proxy reads the client's messages on stdin: typed at a prompt, it waits with nothing to say.
+WAITING_ON_A_TERMINAL = (
+    "record waits for an MCP client on stdin (JSON-RPC, one message a line), and this is a terminal. "
+    "It is a proxy: an MCP client starts 'mcp-replay record --server ... --cassette ...' in place of your "
+    "server and drives the session. For a client in a few lines (the MCP Inspector CLI, a Python or "
+    "TypeScript SDK client), see docs/recording.md "
+    "(https://github.com/mcp-replay/mcp-replay-action/blob/main/docs/recording.md#2-a-python-sdk-client); "
+    "for a cassette with no client, 'mcp-replay explore'. Ctrl-D ends this session."
+)
 
 
 @click.command(short_help=short_help("record"))
@@ -92,6 +104,8 @@ def record(
     from mcp_replay_action.redact import env_secrets
     from mcp_replay_action.transport.httpd import log
 
+    if sys.stdin.isatty():  # typed in a terminal: say what it waits for, or it looks hung
+        log(WAITING_ON_A_TERMINAL)
     server_env = parse_env(env)
     # What the server is given in its environment is secret in its words too (the error below).
     redactor = redactor.with_env_values(env_secrets(server_env, env_public))
