@@ -6,7 +6,9 @@ Every server runs in its own process group and is stopped by pid; every wait is 
 
 from __future__ import annotations
 
+import itertools
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -39,11 +41,46 @@ SESSION_TIMEOUT = 60.0
 Script = Callable[[Client], Awaitable[dict[str, Any]]]
 
 
+def _port_block() -> range:
+    """The ports this process hands out: below the kernel's ephemeral range, so no outgoing
+    connection of any process takes one between the probe and the server's bind (the race of
+    asking the kernel for a free port, closing it and starting a server on it), and one block per
+    pytest-xdist worker, so two workers never hand out the same port."""
+    try:
+        ephemeral = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        ephemeral = 32768  # Linux's default start
+    low = 10_000
+    if ephemeral - low < 2_000:  # an unusual range starts low: share the space above it
+        low, ephemeral = 40_000, 60_000
+    workers = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0) % workers
+    size = (ephemeral - low) // workers
+    return range(low + worker * size, low + (worker + 1) * size)
+
+
+_PORTS = _port_block()
+# From a random place in the block: another test run on the machine (another worktree's, or the
+# nested one tests/act/ci-job.sh starts) starts somewhere else in the same block.
+_next_port = itertools.count(random.randrange(len(_PORTS)))
+_handed: set[int] = set()
+
+
 def free_port() -> int:
-    """A port that was free a moment ago on 127.0.0.1 (for servers that cannot report theirs)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port on 127.0.0.1 for a server that cannot report its own: free when probed, from this
+    process's block (``_port_block``), never handed out twice by this process."""
+    for _ in range(len(_PORTS)):
+        port = _PORTS[next(_next_port) % len(_PORTS)]
+        if port in _handed:
+            continue
+        with socket.socket() as probe:  # no SO_REUSEADDR: a port still in TIME_WAIT is skipped too
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _handed.add(port)
+        return port
+    raise RuntimeError(f"no free port left in {_PORTS}")
 
 
 @contextmanager

@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / "action.yml"
 COMPOSITE = ROOT / "composite" / "action.yml"

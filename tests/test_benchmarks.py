@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parent.parent
 RAW_LOOP = ROOT / "benchmarks/_raw_loop.py"
 CALC = [sys.executable, "-m", "mcp_replay_action.samples.calc_server"]

@@ -14,6 +14,8 @@ import pytest
 from mcp_replay_action.values import beside
 from mcp_replay_action.values.beside import decode_beside
 
+pytestmark = [pytest.mark.unit, pytest.mark.usefixtures("limits")]
+
 # Characters every escape kind and every UTF-8 length is made of; the surrogate is lone.
 ALPHABET = ['"', "\\", "/", "\n", "\t", "\r", "\b", "\f", "\x01", "\x1f", "\x7f", "<", "&", "é", "日", "\u2028"]
 ALPHABET += ["\U0001f600", "a", "b", " ", "{", "}", "[", "]", ":", ","]

@@ -6,9 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mcp_replay_action.compare.carry import Carry, translated
 from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.model.results import Substitution
+
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("limits")]
 
 REC_ID = "3f2b8c1e-9a7d-4e2b-8f1c-0a9b8c7d6e5f"
 LIVE_ID = "77aa0011-2233-4455-8899-aabbccddeeff"

@@ -14,6 +14,8 @@ import json
 import random
 from typing import Any
 
+import pytest
+
 from mcp_replay_action.compare import correlate as corr
 from mcp_replay_action.compare import intflow
 from mcp_replay_action.compare.carry import Carry, _align
@@ -29,6 +31,8 @@ from mcp_replay_action.compare.correlate import (
 from mcp_replay_action.compare.intflow import is_decimal
 from mcp_replay_action.compare.normalize import json_text_of
 from mcp_replay_action.model.cassette import Interaction
+
+pytestmark = [pytest.mark.unit, pytest.mark.usefixtures("limits")]
 
 
 def _reference(interactions: list[Interaction], rules: ThreadRules) -> tuple[set[str], set[str]]:

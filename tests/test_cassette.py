@@ -12,6 +12,8 @@ from mcp_replay_action.cassette import dumps, load, save, with_lines
 from mcp_replay_action.errors import CassetteError
 from mcp_replay_action.model.cassette import Cassette, Interaction
 
+pytestmark = pytest.mark.unit
+
 HEADER = {"schema": "mcp-replay/cassette@1", "meta": {"server": ["python", "s.py"]}}
 REQ = {
     "seq": 0,

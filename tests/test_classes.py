@@ -20,6 +20,9 @@ from mcp_replay_action.compare.schema_equal import validation_form, validation_k
 from mcp_replay_action.grade.verdict import missing_finding
 from mcp_replay_action.replay.measures import growth, slowdown
 from mcp_replay_action.values.size import answer_bytes
+from profiles import examples
+
+pytestmark = pytest.mark.unit
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "classes.md"
 NO_OPTIONS = CompareOptions()
@@ -401,7 +404,7 @@ _INTEGER_SCHEMA = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_INTEGER_SCHEMA, _INTEGER_SCHEMA)
 def test_one_form_means_jsonschema_accepts_the_same_integers(a: dict[str, Any], b: dict[str, Any]) -> None:
     fa, fb = _forms(a, b)

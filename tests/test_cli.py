@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.integration
+
 CALC = f"{sys.executable} -m mcp_replay_action.samples.calc_server"
 REGRESSED = f"{sys.executable} -m mcp_replay_action.samples.calc_server_regressed"
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration
+
 CALC = f"{sys.executable} -m mcp_replay_action.samples.calc_server"
 UNPRIVILEGED = hasattr(os, "geteuid") and os.geteuid() != 0
 

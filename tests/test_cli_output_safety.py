@@ -11,19 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from github_action_run import HOSTILE, record_hostile_twin
+from github_action_run import HOSTILE
 from mcp_replay_action.values.safe import md_cell, no_references
 from runner_parse import parse_commands
 
+pytestmark = pytest.mark.integration
+
 PY = sys.executable
 HOSTILE_TEXT = "::error::injected\n  ::warning::indented\r\n##[error]legacy\n| x |\ncc @octocat #12"
-
-
-@pytest.fixture(scope="module")
-def hostile_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("rec") / "hostile.jsonl"
-    record_hostile_twin(path)
-    return path
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:

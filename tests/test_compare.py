@@ -24,6 +24,9 @@ from mcp_replay_action.compare.matchers import same_json, unchanged
 from mcp_replay_action.compare.normalize import canonical, normalize
 from mcp_replay_action.compare.pairing import normalize_pair
 from mcp_replay_action.model.results import CLASS_ORDER, Finding
+from profiles import examples
+
+pytestmark = [pytest.mark.unit, pytest.mark.usefixtures("limits")]
 
 NO_OPTIONS = CompareOptions()
 
@@ -223,7 +226,7 @@ def test_changes_far_apart_in_a_long_plain_list_are_found_where_they_are() -> No
 _DISTINCT_ROWS = st.lists(st.integers(0, 40), min_size=2, max_size=30, unique=True)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(_DISTINCT_ROWS, st.data(), st.booleans())
 def test_items_all_distinct_line_up_as_difflib_over_the_whole_list_does(
     keys: list[int], data: st.DataObject, reorder: bool
@@ -605,7 +608,7 @@ JSON = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(body=JSON, allow_reorder=st.booleans())
 def test_compare_with_itself_is_empty(body: Any, allow_reorder: bool) -> None:
     options = CompareOptions(allow_reorder=allow_reorder)
@@ -615,7 +618,7 @@ def test_compare_with_itself_is_empty(body: Any, allow_reorder: bool) -> None:
     assert compare(message, json.loads(json.dumps(message)), options) == ()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(body=JSON)
 def test_compare_never_crashes_and_caps_messages(body: Any) -> None:
     other = ok({"wrapped": body, "extra": [body, body]})
@@ -632,14 +635,14 @@ def _reverse_keys(value: Any) -> Any:
     return value
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(body=JSON)
 def test_compare_with_itself_in_another_key_order_is_empty(body: Any) -> None:
     # Not byte-identical, so this goes through normalisation rather than the raw fast path.
     assert compare(ok(body), _reverse_keys(ok(body)), NO_OPTIONS) == ()
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(a=JSON, b=JSON)
 def test_a_normalised_difference_is_always_reported(a: Any, b: Any) -> None:
     findings = compare(ok(a), ok(b), NO_OPTIONS)
@@ -802,7 +805,7 @@ def _dumped(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(a=JSON, b=JSON)
 def test_same_json_is_equal_json_text(a: Any, b: Any) -> None:
     # same_json decides the fast exit: it must say what comparing the JSON texts would.
@@ -810,7 +813,7 @@ def test_same_json_is_equal_json_text(a: Any, b: Any) -> None:
         assert same_json(left, right) == (left == right and _dumped(left) == _dumped(right))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(body=JSON)
 def test_the_fast_exit_gives_what_the_full_comparison_gives(body: Any) -> None:
     for live in (copy.deepcopy(body), _json_twin(body), _reverse_keys(body)):
@@ -876,7 +879,7 @@ def _envelope_variants(body: Any) -> list[dict[str, Any]]:
     ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(a=JSON, b=JSON)
 def test_unchanged_is_same_json_of_the_bodies(a: Any, b: Any) -> None:
     for left in _envelope_variants({"result": a}):

@@ -5,9 +5,12 @@ forms finds, path for path and word for word."""
 from __future__ import annotations
 
 import copy
+import inspect
 import json
+import sys
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,6 +23,9 @@ from mcp_replay_action.compare.engine import (
 from mcp_replay_action.compare.normalize import Same, canonical, materialize, normalize
 from mcp_replay_action.compare.pairing import normalize_pair
 from mcp_replay_action.model.results import Finding
+from profiles import examples
+
+pytestmark = [pytest.mark.unit, pytest.mark.usefixtures("limits")]
 
 
 def assert_pair_is_exact(a: Any, b: Any, options: CompareOptions | None = None) -> tuple[Finding, ...]:
@@ -204,7 +210,7 @@ def _mutate(value: Any, data: st.DataObject) -> Any:
     return value
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.data(), _TREES, st.booleans())
 def test_pair_walk_finds_what_the_full_walk_finds(data: st.DataObject, tree: Any, reorder: bool) -> None:
     other = _mutate(tree, data)
@@ -245,7 +251,7 @@ _SHORT_TEXT = st.text(
 )
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(_SHORT_TEXT)
 def test_short_text_settled_by_one_search_is_what_masking_makes_of_it(text: str) -> None:
     from mcp_replay_action.compare.masks import masked_string, plain_string
@@ -303,7 +309,7 @@ def _with_and_without_one_leaf(a: Any, b: Any, options: CompareOptions) -> tuple
     return fast, slow
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.data(), _LEAF_TREES, st.booleans(), st.booleans())
 def test_one_changed_leaf_is_reported_as_deepdiff_reports_it(
     data: st.DataObject, tree: Any, reorder: bool, wrapped: bool
@@ -383,7 +389,10 @@ def test_same_canonical_is_canonical_equality() -> None:
         agree(a, b)
         agree(b, a)
     deep: Any = 1
-    for _ in range(950):  # deeper than the walk goes, not deeper than json.dumps goes
+    # Deeper than the walk goes, not deeper than json.dumps goes: both count against the recursion
+    # limit from where they start, and a pytest-xdist worker starts a test deeper in its stack.
+    room = sys.getrecursionlimit() - len(inspect.stack(0))
+    for _ in range(room - 30):
         deep = [deep]
     agree(deep, [deep])
     agree(deep, json.loads(json.dumps(deep)))
@@ -397,7 +406,7 @@ _NAME_TEXT = st.text(
 ) | st.sampled_from(["item-1", "Monday", "0x1f2e3d", "/tmp/x1", "a1b2c3d4", "1-2", "\u0661-\u0662", "x" * 19])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_NAME_TEXT, max_size=300), st.lists(st.tuples(st.integers(0, 10_000), _NAME_TEXT), max_size=5))
 def test_many_names_at_once_are_each_what_plain_string_makes_of_it(
     names: list[str], planted: list[tuple[int, str]]

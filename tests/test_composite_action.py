@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 COMPOSITE = ROOT / "composite" / "action.yml"
 EXPRESSION = re.compile(r"\$\{\{\s*(.+?)\s*\}\}")
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.release, pytest.mark.timeout(900)]
 
 
 class CompositeRunner:

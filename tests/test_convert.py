@@ -13,6 +13,8 @@ from mcp_replay_action.cassette import convert, recorder_json
 from mcp_replay_action.errors import CassetteError, ConfigError
 from mcp_replay_action.model.cassette import Cassette, Interaction
 
+pytestmark = pytest.mark.integration
+
 DATA = Path(__file__).parent / "data"
 HTTP = DATA / "recorder_http.json"
 STDIO = DATA / "recorder_stdio.json"

@@ -13,6 +13,8 @@ from mcp_replay_action.compare.correlate import MANY, ThreadRules, correlate, lo
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.model.cassette import Interaction
 
+pytestmark = pytest.mark.unit
+
 
 def call(seq: int, arguments: dict[str, Any], result: Any = None, method: str = "tools/call") -> Interaction:
     params = {"name": "t", "arguments": arguments} if method == "tools/call" else arguments

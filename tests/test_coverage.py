@@ -21,7 +21,7 @@ from mcp_replay_action.errors import EXIT_GATE, EXIT_OK
 from mcp_replay_action.grade.coverage import matches
 from mcp_replay_action.model.coverage import Coverage, KindCoverage
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 EVERYTHING = NODE_BIN / "mcp-server-everything"
 NAMED = SERVERS / "named_server.py"

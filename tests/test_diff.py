@@ -17,7 +17,7 @@ from mcp import Client
 
 from e2e_helpers import PYTHON, command, record_through_proxy, run_cli
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
 CALC = command(PYTHON, "-m", "mcp_replay_action.samples.calc_server")
 

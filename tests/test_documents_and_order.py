@@ -12,9 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from mcp_replay_action.compare.engine import compare
 from mcp_replay_action.compare.noise import NoiseRule, in_order, learn, split
 from mcp_replay_action.compare.normalize import DOCUMENT_MIN_CHARS, is_document
+
+pytestmark = pytest.mark.unit
 
 
 def resource(text: str, uri: str = "ui://viewer/app.html", mime: str = "text/html;profile=mcp-app") -> dict[str, Any]:

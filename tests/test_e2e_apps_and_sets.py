@@ -20,7 +20,7 @@ from mcp import Client
 
 from e2e_helpers import SERVERS, command, passed, record_through_proxy, replay
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 REPLAYS = 3
 PDF = SERVERS / "node_modules" / "@modelcontextprotocol" / "server-pdf" / "dist" / "index.js"

@@ -27,6 +27,8 @@ from mcp_replay_action.github.commands import format_annotation_command
 from mcp_replay_action.github.template import render_comment
 from mcp_replay_action.report import json_report as report_json
 
+pytestmark = pytest.mark.integration
+
 NOTES = python_server(SERVERS / "notes_dict_server.py")
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # what the regressed server quotes
 

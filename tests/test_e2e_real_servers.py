@@ -45,7 +45,7 @@ from e2e_helpers import (
     tool_call,
 )
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 STATELESS = "2026-07-28"

@@ -24,7 +24,7 @@ from mcp import Client
 
 from e2e_helpers import SERVERS, VENV_BIN, command, passed, record_through_proxy, replay
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 REPLAYS = 3
 SDK1_BIN = SERVERS / ".venv-sdk1" / "bin"  # tests/run.sh: servers still on the 1.x SDK

@@ -25,6 +25,8 @@ from mcp_replay_action.replay.engine import run
 from mcp_replay_action.report.json_report import to_dict
 from test_process import alive, escape_server
 
+pytestmark = pytest.mark.integration
+
 PY = sys.executable
 CALC = f"{PY} -m mcp_replay_action.samples.calc_server"
 REGRESSED = f"{PY} -m mcp_replay_action.samples.calc_server_regressed"

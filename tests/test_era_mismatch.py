@@ -18,7 +18,7 @@ from mcp import Client
 
 from e2e_helpers import SERVERS, python_server, record_through_proxy, replay
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 
 ERAS = ("handshake", "stateless")
 

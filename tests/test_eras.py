@@ -31,7 +31,7 @@ from mcp_replay_action.wire.protocol import META_CLIENT_INFO, META_PROTOCOL_VERS
 from test_plan import action_plan, cli_plan
 from test_pytest_plugin import run as inner
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 pytest_plugins = ["pytester"]
 
 SDK1 = SERVERS / ".venv-sdk1" / "bin" / "python"

@@ -16,6 +16,8 @@ from mcp_replay_action.compare.engine import CompareOptions, compare
 from mcp_replay_action.values.limits import FAST_ENV
 from mcp_replay_action.values.narrow import common_prefix
 
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("limits")]
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -9,6 +9,8 @@ import pytest
 from mcp_replay_action.compare.engine import compare
 from mcp_replay_action.host.gcpause import paused
 
+pytestmark = pytest.mark.unit
+
 
 def test_the_collector_is_off_inside_and_on_after_also_on_error() -> None:
     assert gc.isenabled()

@@ -15,24 +15,18 @@ import pytest
 from fakegithub import FakeGitHub
 from github_action_run import CALC, CALC_REGRESSED, ActionRun, make_workspace, record_session, run_action
 from github_events import fork_pull_request, pull_request
-from mcp_replay_action.demo import record_demo_session
 from mcp_replay_action.errors import EXIT_GATE, EXIT_INFRA, EXIT_OK
 from mcp_replay_action.github.accept import Accept, local_command
 from mcp_replay_action.github.settings import Settings
 from mcp_replay_action.github.template import STATE_RE, what_to_do
 from test_github_template import assert_safe_markdown
 
+pytestmark = pytest.mark.integration
+
 REPO = "octo/demo"
 SHA = "abc1234" + "0" * 33
 WORKFLOW = {"GITHUB_WORKFLOW_REF": f"{REPO}/.github/workflows/mcp-replay.yml@refs/pull/7/merge"}
 BIN = str(Path(sys.executable).parent)
-
-
-@pytest.fixture(scope="module")
-def calc_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("rec") / "calc.jsonl"
-    record_demo_session(path)
-    return path
 
 
 def settings(tmp_path: Path, **inputs: str) -> Settings:

@@ -3,11 +3,15 @@ counts per class, worst changes first, hostile text inert, and always within Git
 
 from __future__ import annotations
 
+import pytest
+
 from mcp_replay_action.github.change_report import MAX_BODY_CHARS, Rewritten, render_change_report
 from mcp_replay_action.github.template import MARGIN, Links
 from mcp_replay_action.model.results import CassetteResult, Finding, InteractionResult, Report
 from report_fixtures import HOSTILE, healthy_cassette, regressed_cassette, score
 from test_github_main import check_markdown
+
+pytestmark = pytest.mark.unit
 
 LINKS = Links(server_url="https://github.com", repository="octo/demo", sha="a" * 40, run_url="https://x/runs/1")
 

@@ -17,6 +17,8 @@ from mcp_replay_action.github.client import (
     next_link,
 )
 
+pytestmark = pytest.mark.unit
+
 REPO = "octo/demo"
 
 

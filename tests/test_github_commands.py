@@ -7,6 +7,8 @@ import io
 import re
 from pathlib import Path
 
+import pytest
+
 from mcp_replay_action.github.annotations import annotations_for
 from mcp_replay_action.github.commands import (
     Annotation,
@@ -20,6 +22,8 @@ from mcp_replay_action.github.commands import (
 from mcp_replay_action.model.results import CassetteResult, Finding, InteractionResult
 from report_fixtures import HOSTILE, hostile_report, regressed_cassette, report
 from runner_parse import parse_commands, read_outputs, unescape_data, unescape_property
+
+pytestmark = pytest.mark.unit
 
 
 def test_escaping_matches_githubs_rules() -> None:

@@ -22,6 +22,8 @@ from mcp_replay_action.github.template import render_comment
 from mcp_replay_action.report import json_report as report_json
 from report_fixtures import hostile_report
 
+pytestmark = pytest.mark.unit
+
 REPO = "octo/demo"
 SHA = "c0ffee" + "0" * 34
 

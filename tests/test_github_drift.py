@@ -10,21 +10,15 @@ import pytest
 from fakegithub import FakeGitHub
 from github_action_run import CALC, CALC_REGRESSED, make_workspace, run_action
 from github_events import pull_request, schedule
-from mcp_replay_action.demo import record_demo_session
 from mcp_replay_action.errors import EXIT_GATE, EXIT_OK
 from mcp_replay_action.github.drift import drift_marker
+
+pytestmark = pytest.mark.integration
 
 REPO = "octo/demo"
 SHA = "abc1234" + "0" * 33
 WORKFLOW_REF = f"{REPO}/.github/workflows/mcp-replay.yml@refs/heads/main"
 REFRESH_PAGE = f"https://github.com/{REPO}/actions/workflows/mcp-replay.yml"
-
-
-@pytest.fixture(scope="module")
-def calc_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("rec") / "calc.jsonl"
-    record_demo_session(path)
-    return path
 
 
 def scheduled(ws: Path, fake: FakeGitHub, server: str, run_id: int, **more: str):  # type: ignore[no-untyped-def]

@@ -17,6 +17,8 @@ from github_events import pull_request
 from mcp_replay_action.errors import EXIT_GATE
 from test_redact_env import cli
 
+pytestmark = pytest.mark.integration
+
 REPO = "octo/demo"
 SHA = "e" * 40
 ECHO = f"{PY} {FAKES / 'env_echo_server.py'}"

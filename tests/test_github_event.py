@@ -11,6 +11,8 @@ from github_events import fork_pull_request, pull_request, push, workflow_dispat
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.github.event import event_from_payload, read_event
 
+pytestmark = pytest.mark.unit
+
 
 def test_pull_request_same_repository() -> None:
     event = event_from_payload("pull_request", pull_request(number=7, sha="a" * 40))

@@ -13,6 +13,8 @@ from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.github import gitdata, pulls
 from mcp_replay_action.github.client import GitHubClient, MissingPermission
 
+pytestmark = pytest.mark.integration
+
 REPO = "octo/demo"
 
 

@@ -13,6 +13,8 @@ from mcp_replay_action.github.commands import Commands
 from mcp_replay_action.github.install import InstallError, run_install
 from runner_parse import parse_commands
 
+pytestmark = pytest.mark.integration
+
 
 def test_output_is_shown_inside_a_group_and_never_obeyed(tmp_path: Path) -> None:
     buf = io.StringIO()

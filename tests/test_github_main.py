@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import stat
 from pathlib import Path
 
@@ -22,33 +21,20 @@ from github_action_run import (
     PY,
     ActionRun,
     make_workspace,
-    record_hostile_twin,
     run_action,
 )
 from github_events import fork_pull_request, pull_request, push, workflow_dispatch, workflow_run
+from http_helpers import free_port
 from mcp_replay_action.cassette import load
-from mcp_replay_action.demo import record_demo_session
 from mcp_replay_action.errors import EXIT_GATE, EXIT_INFRA, EXIT_OK, EXIT_USAGE
 from mcp_replay_action.github import comment as sticky
 from runner_parse import parse_commands
 
+pytestmark = pytest.mark.integration
+
 REPO = "octo/demo"
 SHA = "abc1234" + "0" * 33
 MENTION = re.compile(r"@(?=[0-9A-Za-z_-])")
-
-
-@pytest.fixture(scope="module")
-def calc_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("rec") / "calc.jsonl"
-    record_demo_session(path)
-    return path
-
-
-@pytest.fixture(scope="module")
-def hostile_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("rec") / "hostile.jsonl"
-    record_hostile_twin(path)
-    return path
 
 
 def inputs(server: str, **more: str) -> dict[str, str]:
@@ -479,12 +465,6 @@ def test_http_server_started_by_the_action(tmp_path: Path, calc_cassette: Path) 
     assert run.returncode == EXIT_OK, run.stdout + run.stderr
     assert (run.outputs["failed"], run.outputs["missing"]) == ("0", "0")
     assert int(run.outputs["passed"]) >= 5
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")

@@ -30,6 +30,8 @@ from mcp_replay_action.github.template import state_line
 from test_e2e_real_servers import EVERYTHING, TIME, everything_session, needs_node, time_session
 from test_github_main import check_markdown
 
+pytestmark = pytest.mark.integration
+
 REPO = "octo/demo"
 SECRET = "sk-live-refresh-7f3a9c"
 ENV_ECHO = f"{PY} {FAKES / 'env_echo_server.py'}"

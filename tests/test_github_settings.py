@@ -29,6 +29,8 @@ from mcp_replay_action.options import (
     clean_timeout,
 )
 
+pytestmark = pytest.mark.unit
+
 
 def env_for(workspace: Path, **inputs: str) -> dict[str, str]:
     env = {"GITHUB_WORKSPACE": str(workspace)}

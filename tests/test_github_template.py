@@ -6,6 +6,8 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from mcp_replay_action.github import comment as sticky
 from mcp_replay_action.github.summary import SUMMARY_LIMIT, render_summary, write_summary
 from mcp_replay_action.github.template import MAX_COMMENT_CHARS, Links, render_comment
@@ -13,6 +15,8 @@ from mcp_replay_action.model.gate import Gate, GatePolicy
 from mcp_replay_action.model.results import Report
 from report_fixtures import HOSTILE, healthy_cassette, hostile_report, regressed_cassette, report
 from runner_parse import parse_commands
+
+pytestmark = pytest.mark.unit
 
 LINKS = Links(
     server_url="https://github.com",

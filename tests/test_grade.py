@@ -9,6 +9,8 @@ from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.grade.score import GRADES, grade_letter, meets, score
 from mcp_replay_action.model.results import Finding, InteractionResult
 
+pytestmark = pytest.mark.unit
+
 STRUCTURE = Finding("structure-change", "additive", "$.result.echoed", "key 'echoed' added")
 VALUE = Finding("value-change", "breaking", "$.result.content[0].text", "value changed")
 COSMETIC = Finding("value-change", "cosmetic", "$.result.serverInfo.version", "value changed")

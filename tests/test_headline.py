@@ -12,6 +12,8 @@ import pytest
 
 from mcp_replay_action.transport.headline import headline, missing_script_hint
 
+pytestmark = pytest.mark.integration
+
 MCP_REPLAY = [sys.executable, "-m", "mcp_replay_action"]
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")

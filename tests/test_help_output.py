@@ -21,6 +21,8 @@ from pathlib import Path
 import click
 import pytest
 
+pytestmark = pytest.mark.integration
+
 GOLDEN = Path(__file__).parent / "data" / "help"
 COMMANDS = (
     "calibrate",

@@ -48,7 +48,7 @@ from mcp_replay_action.record.http_proxy import RecordingProxy
 from mcp_replay_action.transport.http_client import HttpTransport
 from test_e2e_real_servers import assert_clean, everything_session, fast_session
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 REPLAYS = 3
 STATELESS = "2026-07-28"

@@ -16,6 +16,8 @@ import pytest
 
 from mcp_replay_action.demo import record_demo_session
 
+pytestmark = pytest.mark.integration
+
 SECRET = "Bearer legacy-secret-" + "9f" * 10
 
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import sys
 import time
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 import pytest
 
 from fakes.http_fake_server import FakeHttpServer
+from http_helpers import free_port
 from mcp_replay_action.errors import ConfigError, ServerExited, ServerStartError, TransportTimeout
 from mcp_replay_action.transport.http_client import (
     HttpStatusError,
@@ -23,7 +23,7 @@ from mcp_replay_action.transport.http_client import (
     parse_header,
 )
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 
 FAKE_SCRIPT = Path(__file__).parent / "fakes" / "http_fake_server.py"
 SECRET = "s3cr3t-token-value-0123456789"
@@ -42,12 +42,6 @@ def request(id_: Any, method: str, params: dict[str, Any] | None = None) -> dict
 
 INIT = request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}})
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def handshake(t: HttpTransport) -> None:

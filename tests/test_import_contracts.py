@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "mcp_replay_action"
 LINT = Path(sys.executable).parent / "lint-imports"

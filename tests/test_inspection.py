@@ -6,9 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from mcp_replay_action import cassette
 from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.report.inspection import interaction_line, render_summary, summarize
+
+pytestmark = pytest.mark.integration
 
 DATA = Path(__file__).parent / "data"
 

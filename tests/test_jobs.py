@@ -9,6 +9,8 @@ import pytest
 
 from e2e_helpers import PYTHON, REPO, command, run_cli, steady, untimed
 
+pytestmark = pytest.mark.integration
+
 CASSETTES = str(REPO / "cassettes/calc/*.jsonl")
 
 

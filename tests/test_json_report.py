@@ -16,6 +16,8 @@ from mcp_replay_action.model.results import Report
 from mcp_replay_action.report import json_report as report_json
 from report_fixtures import healthy_cassette, hostile_report, regressed_cassette, report, score
 
+pytestmark = pytest.mark.unit
+
 DOC = Path(__file__).resolve().parents[1] / "docs" / "report-format.md"
 
 

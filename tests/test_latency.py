@@ -6,10 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from e2e_helpers import python_server, run_cli
 from http_helpers import FAKES
 from mcp_replay_action.replay.measures import LATENCY_FLOOR_MS, slowdown
 from mcp_replay_action.report.json_report import from_dict, to_dict
+
+pytestmark = pytest.mark.integration
 
 
 def cassette(path: Path) -> Path:

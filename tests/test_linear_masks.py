@@ -23,6 +23,9 @@ from mcp_replay_action.compare import correlate, masks, normalize
 from mcp_replay_action.compare.engine import CompareOptions
 from mcp_replay_action.redact import Redactor
 from mcp_replay_action.values import safe
+from profiles import examples
+
+pytestmark = pytest.mark.unit
 
 # Runs that defeat a pattern which rescans: word characters, digits, hex, spaces, and the near
 # matches of each mask (a key and a colon but no epoch, a date start, a clock start, a scheme
@@ -115,7 +118,7 @@ def _show(match: re.Match[str]) -> str:
     return match.string[match.start() : match.start("key")] + f"<{match['key']}|{match['q']}|{match['num']}>"
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=16).map("".join))
 def test_the_linear_epoch_mask_finds_what_the_plain_pattern_found(text: str) -> None:
     assert masks._sub_epochs(text, _show) == _PLAIN_EPOCH.sub(_show, text)

@@ -21,10 +21,11 @@ import pytest
 from fakes.http_fake_server import FakeHttpServer
 from http_helpers import free_port
 from mcp_replay_action.cassette import load
-from mcp_replay_action.demo import record_demo_session
 from mcp_replay_action.record.http_proxy import RecordingProxy
 from mcp_replay_action.serve import MockHttpServer
 from mcp_replay_action.transport.httpd import MAX_BODY, MAX_CONNECTIONS, Bounds
+
+pytestmark = pytest.mark.integration
 
 INIT = (
     b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
@@ -53,10 +54,8 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 @pytest.fixture(scope="module")
-def cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("listen") / "demo.jsonl"
-    record_demo_session(path)
-    return path
+def cassette(calc_cassette: Path) -> Path:
+    return calc_cassette
 
 
 @pytest.fixture(scope="module")

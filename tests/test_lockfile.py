@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.release
+
 ROOT = Path(__file__).resolve().parent.parent
 EXPORTS = {
     "requirements/image.txt": ["--extra", "image"],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from mcp_replay_action.compare.matchers import (
     canonical,
     request_key,
@@ -9,6 +11,8 @@ from mcp_replay_action.compare.matchers import (
     without_meta,
     without_progress_token,
 )
+
+pytestmark = pytest.mark.unit
 
 
 def call(params: object, method: str = "tools/call") -> dict[str, object]:

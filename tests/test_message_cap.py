@@ -23,6 +23,8 @@ from mcp_replay_action.transport.http_client import HttpTransport
 from mcp_replay_action.transport.session import ClientSession
 from mcp_replay_action.transport.stdio import StdioTransport
 
+pytestmark = pytest.mark.integration
+
 FLOOD = f"{PY} {FAKES / 'stdout_flood_server.py'}"
 CAP = 8 << 20
 # Runs a replay in this process and prints its exit code and peak RSS (bytes) as JSON.

@@ -37,7 +37,7 @@ EVERYTHING = SERVERS / "node_modules" / "@modelcontextprotocol" / "server-everyt
 RECORDER = VENV_BIN / "mcp-recorder"
 TIMEOUT = 180
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
 SCENARIOS = """\
 schema_version: "1.0"

@@ -18,6 +18,8 @@ from mcp_replay_action.values.limits import Limits
 from mcp_replay_action.values.narrow import common_prefix, common_suffix, skeletons
 from mcp_replay_action.values.prepared import Prepared
 
+pytestmark = pytest.mark.unit
+
 FULL = 1 << 62  # a ``Limits.narrow_min_chars`` that no text reaches: the full path
 
 

@@ -18,6 +18,8 @@ from mcp_replay_action.compare.engine import CompareOptions, compare
 from mcp_replay_action.values import narrow
 from mcp_replay_action.values.limits import Limits
 
+pytestmark = pytest.mark.unit
+
 FULL = 1 << 62  # a ``Limits.narrow_min_chars`` that no text reaches: the full path
 STRINGS = ['quote " in it', "back\\slash", "line\nbreak", "caf\u00e9", "\u2028sep", "emoji \U0001f600", "tab\t", ""]
 NUMBERS = [0, -1, 7, 10**12, 1.5, -0.0, 1e21, 2.5e-7, 3.0]

@@ -19,7 +19,7 @@ from e2e_helpers import SERVERS, python_server, record_through_proxy, replay, ru
 from mcp_replay_action.compare.engine import compare
 from mcp_replay_action.compare.noise import NoiseRule, learn, split
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("limits"), pytest.mark.timeout(240)]
 
 NOISY = python_server(SERVERS / "noisy_server.py")
 

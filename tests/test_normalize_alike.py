@@ -20,6 +20,8 @@ from mcp_replay_action.compare import engine as compare_module
 from mcp_replay_action.compare.engine import CompareOptions, compare
 from mcp_replay_action.compare.normalize import canonical, normalize, normalized_alike
 
+pytestmark = pytest.mark.unit
+
 OPTION_SETS = [
     CompareOptions(),
     CompareOptions(allow_reorder=True),

@@ -13,7 +13,7 @@ from mcp import Client
 from e2e_helpers import SERVERS, command, record_through_proxy, replay
 from mcp_replay_action.compare.output_schema import OutputSchemas, new_violations
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 SDK1_PYTHON = SERVERS / ".venv-sdk1" / "bin" / "python"  # FastMCP lives in the 1.x SDK
 TYPED = SERVERS / "typed_server.py"
@@ -32,13 +32,9 @@ async def session(client: Client) -> dict[str, Any]:
     return {}
 
 
-@pytest.fixture(scope="module")
-def cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not SDK1_PYTHON.exists():
-        pytest.skip("tests/run.sh builds tests/servers/.venv-sdk1 (the 1.x SDK)")
-    path = tmp_path_factory.mktemp("typed") / "typed.jsonl"
-    record_through_proxy(typed(), path, session)
-    return path
+@pytest.fixture
+def cassette(typed_cassette: Path) -> Path:
+    return typed_cassette
 
 
 def schema_findings(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -15,6 +15,8 @@ from mcp_replay_action.values.paths import (
     path_order,
 )
 
+pytestmark = pytest.mark.unit
+
 
 def test_rendered_steps_parse_back() -> None:
     path = (

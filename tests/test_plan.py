@@ -22,6 +22,8 @@ from mcp_replay_action.options import from_flags, plan_from
 from mcp_replay_action.plan import Plan
 from test_redact_env import VALUE, record
 
+pytestmark = pytest.mark.integration
+
 FAKES = Path(__file__).parent / "fakes"
 
 

@@ -25,6 +25,8 @@ from mcp_replay_action.transport.stdio import StdioTransport
 from mcp_replay_action.values.limits import Limits
 from mcp_replay_action.values.prepared import Prepared
 
+pytestmark = pytest.mark.integration
+
 PLAIN = Limits(fast=False)
 # Every fast path on, from small sizes on: the generated texts are a few KiB to a few hundred.
 FAST = Limits(narrow_min_chars=0, stretch_min=8, read_ahead_chars=1, learn_min_chars=200, beside_from=4096)

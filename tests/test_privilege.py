@@ -27,10 +27,10 @@ OWNER = 4321
 SHA = "d" * 40
 SYSTEM_PYTHON = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin")
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.integration, pytest.mark.skipif(
     not hasattr(os, "geteuid") or os.geteuid() != 0 or SYSTEM_PYTHON is None,
     reason="dropping privileges needs root, and a python3 another user can run",
-)
+)]
 
 
 @pytest.fixture()

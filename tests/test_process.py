@@ -22,6 +22,7 @@ PY = sys.executable
 MCP_REPLAY = str(Path(PY).parent / "mcp-replay")
 
 pytestmark = [
+    pytest.mark.integration,
     pytest.mark.timeout(120),
     pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux procfs"),
 ]

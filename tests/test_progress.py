@@ -21,7 +21,7 @@ PY = sys.executable
 CALC = f"{PY} -m mcp_replay_action.samples.calc_server"
 MCP_REPLAY = [PY, "-m", "mcp_replay_action"]
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
 
 def recorded(tmp_path: Path, name: str, calls: int) -> Path:

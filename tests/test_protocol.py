@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.wire.protocol import detect_era, is_input_required, refused_probes
+
+pytestmark = pytest.mark.unit
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 

@@ -17,6 +17,8 @@ from mcp_replay_action import pytest_plugin
 from mcp_replay_action.cassette import load
 from mcp_replay_action.serve import MATCHERS, MockHttpServer
 
+pytestmark = pytest.mark.integration
+
 pytest_plugins = ["pytester"]
 
 REPO = Path(__file__).resolve().parents[1]

@@ -24,7 +24,7 @@ from mcp.client.stdio import StdioServerParameters
 from http_helpers import sdk_session
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.release, pytest.mark.timeout(900)]
 
 SERVER = '''\
 """The user's MCP server: two tools, on the official SDK."""

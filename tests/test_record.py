@@ -32,7 +32,7 @@ PROXY = [PY, "-c", "import sys; from mcp_replay_action.record.stdio_proxy import
 OPENAI_KEY = "sk-proj-Ab3dEf5gHi7jKl9mNo1pQr3sTu5vWx7yZ"
 GH_TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
 
 def line(msg: dict[str, Any]) -> bytes:

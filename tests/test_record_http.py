@@ -22,7 +22,7 @@ from mcp_replay_action.record.http_proxy import RecordingProxy, record_http
 from mcp_replay_action.redact import Redactor
 from mcp_replay_action.transport.http_client import HttpTransport
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 
 SECRET = "sk-live-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}

@@ -25,7 +25,7 @@ SERVERS = ROOT / "tests" / "servers"
 SDK1_PYTHON = SERVERS / ".venv-sdk1" / "bin" / "python"
 BIN = Path(sys.executable).parent
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
 
 def block(lang: str, index: int = 0) -> str:

@@ -22,6 +22,8 @@ from mcp_replay_action.redact_argv import redact_argv
 from mcp_replay_action.redact_rules import PLACEHOLDER, is_secret_key, looks_random
 from mcp_replay_action.values.limits import Limits
 
+pytestmark = [pytest.mark.unit, pytest.mark.usefixtures("limits")]
+
 R = PLACEHOLDER
 LONG = Limits().long_text_chars  # from this length on a text is searched as a long one
 GHP = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"

@@ -28,6 +28,8 @@ from mcp_replay_action.redact import Redactor
 from mcp_replay_action.redact_argv import redact_argv
 from mcp_replay_action.report._format import public_target
 
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("limits")]
+
 R = "[REDACTED]"
 FAKES = Path(__file__).parent / "fakes"
 ECHO = f"{sys.executable} {FAKES / 'echo_server.py'}"

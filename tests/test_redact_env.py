@@ -10,9 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from mcp_replay_action.demo import demo_answer
 from mcp_replay_action.transport.session import ClientSession
 from mcp_replay_action.transport.stdio import StdioTransport
+
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("limits")]
 
 FAKES = Path(__file__).parent / "fakes"
 VALUE = "hunter2-deploy-value-42"

@@ -17,6 +17,8 @@ from mcp_replay_action.redact_rules import BUILTIN_TEXT_RULES, PLACEHOLDER, Foun
 from mcp_replay_action.values.limits import Limits
 from mcp_replay_action.values.prepared import Prepared
 
+pytestmark = [pytest.mark.unit, pytest.mark.usefixtures("limits")]
+
 # Longer than the length from which a text is learned beside its twin (``Limits.learn_min_chars``).
 RECORDS = 2000
 

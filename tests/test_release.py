@@ -16,7 +16,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -28,19 +27,16 @@ from pathlib import Path
 import pytest
 
 from container_opt_in import container_test
+from http_helpers import free_port
 from package_index import package_index
+
+pytestmark = pytest.mark.release
 
 ROOT = Path(__file__).resolve().parent.parent
 RELEASE = ROOT / ".github" / "release"
 SCRIPTS = ROOT / "tests" / "container"
 VERSION = "1.2.3"
 PACKAGE_VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(scope="module")

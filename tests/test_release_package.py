@@ -19,6 +19,8 @@ import pytest
 
 from package_index import install_from_index, package_index
 
+pytestmark = pytest.mark.release
+
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 

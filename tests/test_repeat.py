@@ -15,7 +15,7 @@ from mcp import Client
 
 from e2e_helpers import NODE_BIN, command, passed, record_through_proxy, replay
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 
 MEMORY = NODE_BIN / "mcp-server-memory"
 

@@ -23,6 +23,8 @@ from mcp_replay_action.transport import Target
 from mcp_replay_action.transport.stdio import StdioTransport
 from mcp_replay_action.values.limits import Limits
 
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("limits")]
+
 FAKES = Path(__file__).parent / "fakes"
 CALC = [sys.executable, "-m", "mcp_replay_action.samples.calc_server"]
 STATELESS = "2026-07-28"

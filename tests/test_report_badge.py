@@ -9,6 +9,8 @@ import pytest
 from mcp_replay_action.report import badge
 from report_fixtures import healthy_cassette, report, score
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.mark.parametrize(
     ("grade", "value", "colour"),

@@ -13,6 +13,8 @@ from mcp_replay_action.model.results import CassetteResult, Finding, Interaction
 from mcp_replay_action.report import console
 from report_fixtures import healthy_cassette, hostile_report, regressed_cassette, report, score
 
+pytestmark = pytest.mark.unit
+
 
 def test_layout_matches_the_seed_tool() -> None:
     out = console.render(report(regressed_cassette()))

@@ -5,9 +5,13 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from xml.dom import minidom
 
+import pytest
+
 from mcp_replay_action.model.results import CassetteResult, InteractionResult
 from mcp_replay_action.report import junit
 from report_fixtures import HOSTILE, healthy_cassette, hostile_report, regressed_cassette, report, score
+
+pytestmark = pytest.mark.unit
 
 
 def test_one_suite_per_cassette_one_case_per_interaction() -> None:

@@ -15,6 +15,8 @@ from mcp_replay_action.model.results import CassetteResult, Finding, Interaction
 from mcp_replay_action.report import markdown
 from report_fixtures import HOSTILE, healthy_cassette, hostile_report, regressed_cassette, report, score
 
+pytestmark = pytest.mark.unit
+
 OUR_HTML = re.compile(r"^(<details><summary>[^<]*</summary>|</details>)\s*$")
 
 

@@ -11,6 +11,8 @@ from mcp_replay_action import report as reports
 from mcp_replay_action.errors import ConfigError
 from report_fixtures import report
 
+pytestmark = pytest.mark.unit
+
 
 def test_every_format_renders_by_name() -> None:
     done = report()

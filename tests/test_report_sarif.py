@@ -12,10 +12,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from e2e_helpers import SERVERS, command, record_through_proxy, run_cli
-from test_output_schema import session
+from e2e_helpers import SERVERS, command, run_cli
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "sarif-2.1.0.json").read_text("utf-8"))
 SDK1_PYTHON = SERVERS / ".venv-sdk1" / "bin" / "python"
@@ -30,14 +29,9 @@ def valid_sarif(text: str) -> dict[str, Any]:
     return log
 
 
-@pytest.fixture(scope="module")
-def cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not SDK1_PYTHON.exists():
-        pytest.skip("tests/run.sh builds tests/servers/.venv-sdk1 (the 1.x SDK)")
-    folder = tmp_path_factory.mktemp("sarif")
-    path = folder / "typed.jsonl"
-    record_through_proxy(command(SDK1_PYTHON, TYPED), path, session)
-    return path
+@pytest.fixture
+def cassette(typed_cassette: Path) -> Path:
+    return typed_cassette
 
 
 def test_breaking_and_drift_findings_at_their_cassette_lines(cassette: Path, tmp_path: Path) -> None:

@@ -12,6 +12,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from mcp_replay_action.cassette import with_lines
 from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.model.results import (
@@ -28,6 +30,8 @@ from mcp_replay_action.report import json_report as report_json
 from mcp_replay_action.report.sinks import write_files
 from mcp_replay_action.transport.stdio import StdioTransport
 from report_fixtures import healthy_cassette, regressed_cassette, report, score
+
+pytestmark = pytest.mark.integration
 
 CALC = [sys.executable, "-m", "mcp_replay_action.samples.calc_server"]
 FINDING = Finding("value-change", "breaking", "$.result.x", "value changed: 1 -> 2", before=1, after=2)

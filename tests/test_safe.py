@@ -21,6 +21,8 @@ from mcp_replay_action.values.safe import (
     xml_text,
 )
 
+pytestmark = pytest.mark.unit
+
 HOSTILE = [
     "a|b",
     "a\\|b",

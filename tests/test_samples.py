@@ -14,6 +14,8 @@ from mcp_replay_action.replay.engine import replay_cassette
 from mcp_replay_action.scenarios import load_scenarios
 from mcp_replay_action.transport.stdio import StdioTransport
 
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parent.parent
 CASSETTES = sorted((ROOT / "cassettes").glob("**/*.jsonl"))
 HEALTHY = [sys.executable, "-m", "mcp_replay_action.samples.calc_server"]

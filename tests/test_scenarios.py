@@ -13,9 +13,12 @@ from typing import Any
 
 import pytest
 
+from http_helpers import free_port
 from mcp_replay_action import __version__, cassette
 from mcp_replay_action.errors import ConfigError, ServerStartError, TransportTimeout
 from mcp_replay_action.scenarios import Action, Scenarios, Target, load_scenarios, record_scenarios
+
+pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
@@ -803,17 +806,9 @@ def test_record_scenarios_command(tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr and proc.stderr.strip().count("\n") == 0
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.mark.skipif(not EVERYTHING.exists(), reason="npm test servers are not installed")
 def test_real_everything_server_over_streamable_http(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     recorded = _record_real(
         tmp_path,
         f"""

@@ -15,6 +15,8 @@ from jsonschema import Draft202012Validator
 from mcp_replay_action.scenarios import load_scenarios, loader
 from test_migration import PROJECT_SCENARIOS, RECORDER_DEMO, SCENARIOS
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

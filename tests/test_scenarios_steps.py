@@ -26,7 +26,7 @@ MEMORY = ROOT / "tests" / "servers" / "node_modules" / ".bin" / "mcp-server-memo
 CALC = [sys.executable, "-m", "mcp_replay_action.samples.calc_server"]
 MCP_REPLAY = [sys.executable, "-m", "mcp_replay_action"]
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
 
 def write(tmp_path: Path, text: str) -> Path:

@@ -22,7 +22,7 @@ from mcp_replay_action.record.http_proxy import RecordingProxy
 from mcp_replay_action.serve import METHOD_NOT_FOUND, NO_MATCH, MockHttpServer, Responder, serve_stdio
 from mcp_replay_action.transport.http_client import HttpTransport
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
 
 def req(id_: Any, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:

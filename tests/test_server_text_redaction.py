@@ -18,6 +18,8 @@ from github_events import pull_request
 from mcp_replay_action.cassette import save, with_lines
 from mcp_replay_action.model.cassette import Cassette, Interaction
 
+pytestmark = pytest.mark.integration
+
 FAKES = Path(__file__).parent / "fakes"
 TOKEN = "ghp_" + "Zq8XvT2mLk4Rw9Yp3Hn6Bc1Df5Gj7Ks0Ue2Ia4"[:36]
 SECRETS = (TOKEN, "admin:pw@")

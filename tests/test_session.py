@@ -18,7 +18,7 @@ from mcp_replay_action.transport.session import ClientSession, result_answer
 FAKES = Path(__file__).parent / "fakes"
 INIT = {"protocolVersion": "2025-06-18", "capabilities": {"roots": {}}, "clientInfo": {"name": "t", "version": "1"}}
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 
 
 def started(name: str) -> Any:

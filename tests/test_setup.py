@@ -15,7 +15,7 @@ from mcp_replay_action.github.settings import Settings
 from mcp_replay_action.options import clean_setup
 from test_e2e_real_servers import MEMORY, assert_clean, memory_session, needs_node
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 RECORDED_STATE = '{"type":"entity","name":"Babbage","entityType":"person","observations":["designed the engine"]}\n'
 SETUP = "cp recorded.jsonl memory.jsonl"

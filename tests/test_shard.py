@@ -12,6 +12,8 @@ import pytest
 from e2e_helpers import PYTHON, REPO, command, run_cli, steady, untimed
 from mcp_replay_action.replay.shard import assign
 
+pytestmark = pytest.mark.integration
+
 CASSETTES = str(REPO / "cassettes/calc/*.jsonl")
 
 

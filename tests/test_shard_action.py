@@ -7,11 +7,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from fakegithub import FakeGitHub
 from github_action_run import CALC_REGRESSED, make_workspace, run_action
 from github_events import pull_request
 from mcp_replay_action.errors import EXIT_GATE, EXIT_OK
 from mcp_replay_action.github import comment as sticky
+
+pytestmark = pytest.mark.integration
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHA = "abc1234" + "0" * 33

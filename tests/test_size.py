@@ -11,26 +11,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from e2e_helpers import SERVERS, command, record_through_proxy, replay
+from e2e_helpers import SERVERS, command, replay
 from mcp_replay_action.model.results import InteractionResult
 from mcp_replay_action.replay.measures import growth
 from mcp_replay_action.report._format import size_change
 from mcp_replay_action.values.size import SIZE_FLOOR_BYTES, answer_bytes, over_floor, plain_bytes
-from test_output_schema import session
+from profiles import examples
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 SDK1_PYTHON = SERVERS / ".venv-sdk1" / "bin" / "python"
 TYPED = SERVERS / "typed_server.py"
 
 
-@pytest.fixture(scope="module")
-def cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not SDK1_PYTHON.exists():
-        pytest.skip("tests/run.sh builds tests/servers/.venv-sdk1 (the 1.x SDK)")
-    path = tmp_path_factory.mktemp("size") / "typed.jsonl"
-    record_through_proxy(command(SDK1_PYTHON, TYPED), path, session)
-    return path
+@pytest.fixture
+def cassette(typed_cassette: Path) -> Path:
+    return typed_cassette
 
 
 def test_an_answer_far_larger_than_recorded_is_a_size_finding(cassette: Path, tmp_path: Path) -> None:
@@ -126,7 +122,7 @@ JSON_VALUES = st.recursive(
 
 
 @given(JSON_VALUES)
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 def test_the_fast_measure_is_the_plain_one(value: Any) -> None:
     # Non-ASCII, lone surrogates, NaN and big integers included: the C encoder built once
     # measures exactly what json.dumps would.
@@ -149,7 +145,7 @@ LONG_VALUES = st.lists(
 
 
 @given(LONG_VALUES, st.text(min_size=1, max_size=3))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_a_long_list_and_a_long_string_are_measured_in_pieces_exactly(items: list[Any], piece: str) -> None:
     # Over SLICE items and over CHUNK characters: the pieces add up to the plain measure.
     from mcp_replay_action.values.size import CHUNK

@@ -27,7 +27,7 @@ from mcp_replay_action.wire.jsonrpc import (
 FAKES = Path(__file__).parent / "fakes"
 PY = sys.executable
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("limits"), pytest.mark.timeout(60)]
 
 
 def is_response(msg: object) -> bool:

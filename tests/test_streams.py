@@ -22,7 +22,7 @@ from mcp_replay_action.cassette import load
 from mcp_replay_action.errors import CassetteError
 from mcp_replay_action.replay.streams import ACK, Window, compare_stream
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 SERVER = SERVERS / "listen_server.py"
 

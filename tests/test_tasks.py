@@ -25,7 +25,7 @@ from mcp_replay_action.replay.tasks import Polls, milestone, status_of
 from mcp_replay_action.transport.session import ClientSession
 from mcp_replay_action.transport.stdio import StdioTransport
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 SDK1_PYTHON = SERVERS / ".venv-sdk1" / "bin" / "python"
 SERVER = SERVERS / "tasks_server.py"

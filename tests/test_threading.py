@@ -14,6 +14,8 @@ from mcp import Client
 
 from e2e_helpers import SERVERS, python_server, record_through_proxy, replay
 
+pytestmark = pytest.mark.integration
+
 IDS = python_server(SERVERS / "ids_server.py")
 REPLAYS = 5
 

@@ -15,10 +15,11 @@ import pytest
 
 from mcp_replay_action.cassette import load, save
 from mcp_replay_action.cassette.convert import convert_file
-from mcp_replay_action.demo import record_demo_session
 from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.redact import Redactor
 from mcp_replay_action.replay.update import update_cassette
+
+pytestmark = pytest.mark.integration
 
 REGRESSED = f"{sys.executable} -m mcp_replay_action.samples.calc_server_regressed"
 FAKES = Path(__file__).parent / "fakes"
@@ -44,10 +45,8 @@ def lines(path: Path) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("rec") / "demo.jsonl"
-    record_demo_session(path)
-    return path
+def recorded(calc_cassette: Path) -> Path:
+    return calc_cassette
 
 
 @pytest.fixture
