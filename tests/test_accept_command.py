@@ -10,8 +10,12 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
+
 from e2e_helpers import REPO, run_cli
 from mcp_replay_action.accept_command import update_command
+
+pytestmark = pytest.mark.integration
 
 CASSETTE = REPO / "cassettes" / "calc" / "handshake.jsonl"
 REGRESSED = shlex.join([sys.executable, "-m", "mcp_replay_action.samples.calc_server_regressed"])

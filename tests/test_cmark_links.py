@@ -23,13 +23,14 @@ from mcp_replay_action.github.summary import render_summary
 from mcp_replay_action.github.template import Links, render_comment
 from mcp_replay_action.model.results import Finding, InteractionResult
 from mcp_replay_action.values.safe import md_cell
+from profiles import examples
 from report_fixtures import hostile_cassette, report, score
 
 CMARK = shutil.which("cmark-gfm")
 # Skipped on a machine without it, never in CI, where tests/run.sh installed it.
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.integration, pytest.mark.skipif(
     CMARK is None and not os.environ.get("CI"), reason="cmark-gfm is not installed (tests/install-cmark.sh)"
-)
+)]
 
 LINKS = Links(
     server_url="https://github.com",
@@ -162,7 +163,7 @@ def test_no_known_trick_becomes_a_link(text: str) -> None:
 
 
 @given(TEXT)
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_no_escaped_text_becomes_a_link(text: str) -> None:
     assert_links_only_ours(in_places(text), ours="")
 
@@ -175,7 +176,7 @@ def test_the_comment_and_the_summary_link_nothing_a_server_said(text: str) -> No
 
 
 @given(TRICKY)
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_the_comment_and_the_summary_link_nothing_fuzzed(text: str) -> None:
     hostile = hostile_report(text)
     assert_links_only_ours(render_comment(hostile, marker=MARKER, links=LINKS))

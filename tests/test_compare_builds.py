@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from e2e_helpers import cassette_lines, python_server, run_cli
+
+pytestmark = pytest.mark.integration
 
 SAMPLE = python_server("-m", "mcp_replay_action.samples.calc_server")
 REGRESSED = python_server("-m", "mcp_replay_action.samples.calc_server_regressed")

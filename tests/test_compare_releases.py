@@ -18,7 +18,7 @@ import pytest
 from e2e_helpers import command, run_cli
 from test_e2e_real_servers import MEMORY, needs_node
 
-pytestmark = [pytest.mark.timeout(600), needs_node]
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(600), needs_node]
 
 BASE_RELEASE = "2025.4.25"
 

@@ -16,6 +16,8 @@ import pytest
 from e2e_helpers import SERVERS, cassette_lines, python_server, replay, requests, run_cli
 from mcp_replay_action.explore.arguments import Unsatisfiable, arguments_for
 
+pytestmark = pytest.mark.integration
+
 EXPLORE_SERVER = SERVERS / "explore_server.py"
 SAMPLE = "mcp_replay_action.samples.calc_server"
 

@@ -13,7 +13,7 @@ import pytest
 from e2e_helpers import VENV_BIN, cassette_lines, command, requests, run_cli
 from test_e2e_real_servers import EVERYTHING, FILESYSTEM, MEMORY, TIME, needs_node
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 REPLAYS = 3
 GIT = VENV_BIN / "mcp-server-git"

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from fakegithub import FakeGitHub
@@ -16,6 +17,8 @@ from github_action_run import CALC_REGRESSED, make_workspace, run_action
 from github_events import pull_request
 from mcp_replay_action.demo import record_demo_session
 from mcp_replay_action.errors import EXIT_GATE
+
+pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

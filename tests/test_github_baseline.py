@@ -9,11 +9,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from fakegithub import FakeGitHub, git
 from git_origin import make_origin
 from github_action_run import PY, run_action
 from github_events import REPO, pull_request
 from mcp_replay_action.errors import EXIT_GATE, EXIT_OK, EXIT_USAGE
+
+pytestmark = pytest.mark.integration
 
 # The user's server: one read-only tool; the head's build adds one too many.
 SERVER = '''\

@@ -19,6 +19,8 @@ from mcp_replay_action.errors import EXIT_INFRA, ServerStartError
 from mcp_replay_action.github import comment as sticky
 from mcp_replay_action.transport.missing import Missing, missing_dependency
 
+pytestmark = pytest.mark.integration
+
 REPO = "octo/demo"
 NODE = shutil.which("node")
 

@@ -8,11 +8,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from e2e_helpers import SERVERS, python_server, run_cli
 from fakegithub import FakeGitHub
 from git_origin import make_origin
 from mcp_replay_action.errors import EXIT_OK
 from test_github_refresh import BRANCH, REPO, dispatch, writes
+
+pytestmark = pytest.mark.integration
 
 SERVER = python_server(SERVERS / "explore_server.py")
 

@@ -16,6 +16,8 @@ from github_events import fork_pull_request, pull_request
 from mcp_replay_action.demo import record_demo_session
 from mcp_replay_action.errors import EXIT_GATE
 
+pytestmark = pytest.mark.integration
+
 RECIPE = "mode: post-comment"
 
 

@@ -11,6 +11,8 @@ import pytest
 
 from mcp_replay_action.compare.engine import CompareOptions, compare
 
+pytestmark = pytest.mark.unit
+
 NO_OPTIONS = CompareOptions()
 
 

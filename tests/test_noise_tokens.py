@@ -21,7 +21,7 @@ from mcp_replay_action.compare.engine import compare
 from mcp_replay_action.compare.noise import learn, split
 from mcp_replay_action.compare.tokens import text_pattern
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 
 CLAUSE = python_server(SERVERS / "clause_server.py")
 PAGE = "ui://clause/page.html"

@@ -19,6 +19,8 @@ from mcp import Client
 from e2e_helpers import ignore_progress, python_server, record_through_proxy, replay
 from mcp_replay_action.compare.notifications import comparable, compare_counts, compare_heard
 
+pytestmark = pytest.mark.integration
+
 SHOP = Path(__file__).parent / "servers" / "shop_server.py"
 
 

@@ -12,6 +12,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.integration
+
 CALC = f"{sys.executable} -m mcp_replay_action.samples.calc_server"
 BOUND = 30.0  # seconds: generous for a loaded machine; each wait ends as soon as its line is there
 

@@ -22,6 +22,8 @@ from mcp_replay_action.redact_argv import looks_like_password, redact_argv, reda
 from mcp_replay_action.report import public_target
 from test_redact_env import cli
 
+pytestmark = pytest.mark.integration
+
 R = "[REDACTED]"
 TOKEN = "mcpRemoteToken-5521-quiet"  # short and plain: only its place says it is a secret
 RANDOM = "Xk3fQ9mZp2LwR7tYb4NcV8hJ"  # 24 mixed-case letters and digits: shorter than the token rules look for

@@ -21,7 +21,7 @@ from mcp_replay_action.options import clean_reset
 from mcp_replay_action.plan import make_target
 from mcp_replay_action.replay.advice import STATE, UNCONFIRMED
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 
 COUNTER = SERVERS / "counter_server.py"
 

@@ -24,7 +24,7 @@ from mcp_replay_action.replay.standby import Standby
 from mcp_replay_action.transport import Transport
 from mcp_replay_action.transport.stdio import StdioTransport
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
 _LONG_SERVER = r"""
 import json, os, sys

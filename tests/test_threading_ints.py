@@ -20,6 +20,8 @@ from mcp import Client
 
 from e2e_helpers import SERVERS, python_server, record_through_proxy, replay
 
+pytestmark = pytest.mark.integration
+
 TICKETS = python_server(SERVERS / "tickets_server.py")
 
 

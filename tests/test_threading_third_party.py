@@ -38,6 +38,8 @@ from e2e_helpers import (
     run_cli,
 )
 
+pytestmark = pytest.mark.integration
+
 GIT_SERVER = VENV_BIN / "mcp-server-git"
 REPLAYS = 5
 
