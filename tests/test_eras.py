@@ -12,6 +12,7 @@ on 2.x).
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +125,25 @@ def test_a_changed_tool_is_still_caught_across_eras(cassettes: dict[str, Path]) 
         assert found == {("tools/call", "add", "value-change", "breaking")}, run.describe()
 
 
+def test_a_pinned_sdk_recording_without_discover_replays_in_the_handshake_era(tmp_path: Path) -> None:
+    """The official 2.x client pinned to the revision (``mode="2026-07-28"``) sends no
+    ``server/discover``; its recording replays against the 1.x SDK build with ``--era handshake``,
+    the ``initialize`` built from the requests' ``_meta``."""
+    cassette = tmp_path / "sdk2-pinned.jsonl"
+    seen = record_through_proxy(
+        twin("2"), cassette, session(False), mode="2026-07-28", elicitation=elicit, roots=roots, sampling=sample
+    )
+    assert seen["protocol_version"] == "2026-07-28"
+    assert '"server/discover"' not in cassette.read_text("utf-8")
+    run = replay(twin("1"), cassette, "--era", "handshake", report=tmp_path / "r.json")
+    assert run.code == 0 and run.findings() == [], run.describe()
+    got = statuses(run)
+    assert got[0] == ("tools/list", "pass"), got  # the initialize sent first is not a recorded request
+    regressed = replay(twin("1", "--regressed"), cassette, "--era", "handshake", report=tmp_path / "x.json")
+    found = {(f["method"], f["name"], f["kind"]) for f in regressed.findings()}
+    assert regressed.code == 1 and found == {("tools/call", "add", "value-change")}, regressed.describe()
+
+
 def test_a_stateless_recording_replays_clean_on_the_handshake_sdk(cassettes: dict[str, Path]) -> None:
     cassette = cassettes["2"]
     run = replay(twin("1"), cassette, "--era", "handshake", report=cassette.with_suffix(".as-handshake.json"))
@@ -214,8 +234,15 @@ def test_stateless_to_handshake_folds_input_required_legs() -> None:
     assert roots_asked.kind == "server-request" and roots_asked.method == "roots/list"
     assert roots_asked.response == {"jsonrpc": "2.0", "id": roots_asked.seq, "result": {"roots": []}}
     assert last.message["params"] == {"name": "r"}  # no protocol _meta, answers or state
-    with pytest.raises(CassetteError, match="no answered server/discover"):
-        translate(Cassette(interactions=cassette.interactions[1:]), "handshake")
+    # No server/discover (the 2.x SDK's client pinned to the revision sends none): the handshake
+    # opens with an initialize built from the first request's _meta, sent and not compared.
+    pinned = translate(Cassette(interactions=cassette.interactions[1:]), "handshake")
+    opened, _, first = pinned.cassette.interactions[:3]
+    assert opened.method == "initialize" and opened.message["params"]["clientInfo"] == HELLO
+    assert pinned.opened == {opened.seq} and opened.seq < 0 and first.seq == 1
+    bare = tuple(replace(i, message={**i.message, "params": {"name": "r"}}) for i in cassette.interactions[1:])
+    with pytest.raises(CassetteError, match="no protocol era to translate from"):
+        translate(Cassette(interactions=bare), "handshake")
 
 
 def test_answers_of_two_eras_compared_by_meaning() -> None:

@@ -139,7 +139,7 @@ class _Session:
         self.consecutive_timeouts = 0
         self.deadline = 0.0
         # What the server sends besides its answers, recorded and live, by request (replay/heard.py).
-        self.heard = Heard(options.compare.ignore_notifications)
+        self.heard = Heard(options.compare.ignore_notifications, asks=not self.translation.across)
         self.heard_live: dict[int, list[JSONObject]] = {}  # the live ones of a failing request, for confirming
         self.client = ClientSession(
             transport, answer=self._recorded_answer, on_server_request=self.heard.asked, on_notification=self.heard.hear
@@ -408,6 +408,9 @@ class _Session:
         if answer is None:
             return
         inter = answer.inter
+        if inter.seq in self.translation.opened:  # sent to open the session; nothing recorded to compare
+            answer.close()
+            return
         checked = self._check_output(answer)
         heard, heard_live = self.heard.findings(inter.seq, answer.heard, self.redactor.apply, self.compare_options)
         if heard:

@@ -35,8 +35,11 @@ _SLACK = 2e-6  # seconds: ts and latency are each rounded to the microsecond in 
 class Heard:
     """One session's server notifications and requests to the client, by request."""
 
-    def __init__(self, ignore: tuple[str, ...] = ()) -> None:
+    def __init__(self, ignore: tuple[str, ...] = (), asks: bool = True) -> None:
         self.ignore = ignore
+        # Whether requests to the client are compared: not across eras, where one era's mid-call
+        # request is the other's input_required round (``translate.py``), compared by its answers.
+        self.asks = asks
         self.on_stream: Callable[[JSONObject], None] | None = None  # a subscription's events (streams.py)
         self.window: list[JSONObject] | None = None  # live, while an answer is awaited
         self.live_outside: list[JSONObject] = []
@@ -53,7 +56,7 @@ class Heard:
         """A recorded ``server-notification`` or ``server-request``, in cassette order."""
         from mcp_replay_action.compare.notifications import comparable
 
-        if not comparable([inter.message], self.ignore):
+        if not comparable([inter.message], self.ignore) or ("id" in inter.message and not self.asks):
             return
         current = self._current
         if current is not None and (
@@ -88,7 +91,7 @@ class Heard:
         if self.on_stream is not None and not comparable([message]):
             self.on_stream(message)  # a subscription's event: its stream compares it
             return
-        if not comparable([message], self.ignore):
+        if not comparable([message], self.ignore) or ("id" in message and not self.asks):
             return
         (self.window if self.window is not None else self.live_outside).append(message)
 

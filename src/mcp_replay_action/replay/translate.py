@@ -13,7 +13,9 @@ skipped and listed; a server-to-client request the recording answered (roots, sa
 elicitation) is now an ``input_required`` round, answered from the recording by ``rounds``.
 
 Stateless to handshake: ``server/discover`` becomes an ``initialize`` built from the requests'
-``_meta`` (then ``notifications/initialized``); the protocol keys leave ``_meta``; a multi
+``_meta`` (then ``notifications/initialized``); a recording without one (the official 2.x SDK's
+stateless client sends none) is opened by an ``initialize`` sent before its first request, whose
+answer nothing recorded (``Translation.opened``: not compared); the protocol keys leave ``_meta``; a multi
 round-trip request's ``input_required`` legs are not sent (the server now asks mid-call, and is
 answered with what the recording answered: each leg's ``inputRequests`` beside the next leg's
 ``inputResponses``), and its last leg is sent without ``inputResponses``/``requestState``.
@@ -66,6 +68,9 @@ class Translation:
     unsent: dict[int, str] = field(default_factory=dict)
     # Of those, the requests the other era has no method for (``ping``...): listed in the report.
     lacking: frozenset[int] = frozenset()
+    # Requests sent that the recording never made, so have no answer to compare: the ``initialize``
+    # that opens a handshake for a stateless recording without ``server/discover`` (``_to_handshake``).
+    opened: frozenset[int] = frozenset()
 
     @property
     def across(self) -> bool:
@@ -103,7 +108,8 @@ def translate(cassette: Cassette, era: str = "recorded") -> Translation:
     else:
         out, unsent = _to_handshake(interactions, cassette.path)
     lacking = frozenset(seq for seq, why in unsent.items() if why.startswith(_LACKING))
-    return Translation(replace(cassette, interactions=tuple(out)), recorded, era, unsent, lacking)
+    opened = frozenset(i.seq for i in out if i.seq == OPENED_SEQ)
+    return Translation(replace(cassette, interactions=tuple(out)), recorded, era, unsent, lacking, opened)
 
 
 def _to_stateless(interactions: tuple[Interaction, ...]) -> tuple[list[Interaction], dict[int, str]]:
@@ -144,11 +150,25 @@ def stamped(params: JSON, stamp: JSONObject) -> JSONObject:
     return out
 
 
+# The seq of an ``initialize`` the recording never sent (``Translation.opened``): below every
+# recorded seq and apart from the synthesized server requests' (-2, -3, ...).
+OPENED_SEQ = -1
+
+
 def _to_handshake(interactions: tuple[Interaction, ...], path: str) -> tuple[list[Interaction], dict[int, str]]:
     opening = next((i for i in interactions if i.kind == "request" and i.method == "server/discover"), None)
-    if opening is None or not isinstance(opening.response, dict) or "result" not in opening.response:
-        raise CassetteError(path, None, "--era handshake: no answered server/discover to open the handshake from")
     meta = _protocol_meta(interactions)
+    if opening is None and meta:
+        # The official 2.x SDK's stateless client sends no server/discover: every request carries
+        # the protocol _meta an initialize needs. The handshake opens before the first request, as
+        # a request the recording never made (sent, its answer not compared).
+        first = next(i for i in interactions if i.kind == "request")
+        opening = Interaction(seq=OPENED_SEQ, kind="request", message={"id": "mcp-replay-initialize"}, line=first.line)
+        interactions = tuple(i for j in interactions for i in ((opening, j) if j is first else (j,)))
+    elif opening is None or not isinstance(opening.response, dict) or "result" not in opening.response:
+        raise CassetteError(
+            path, None, "--era handshake: no answered server/discover and no request _meta to open the handshake from"
+        )
     initialize = {
         "jsonrpc": "2.0",
         "id": opening.message.get("id"),
@@ -163,7 +183,7 @@ def _to_handshake(interactions: tuple[Interaction, ...], path: str) -> tuple[lis
     answers = _leg_answers(interactions)
     unsent: dict[int, str] = {}
     out: list[Interaction] = []
-    asked = -1  # the synthesized server requests' seqs: negative, apart from every recorded one
+    asked = OPENED_SEQ - 1  # the synthesized server requests' seqs: negative, apart from every recorded one
     for inter in interactions:
         if inter.kind != "request":
             out.append(inter)
