@@ -248,7 +248,7 @@ def test_docs_link_names_the_repository_the_action_was_used_from(
 ) -> None:
     ws = make_workspace(tmp_path, {"cassettes/calc.jsonl": calc_cassette})
     no_token = {"server": CALC, "github-token": ""}
-    event = pull_request(7, SHA)
+    event = fork_pull_request(8, SHA)  # the link comes with the fork recipe (tests/test_github_unwritten.py)
     by_path = run_action(
         ws, event_name="pull_request", event=event, inputs=no_token, api_url=fake.url,
         extra_env={"GITHUB_ACTION_PATH": "/home/runner/work/_actions/acme/mcp-replay-fork/v1"},
