@@ -123,6 +123,33 @@ def run_cli(
     return run
 
 
+def run_in_process(
+    *args: str | Path, cwd: Path | None = None, umask: int | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``mcp-replay ARGS`` run by click's test runner in this process, for what needs no process
+    of its own (a usage error, help, a plan refused before anything starts): exit code, stdout
+    and stderr as ``subprocess.run`` gives them, without an interpreter's start-up. An exception
+    the CLI lets escape is raised here: the console script would have printed its traceback."""
+    from click.testing import CliRunner
+
+    from mcp_replay_action.cli import main
+
+    argv = [str(a) for a in args]
+    here = os.getcwd()
+    mask = os.umask(umask) if umask is not None else None
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        result = CliRunner().invoke(main, argv, prog_name="mcp-replay")
+    finally:
+        os.chdir(here)
+        if mask is not None:
+            os.umask(mask)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(["mcp-replay", *argv], result.exit_code, result.stdout, result.stderr)
+
+
 # Servers inherit the caller's environment, so a tag in mcp-replay's environment marks every
 # process a run started, however it was spawned (own process group, grandchildren).
 TAG_VAR = "MCP_REPLAY_E2E_TAG"

@@ -1,5 +1,7 @@
-"""Issue 8 items 9 and 10 through the real CLI: every bad input gets a clear one-line answer and
-exit 2 before any session starts (nothing recorded is lost); the files we write follow the umask."""
+"""Issue 8 items 9 and 10 through the CLI: every bad input gets a clear one-line answer and
+exit 2 before any session starts (nothing recorded is lost); the files we write follow the umask.
+The refusals run in process (click's runner: ``e2e_helpers.run_in_process``); the umask test runs
+the real entry point in a process of its own, the umask set for it alone."""
 
 from __future__ import annotations
 
@@ -12,34 +14,33 @@ from pathlib import Path
 
 import pytest
 
+from e2e_helpers import run_in_process
+
 pytestmark = pytest.mark.integration
 
 CALC = f"{sys.executable} -m mcp_replay_action.samples.calc_server"
 UNPRIVILEGED = hasattr(os, "geteuid") and os.geteuid() != 0
 
 
-def cli(*args: str, cwd: Path | None = None, umask: int | None = None) -> subprocess.CompletedProcess[str]:
-    def set_umask() -> None:
-        if umask is not None:
-            os.umask(umask)
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return run_in_process(*args)
 
+
+def process(*args: str, umask: int) -> subprocess.CompletedProcess[str]:
+    """``python -m mcp_replay_action ARGS`` under ``umask``."""
     return subprocess.run(
         [sys.executable, "-m", "mcp_replay_action", *args],
         capture_output=True,
         text=True,
-        cwd=cwd,
         timeout=120,
         stdin=subprocess.DEVNULL,
-        preexec_fn=set_umask if umask is not None else None,
+        preexec_fn=lambda: os.umask(umask),
     )
 
 
-@pytest.fixture(scope="module")
-def cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    keep = tmp_path_factory.mktemp("demo")
-    done = cli("demo", "--keep", str(keep))
-    assert done.returncode == 0, done.stdout + done.stderr
-    return keep / "demo.jsonl"
+@pytest.fixture
+def cassette(demo_cassette: Path) -> Path:
+    return demo_cassette
 
 
 def one_line_error(done: subprocess.CompletedProcess[str]) -> str:
@@ -138,7 +139,7 @@ def test_header_only_cassette_is_a_usage_error_not_grade_a(cassette: Path, tmp_p
 def test_written_files_follow_the_umask(cassette: Path, tmp_path: Path) -> None:
     """Issue 8 item 9: reports, JUnit, badge and cassettes are 0644 under umask 022 (0600 before)."""
     out = {name: tmp_path / name for name in ("r.json", "r.md", "r.xml", "b.json")}
-    done = cli(
+    done = process(
         "replay", "--server", CALC, "--cassette", str(cassette),
         "--report", str(out["r.json"]), "--markdown", str(out["r.md"]),
         "--junit", str(out["r.xml"]), "--badge", str(out["b.json"]),
@@ -146,10 +147,10 @@ def test_written_files_follow_the_umask(cassette: Path, tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     converted = tmp_path / "c.json"
-    assert cli("convert", str(cassette), str(converted), umask=0o022).returncode == 0
+    assert process("convert", str(cassette), str(converted), umask=0o022).returncode == 0
     for path in [*out.values(), converted]:
         assert stat.S_IMODE(path.stat().st_mode) == 0o644, path
     strict = tmp_path / "strict.json"
-    assert cli("convert", str(cassette), str(strict), umask=0o077).returncode == 0
+    assert process("convert", str(cassette), str(strict), umask=0o077).returncode == 0
     assert stat.S_IMODE(strict.stat().st_mode) == 0o600
     assert json.loads(out["b.json"].read_text())["schemaVersion"] == 1
