@@ -18,6 +18,7 @@ from mcp_replay_action.compare.classes import RULE, RULES, markdown_table
 from mcp_replay_action.compare.engine import CompareOptions, compare
 from mcp_replay_action.compare.schema_equal import validation_form, validation_keys
 from mcp_replay_action.grade.verdict import missing_finding
+from mcp_replay_action.replay import deep
 from mcp_replay_action.replay.measures import growth, slowdown
 from mcp_replay_action.values.size import answer_bytes
 from profiles import examples
@@ -210,6 +211,7 @@ OUTSIDE = {
     # What the server sends while it answers (on real servers: tests/test_notifications.py).
     **{rule: (lambda rule=rule: _heard_finding(rule)) for rule in HEARD_CASES},
     "era-refused": None,  # replay's one finding for an era the server refuses: tests/test_era_mismatch.py
+    "too-deep": lambda: deep.finding(903),  # through a real server: tests/test_deep_answers.py
 }
 
 

@@ -191,7 +191,7 @@ def test_a_run_that_could_not_replay_replaces_the_verdict_on_the_pull_request(
     assert broken.returncode == EXIT_INFRA, broken.stdout + broken.stderr
     [comment] = fake.comments[(REPO, 7)]  # the same comment, edited
     body = comment["body"]
-    assert "### ⛔ MCP replay could not replay" in body and "passed" not in body.split("\n")[2]
+    assert "### ⛔ MCP replay could not complete" in body and "passed" not in body.split("\n")[2]
     assert "no earlier verdict on this pull request stands" in body
     assert "fatal" in body  # why, from the server's stderr
     assert "sk-live-0a1b2c3d4e5f" not in body  # redacted

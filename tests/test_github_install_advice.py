@@ -69,7 +69,7 @@ def test_a_python_server_missing_a_module_is_told_to_use_install(
     assert "the Python module `mcp_replay_dep_not_installed`" in error
     assert "with the action's `install` input, for example `install: pip install -r requirements.txt`" in error
     body = our_comment(fake)
-    assert "could not replay" in body and "**Install the server's dependencies.**" in body
+    assert "could not complete" in body and "**Install the server's dependencies.**" in body
     assert "the Python module `mcp_replay_dep_not_installed`" in body
     assert "for example `install: pip install -r requirements.txt`" in body
     assert "MCP replay could not run" in run.summary and "`install` input" in html.unescape(run.summary)

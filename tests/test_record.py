@@ -124,6 +124,71 @@ def test_tape_redacts_once_as_messages_arrive():
     assert redactor.rules()["hits"] == {"known-prefixes": 1, "secret-keys": 1}
 
 
+def test_tape_places_each_interaction_once_it_and_all_before_it_are_complete():
+    tape = Tape(Redactor(), t0=0.0)
+    tape.client_line(line(req(1, "tools/call", {"name": "slow"})), 1.0)
+    tape.server_line(line({"jsonrpc": "2.0", "method": "notifications/progress", "params": {}}), 1.1)
+    assert tape.place(hold=2.0, now=1.2) == []  # the progress waits behind its open call
+    tape.server_line(line(ok(1, {})), 1.5)
+    placed = tape.place(hold=2.0, now=1.6)
+    assert [(i.seq, i.method) for i in placed] == [(0, "tools/call"), (1, "notifications/progress")]
+    assert tape.place(hold=2.0, now=1.7) == []  # each once
+
+
+def test_an_open_request_holds_back_the_rest_for_at_most_the_hold_then_goes_where_it_is_answered():
+    tape = Tape(Redactor(), t0=0.0)
+    tape.client_line(line(req(1, "slow")), 1.0)
+    tape.client_line(line(req(2, "quick")), 1.1)
+    tape.server_line(line(ok(2, {})), 1.2)
+    assert tape.place(hold=2.0, now=2.9) == []
+    assert [(i.seq, i.method) for i in tape.place(hold=2.0, now=3.1)] == [(0, "quick")]
+    tape.server_line(line(ok(1, {})), 5.0)  # answered at last: placed where its answer came
+    assert [(i.seq, i.method, i.latency_ms) for i in tape.place(hold=2.0, now=5.1)] == [(1, "slow", 4000.0)]
+    assert tape.unanswered == 0 and tape.amended() == []
+
+
+def test_a_listen_is_placed_at_once_and_its_line_amended_when_the_stream_ends():
+    tape = Tape(Redactor(), t0=0.0)
+    tape.client_line(line(req(7, "subscriptions/listen", {})), 1.0)
+    sid = {"_meta": {"io.modelcontextprotocol/subscriptionId": 7}}
+    tape.server_line(line({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": sid}), 1.1)
+    placed = tape.place(hold=2.0, now=1.2)
+    assert [(i.seq, i.method, i.response) for i in placed] == [
+        (0, "subscriptions/listen", None),
+        (1, "notifications/tools/list_changed", None),
+    ]
+    tape.server_line(line(ok(7, {})), 9.0)  # the server closed the stream
+    (amended,) = tape.amended()
+    assert amended.seq == 0 and amended.response == ok(7, {})
+    assert tape.amended() == [] and tape.unanswered == 0
+
+
+def test_a_server_request_unanswered_past_the_hold_is_kept_and_amended_when_answered():
+    tape = Tape(Redactor(), t0=0.0)
+    tape.server_line(line(req("s1", "sampling/createMessage", {})), 1.0)
+    assert [(i.kind, i.response) for i in tape.place(hold=2.0, now=3.5)] == [("server-request", None)]
+    tape.client_line(line(ok("s1", {"content": {"type": "text", "text": "hi"}})), 4.0)
+    assert [i.response for i in tape.amended()] == [ok("s1", {"content": {"type": "text", "text": "hi"}})]
+
+
+def test_a_request_whose_id_is_reused_before_its_answer_is_never_placed():
+    tape = Tape(Redactor(), t0=0.0)
+    tape.client_line(line(req(1, "first")), 1.0)
+    tape.client_line(line(req(1, "second")), 1.1)
+    tape.server_line(line(ok(1, {})), 1.2)
+    assert [i.method for i in tape.place(hold=2.0, now=1.3)] == ["second"]
+    assert tape.unanswered == 1
+
+
+def test_a_message_too_deep_to_redact_is_passed_on_never_recorded():
+    tape = Tape(Redactor(), t0=0.0)
+    tape.client_line(line(req(1, "tools/call", {"name": "deep"})), 1.0)
+    deep = b'{"jsonrpc":"2.0","id":1,"result":{"v":' + b"[" * 950 + b"]" * 950 + b"}}\n"
+    tape.server_line(deep, 1.1)  # parsed, too deep for the redactor's recursion
+    tape.server_line(b'{"jsonrpc":"2.0","id":1,"result":' + b"[" * 5000 + b"]" * 5000 + b"}\n", 1.2)  # unparsed
+    assert tape.interactions() == [] and tape.too_deep == 2 and tape.unanswered == 1
+
+
 def test_session_facts_handshake_after_a_failed_discover_probe():
     tape = Tape(Redactor())
     discover = req(1, "server/discover", {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}})

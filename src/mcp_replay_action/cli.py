@@ -61,11 +61,13 @@ def shown_server_error(exc: ServerError) -> ServerError:
 
 
 def handle_errors(func: F) -> F:
-    """Turn every typed error into one line on stderr and its exit code."""
+    """Turn every typed error into one line on stderr and its exit code; and any other failure
+    (a bug of ours, a limit no check foresaw) into one line and exit 3, never a traceback and
+    never exit 1, which says a gate failed."""
 
     @functools.wraps(func)
     def wrapper(*args: object, **kwargs: object) -> object:
-        from mcp_replay_action.errors import ReplayError, ServerError
+        from mcp_replay_action.errors import EXIT_INFRA, EXIT_INTERRUPTED, ReplayError, ServerError
 
         try:
             return func(*args, **kwargs)
@@ -75,10 +77,23 @@ def handle_errors(func: F) -> F:
         except ReplayError as exc:
             _fail(exc.one_line(), exc.exit_code)
         except KeyboardInterrupt:
-            _fail("interrupted", 130)
+            _fail("interrupted", EXIT_INTERRUPTED)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise  # click's own (a usage error, exit 2; an exit asked for), said its way
+        except Exception as exc:
+            _fail(internal_error(exc), EXIT_INFRA)
         return None
 
     return wrapper  # type: ignore[return-value]
+
+
+def internal_error(exc: Exception) -> str:
+    """The line an unexpected error is told in: its type and text, which may quote a server, so
+    through the built-in redaction rules, and cut short."""
+    from mcp_replay_action.redact import Redactor
+
+    text = " ".join(str(Redactor().apply(str(exc))).split())[:300]
+    return f"internal error: {type(exc).__name__}" + (f": {text}" if text else "") + " (please report it)"
 
 
 # Every command: its module under ``mcp_replay_action.commands``, the name it has there, and its

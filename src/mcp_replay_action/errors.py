@@ -12,6 +12,7 @@ EXIT_OK = 0
 EXIT_GATE = 1  # a regression with --fail-on-regression, or a grade below --min-grade
 EXIT_USAGE = 2  # usage, configuration or cassette error
 EXIT_INFRA = 3  # infrastructure: server not found, never answered, cannot connect
+EXIT_INTERRUPTED = 130  # a stop signal (Ctrl-C, SIGTERM, SIGHUP) ended the command early
 
 
 class ReplayError(Exception):
@@ -26,6 +27,12 @@ class ReplayError(Exception):
 
 class ConfigError(ReplayError):
     """A bad option, input or configuration value."""
+
+
+class Interrupted(ReplayError):
+    """A stop signal (Ctrl-C, SIGTERM, SIGHUP) ended a command before it was done."""
+
+    exit_code = EXIT_INTERRUPTED
 
 
 class CassetteError(ReplayError):
@@ -86,6 +93,15 @@ class CommandNotFound(ServerStartError):
 class MessageTooLarge(ServerExited):
     """The server sent a message longer than the cap (``--max-message-size``): what it sent is
     dropped, and it is read no further (as good as gone)."""
+
+
+class MessageTooDeep(ServerError):
+    """The server sent a message nested too deeply to read (past Python's recursion limit): it is
+    dropped, and what follows it is read on. ``depth``: how deep it was."""
+
+    def __init__(self, message: str, *, depth: int = 0, stderr_tail: str = "", exit_status: int | None = None) -> None:
+        self.depth = depth
+        super().__init__(message, stderr_tail=stderr_tail, exit_status=exit_status)
 
 
 class ServerExitedAtStart(ServerStartError, ServerExited):

@@ -10,6 +10,8 @@ The names callers need are re-exported here: ``from mcp_replay_action.cassette i
 
 from mcp_replay_action.cassette.jsonl import (
     SCHEMA_ID,
+    cut_short_line,
+    cut_short_note,
     dumps,
     dumps_over,
     interaction_from_json,
@@ -23,6 +25,8 @@ from mcp_replay_action.host.files import atomic_write_text
 __all__ = [
     "SCHEMA_ID",
     "atomic_write_text",
+    "cut_short_line",
+    "cut_short_note",
     "dumps",
     "dumps_over",
     "interaction_from_json",

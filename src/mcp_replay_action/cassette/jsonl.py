@@ -164,8 +164,18 @@ def load(path: str | os.PathLike[str], *, stream: bool = False) -> Cassette:
     seen: set[int] = set()
     longest = KEEP_LINE_CHARS - 1
     kept: dict[int, Interaction] = {}  # a streamed cassette's longest line, decoded (KEEP_LINE_CHARS)
+    cut = 0
     for number, text in lines:
-        inter = interaction_from_json(_decode(text, spath, number), path=spath, line=number)
+        try:
+            doc = _decode(text, spath, number)
+        except CassetteError:
+            if text.endswith("\n"):
+                raise
+            # Only a file's last line can lack its end: a recorder killed while it wrote it.
+            # That interaction was in flight; the ones before it are whole.
+            cut = number
+            break
+        inter = interaction_from_json(doc, path=spath, line=number)
         if inter.seq in seen:
             raise CassetteError(spath, number, f"duplicate seq {inter.seq}")
         seen.add(inter.seq)
@@ -177,19 +187,57 @@ def load(path: str | os.PathLike[str], *, stream: bool = False) -> Cassette:
     if streamed:
         # Typed as the tuple it stands in for: every reader of a streamed cassette only iterates.
         lazy = cast("tuple[Interaction, ...]", StreamedInteractions(spath, len(seen), kept))
-        return Cassette(meta=header.get("meta") or {}, interactions=lazy, path=spath)
-    return Cassette(meta=header.get("meta") or {}, interactions=tuple(interactions), path=spath)
+        return Cassette(meta=header.get("meta") or {}, interactions=lazy, path=spath, cut_short=cut)
+    return Cassette(meta=header.get("meta") or {}, interactions=tuple(interactions), path=spath, cut_short=cut)
+
+
+def cut_short_line(path: str | os.PathLike[str]) -> int:
+    """The number of ``path``'s last line when ``load`` leaves it out as cut short, else 0:
+    cheap for every file that ends its last line (all but a killed recording's)."""
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            if size == 0:
+                return 0
+            fh.seek(size - 1)
+            if fh.read(1) == b"\n":
+                return 0
+            fh.seek(0)
+            data = fh.read()
+    except OSError:
+        return 0
+    start = data.rfind(b"\n") + 1
+    try:
+        json.loads(data[start:])
+    except (ValueError, RecursionError):
+        return data.count(b"\n", 0, start) + 1
+    return 0
+
+
+def cut_short_note(path: str, line: int) -> str:
+    """What every reader says of a last line ``load`` left out."""
+    return f"{path}:{line}: the last line is cut short (the recording was killed while it wrote it): left out"
 
 
 def _load_foreign(path: str) -> Cassette:
     return from_recorder_json(path)
 
 
+def header_line(meta: Mapping[str, JSON], *, escaped: bool = False) -> str:
+    """A cassette's first line (no end of line): the schema and ``meta``. ``escaped``: every
+    non-ASCII character escaped (the one spelling of a lone surrogate that UTF-8 can hold)."""
+    return json.dumps({"schema": SCHEMA_ID, "meta": meta}, ensure_ascii=escaped, separators=(",", ":"))
+
+
+def interaction_line(inter: Interaction, *, escaped: bool = False) -> str:
+    """One interaction's line (no end of line); ``escaped`` as for ``header_line``."""
+    return json.dumps(inter.to_json(), ensure_ascii=escaped, separators=(",", ":"))
+
+
 def dumps(cassette: Cassette) -> str:
     """The JSONL text of a cassette: header, then one interaction per line."""
-    header = {"schema": SCHEMA_ID, "meta": cassette.meta}
-    out = [json.dumps(header, ensure_ascii=False, separators=(",", ":"))]
-    out.extend(json.dumps(i.to_json(), ensure_ascii=False, separators=(",", ":")) for i in cassette.interactions)
+    out = [header_line(cassette.meta)]
+    out.extend(interaction_line(i) for i in cassette.interactions)
     return "\n".join(out) + "\n"
 
 
@@ -199,7 +247,7 @@ def dumps_over(cassette: Cassette, original: Cassette) -> str:
     diff shows only what changed, whatever spacing the file was written with."""
     raw = dict(iter_lines(original.path))
     before = {i.seq: i for i in original.interactions}
-    out = [json.dumps({"schema": SCHEMA_ID, "meta": cassette.meta}, ensure_ascii=False, separators=(",", ":"))]
+    out = [header_line(cassette.meta)]
     if cassette.meta == original.meta and 1 in raw:
         out[0] = raw[1].rstrip("\r\n")
     for inter in cassette.interactions:
@@ -207,7 +255,7 @@ def dumps_over(cassette: Cassette, original: Cassette) -> str:
         if old is not None and old == inter and inter.line in raw:
             out.append(raw[inter.line].rstrip("\r\n"))
         else:
-            out.append(json.dumps(inter.to_json(), ensure_ascii=False, separators=(",", ":")))
+            out.append(interaction_line(inter))
     return "\n".join(out) + "\n"
 
 

@@ -25,7 +25,7 @@ from mcp_replay_action.commands.common import (
     thread_rules,
     url_option,
 )
-from mcp_replay_action.errors import ConfigError, ServerStartError
+from mcp_replay_action.errors import CassetteError, ConfigError, ServerStartError
 from mcp_replay_action.options import parse_env
 
 # The proxy reads the client's messages on stdin: typed at a prompt, it waits with nothing to say.
@@ -119,11 +119,14 @@ def record(
         isolate=isolate,
         max_message=max_message,
         thread_rules=rules,
+        # On stderr (stdout is the client's channel to the server), as soon as the session ends:
+        # a client's shutdown may kill us while the server takes its time to stop.
+        announce=log,
     )
+    if summary.write_error:
+        raise CassetteError(cassette, None, f"cannot write the cassette: {summary.write_error}")
     if not summary.saved and summary.server_failure:
         # The server's own words pass the recording's redactor, like everything it recorded.
         raise ServerStartError(
             str(redactor.apply(summary.server_failure)), stderr_tail=str(redactor.apply(summary.stderr_tail))
         )
-    # On stderr: stdout is the client's channel to the server.
-    log(summary.line)

@@ -56,6 +56,17 @@ def record_scenarios_cmd(
         # It may quote a tool name the server sent: a CI log must not obey it.
         click.echo(no_workflow_commands(f"mcp-replay: warning: {text}"), err=True)
 
-    paths = record_scenarios(scenarios, out, only=only, strict=strict, warn=warn, on_recorded=recorded)
+    from mcp_replay_action.errors import Interrupted
+    from mcp_replay_action.transport.process import trap_stop_signals
+
+    def stop() -> None:
+        # Raised where the recording is (the main thread), which keeps what it has and says where.
+        raise Interrupted("interrupted")
+
+    restore = trap_stop_signals(stop)
+    try:
+        paths = record_scenarios(scenarios, out, only=only, strict=strict, warn=warn, on_recorded=recorded)
+    finally:
+        restore()
     names = ", ".join(path.name for path in paths)
     click.echo(f"wrote {len(paths)} cassette{'s' if len(paths) != 1 else ''} to {out}: {names}")

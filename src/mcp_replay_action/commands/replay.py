@@ -73,6 +73,11 @@ def replay(
     report = outcome.report
     if plan.mode == "check":
         report = replace(report, accept=_accept(values))
+    from mcp_replay_action.cassette import cut_short_line, cut_short_note
+
+    for path in plan.paths:
+        if line := cut_short_line(path):
+            click.echo(f"warning: {cut_short_note(plan.shown(path), line)}", err=True)
     emit_report(
         report,
         as_json=as_json,

@@ -26,6 +26,7 @@ from typing import TypedDict, Unpack
 
 from mcp_replay_action.model import JSON
 from mcp_replay_action.model.results import CLASS_ORDER, Finding, FindingClass, FindingKind
+from mcp_replay_action.values.depth import COMPARED
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,9 @@ RULES: tuple[Rule, ...] = (
     # -- breaking: what a client written against the recording can trip on ---------------------
     Rule("missing-response", "no live answer arrived (a crash, a hang, a timeout)", "breaking",
          "the client waits for an answer that never comes"),
+    Rule("too-deep", "an answer is nested too deeply to read or compare (past Python's recursion limit; "
+         f"answers up to {COMPARED} levels deep always are): the finding says how deep", "breaking",
+         "nothing in it was compared, and a client parsing it may fail the same way"),
     Rule("result-became-error", "a result became a JSON-RPC error", "breaking",
          "a call that succeeded now fails"),
     Rule("error-became-result", "a JSON-RPC error became a result", "breaking",

@@ -7,8 +7,9 @@
 4. Report: the JSON report file, annotations on the cassette lines, the job summary, the sticky
    PR comment (or the comment file, for pull requests from forks), the step outputs.
 5. Exit by the gate: 0 passed, 1 failed. A bad input or cassette is one line and exit 2; a server,
-   install or GitHub failure is one line and exit 3 (and, for a server or install, the sticky
-   comment says the run could not replay, so no earlier verdict stands).
+   install or GitHub failure, or any error we did not foresee, is one line and exit 3 (and, but
+   for GitHub's own, the sticky comment says the run could not complete, so no earlier verdict
+   stands).
 
 ``mode: post-comment`` instead posts a comment file saved by an earlier run (a ``workflow_run``
 job), after verifying it against that run. ``mode: refresh`` re-records what changed and proposes
@@ -48,6 +49,7 @@ from mcp_replay_action.github.unwritten import unwritten_advice
 from mcp_replay_action.grade.assemble import build_report
 from mcp_replay_action.host import files, privilege
 from mcp_replay_action.model.results import CassetteResult, Report
+from mcp_replay_action.plan import Plan
 from mcp_replay_action.redact import Redactor, env_secrets
 from mcp_replay_action.replay.engine import Outcome, run
 from mcp_replay_action.report import counts_text, public_target
@@ -115,6 +117,12 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
         message = f"internal error: {type(exc).__name__}: {exc}"
         out.error(message, title="mcp-replay")
         write_failure_summary(context.summary_path, message)
+        if settings and event:
+            # The run did not complete: no earlier verdict ("passed") may stand on the pull request.
+            try:
+                comment_could_not_run(settings, context, event, message, out)
+            except Exception as again:  # noqa: BLE001 - the run has failed already; say so, once
+                out.warning(f"Cannot write the PR comment: {type(again).__name__}", title="mcp-replay comment")
         return EXIT_INFRA
 
 
@@ -146,6 +154,7 @@ def replay_and_report(settings: Settings, context: RunContext, event: Event, out
     out.info(f"Replaying {len(plan.paths)} cassette(s) against {public_target(plan.target.describe())}")
     outcome = run(plan)
     warn_unused_rules(outcome, out)
+    warn_cut_short(plan, out)
     return report_everywhere(settings, context, event, outcome.report, out, outcome.exit_code)
 
 
@@ -209,6 +218,16 @@ def warn_unused_rules(outcome: Outcome, out: Commands) -> None:
     inputs = {flag: row.input for row in OPTIONS if row.input for flag in row.flags}
     for flag, rule in outcome.unused_rules:
         out.warning(f"input {inputs.get(flag, flag)}: {rule!r} matched nothing in this run", title="mcp-replay")
+
+
+def warn_cut_short(plan: Plan, out: Commands) -> None:
+    """A warning annotation on each cassette whose last line was left out, cut short (a
+    recording killed while it wrote it)."""
+    from mcp_replay_action.cassette import cut_short_line, cut_short_note
+
+    for path in plan.paths:
+        if line := cut_short_line(path):
+            out.warning(cut_short_note(plan.shown(path), line), title="mcp-replay")
 
 
 def merge_and_report(settings: Settings, context: RunContext, event: Event, out: Commands) -> int:
@@ -543,7 +562,7 @@ def publish_comment(
 def comment_could_not_run(
     settings: Settings, context: RunContext, event: Event, reason: str, out: Commands, *, advice: str = ""
 ) -> None:
-    """A pull request run that could not replay (exit 3) says so in the sticky comment, so an
+    """A pull request run that could not complete (exit 3) says so in the sticky comment, so an
     earlier verdict ("passing") does not stand; ``advice`` (``install_advice``) names the fix when
     the server lacked a dependency. The reason and the advice are redacted like a target; a comment
     that cannot be written is a warning (the run has already failed)."""

@@ -110,7 +110,7 @@ class Links:
 def state_line(passed: bool, sha: str, *, error: bool = False) -> str:
     """``<!-- mcp-replay-state gate=failed sha=<sha> -->``: what a refresh reads back from our
     comments to find the pull requests that fail (``refresh.failing_pulls``); ``gate=error``
-    when the run could not replay (a refresh would not help there)."""
+    when the run could not complete (a refresh would not help there)."""
     shown = sha if _SHA.fullmatch(sha) else ""
     gate = "error" if error else "passed" if passed else "failed"
     return f"<!-- mcp-replay-state gate={gate} sha={shown} -->"
@@ -242,7 +242,7 @@ def render_could_not_run(
     command: str = "",
     advice: str = "",
 ) -> str:
-    """The comment of a run that could not replay (exit 3), so the pull request no longer shows
+    """The comment of a run that could not complete (exit 3), so the pull request no longer shows
     an earlier verdict: ``reason`` (already redacted) in one inert line, ``advice`` (already
     redacted: the ``install`` input, for a server that lacked a dependency) as the thing to do,
     and ``command`` (the local replay) to see it on a developer's machine."""

@@ -81,6 +81,9 @@ class Cassette:
     interactions: tuple[Interaction, ...] = ()
     path: str = ""
     source_format: Literal["jsonl", "mcp-recorder-json"] = "jsonl"
+    # The number of a last line left out because it was cut short (a recording killed while it
+    # wrote that line: its interaction was in flight); 0 when there is none.
+    cut_short: int = 0
 
     @property
     def requests(self) -> tuple[Interaction, ...]:

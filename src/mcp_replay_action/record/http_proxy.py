@@ -4,10 +4,10 @@
 Every request is forwarded upstream with its headers, and every answer comes back unchanged:
 SSE streams are passed through chunk by chunk as they arrive, never buffered to the end, while a
 maintained SSE parser (httpx-sse) reads the same bytes to find the messages. What is written to the
-cassette is JSON-RPC only, redacted before it touches disk; request headers (``Authorization``,
-cookies, API keys) are forwarded and never stored. HTTP status, content type and SSE-or-JSON are
-kept per interaction as transport facts; ``GET`` and ``DELETE`` exchanges go to the header's
-``http_lifecycle``.
+cassette is JSON-RPC only, redacted before it touches disk, each interaction on disk as it
+completes (``record/writer.py``); request headers (``Authorization``, cookies, API keys) are
+forwarded and never stored. HTTP status, content type and SSE-or-JSON are kept per interaction as
+transport facts; ``GET`` and ``DELETE`` exchanges go to the header's ``http_lifecycle``.
 
 Only what an MCP client sends is forwarded (``RecordingProxy.refusal``): requests to the MCP
 endpoint (or the proxy's root), and for the legacy transport to the message path the upstream's
@@ -29,13 +29,13 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 
-from mcp_replay_action.cassette import save
 from mcp_replay_action.cassette.header import CassetteHeader, header_url, recorded_line, utc_now
 from mcp_replay_action.compare.correlate import ThreadRules
-from mcp_replay_action.errors import ConfigError, MessageTooLarge, ServerStartError
+from mcp_replay_action.errors import CassetteError, ConfigError, MessageTooLarge, ServerStartError
 from mcp_replay_action.model import JSON, JSONObject
-from mcp_replay_action.model.cassette import Cassette
+from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.record.tape import Tape, TapeEntry
+from mcp_replay_action.record.writer import HOLD_SECONDS, TapeWriter
 from mcp_replay_action.transport import MAX_MESSAGE
 from mcp_replay_action.transport.http_client import (
     break_stream,
@@ -79,7 +79,6 @@ _HOP = frozenset(
         "content-encoding",
     }
 )
-SAVE_EVERY = 1.0  # seconds: the cassette on disk is at most this far behind while recording
 MAX_MESSAGE_PATHS = 16  # legacy message paths remembered (one per server in practice)
 
 
@@ -131,6 +130,7 @@ class RecordingProxy:
         bounds: Bounds = DEFAULT_BOUNDS,
         max_message: int = MAX_MESSAGE,
         thread_rules: ThreadRules | None = None,
+        hold: float = HOLD_SECONDS,
     ) -> None:
         parts = urlsplit(upstream_url)
         self.thread_rules = thread_rules  # stored in the header (``threading``) when declared
@@ -151,8 +151,7 @@ class RecordingProxy:
         self._legacy = False
         self._message_paths: list[str] = []  # announced by the upstream's ``endpoint`` events
         self.cassette_path = cassette_path
-        self._saved_at = 0.0
-        self._save_lock = threading.Lock()
+        self.writer = TapeWriter(self.tape, cassette_path, self.meta, hold=hold)
         self._server = StoppableServer((host, port), _make_handler(self), bounds=bounds)
 
     @property
@@ -162,16 +161,19 @@ class RecordingProxy:
 
     def start(self) -> RecordingProxy:
         self._server.start()
+        self.writer.start()
         return self
 
     def stop(self) -> None:
-        """Stop listening, break streams still open, close the upstream client."""
+        """Stop listening, break streams still open, close the upstream client; the cassette is
+        then complete on disk."""
         self._server.stop()
         with self._lock:
             streams = list(self._open)
         for response in streams:
             break_stream(response)
         self._client.close()
+        self.writer.close()
 
     def __enter__(self) -> RecordingProxy:
         return self.start()
@@ -179,32 +181,34 @@ class RecordingProxy:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def cassette(self, path: str = "") -> Cassette:
-        """What was recorded so far, redacted, with its header."""
-        interactions = self.tape.interactions()
+    def meta(self, interactions: Sequence[Interaction]) -> JSONObject:
+        """The header of ``interactions``, with the HTTP lifecycle seen so far."""
         header = CassetteHeader(
             transport="sse" if self._legacy else "http", url=self._shown_url, recorded_at=self._recorded_at
         )
-        extra = {"threading": self.thread_rules.to_json()} if self.thread_rules else None
+        extra: JSONObject = {"threading": self.thread_rules.to_json()} if self.thread_rules else {}
+        if self.tape.too_deep:
+            extra["too_deep"] = self.tape.too_deep
         meta = header.meta(interactions, extra=extra, redaction=self.redactor.rules())
         if self.tape.lifecycle:
             meta["http_lifecycle"] = list(self.tape.lifecycle)  # paths redacted as they were seen
-        return Cassette(meta=meta, interactions=tuple(interactions), path=path)
+        return meta
+
+    def cassette(self, path: str = "") -> Cassette:
+        """What was recorded so far, redacted, with its header: every complete interaction."""
+        interactions = self.tape.interactions()
+        return Cassette(meta=self.meta(interactions), interactions=tuple(interactions), path=path)
 
     def save(self, *, force: bool = False) -> Cassette | None:
-        """Write the cassette (atomically) when something changed and ``SAVE_EVERY`` seconds
-        passed since the last write, or always with ``force``. Returns what was written."""
+        """Put what is ready on disk (it already is, as each interaction completes); ``force``:
+        everything complete, and the header as it stands. Returns the cassette (None without a
+        ``cassette_path``; with no interaction, nothing is written)."""
         if not self.cassette_path:
             return None
-        with self._save_lock:
-            now = time.monotonic()
-            if not force and (not self.tape.changed or now - self._saved_at < SAVE_EVERY):
-                return None
-            self.tape.changed = False
-            self._saved_at = now
-            cassette = self.cassette(self.cassette_path)
-            save(cassette, self.cassette_path)
-            return cassette
+        self.writer.flush(final=force)
+        if not force:
+            return None
+        return self.cassette(self.cassette_path)
 
     # -- forwarding --------------------------------------------------------------------------------
 
@@ -282,10 +286,13 @@ def _messages(doc: JSON) -> list[JSONObject]:
     return [m for m in items if isinstance(m, dict) and ("method" in m or "id" in m)]
 
 
-def _decode(raw: bytes | str) -> JSON:
+def _decode(raw: bytes | str, tape: Tape) -> JSON:
     try:
         return json.loads(raw)
-    except (ValueError, RecursionError):
+    except ValueError:
+        return None
+    except RecursionError:
+        tape.count_too_deep()
         return None
 
 
@@ -316,7 +323,7 @@ def _make_handler(proxy: RecordingProxy) -> type[Handler]:
                 self.send_bytes(exc.status, str(exc).encode(), "text/plain")
                 return
             scope = self.headers.get("Mcp-Session-Id") or ""
-            sent = _messages(_decode(body)) if body else []
+            sent = _messages(_decode(body, proxy.tape)) if body else []
             requests: list[TapeEntry] = []
             for message in sent:
                 entry = proxy.tape.from_client(message, scope=scope)
@@ -345,7 +352,7 @@ def _make_handler(proxy: RecordingProxy) -> type[Handler]:
                     log(f"record: the upstream stream broke: {type(exc).__name__}")
             finally:
                 proxy.release(upstream)
-                proxy.save()
+                proxy.writer.flush()
 
         def _relay(
             self, method: str, upstream: httpx.Response, scope: str, requests: list[TapeEntry], started: float
@@ -371,10 +378,11 @@ def _make_handler(proxy: RecordingProxy) -> type[Handler]:
                     error = {"code": -32603, "message": f"mcp-replay record: {exc}"}
                     self.send_json(502, {"jsonrpc": "2.0", "id": ids[0] if ids else None, "error": error})
                     return
+                for message in _messages(_decode(raw, proxy.tape)) if raw.strip() else []:
+                    proxy.tape.from_server(message, scope=scope, request=request, facts=facts)
+                proxy.writer.flush(header=False)  # on disk before the client has it
                 passed = {k: v for k, v in headers.items() if k.lower() != "content-type"}
                 self.send_bytes(upstream.status_code, raw, upstream.headers.get("content-type", ""), passed)
-                for message in _messages(_decode(raw)) if raw.strip() else []:
-                    proxy.tape.from_server(message, scope=scope, request=request, facts=facts)
                 return
             self.start_stream(upstream.status_code, upstream.headers.get("content-type", ""), _stream_headers(headers))
             tee = _TeeText(upstream, self._forward)
@@ -384,8 +392,9 @@ def _make_handler(proxy: RecordingProxy) -> type[Handler]:
                     continue
                 if not event.data.strip():
                     continue
-                for message in _messages(_decode(event.data)):
+                for message in _messages(_decode(event.data, proxy.tape)):
                     proxy.tape.from_server(message, scope=scope, request=request, facts=facts)
+                proxy.writer.flush(header=False)  # on disk before the client has it (``_TeeText``)
             self.end_stream()
 
         def _forward(self, chunk: bytes) -> None:
@@ -419,11 +428,12 @@ def record_http(
     max_message: int = MAX_MESSAGE,
     thread_rules: ThreadRules | None = None,
 ) -> Cassette:
-    """Run the recording proxy until SIGINT/SIGTERM (or ``until()``), then write the cassette.
+    """Run the recording proxy until SIGINT/SIGTERM/SIGHUP (or ``until()``), writing the cassette
+    as each interaction completes.
 
     With ``server``, that command is started first (own process group) and the proxy opens once
     ``upstream_url`` accepts connections; the server is stopped at the end. ``on_ready`` gets the
-    proxy's URL once it listens. Returns the cassette as written.
+    proxy's URL once it listens. Returns the cassette (not written when it holds nothing).
     """
     redactor = redactor if redactor is not None else _default_redactor()
     # The stop signals are trapped before anything starts: a Ctrl-C or SIGTERM that lands while the
@@ -460,10 +470,13 @@ def record_http(
                     on_ready(proxy.url)
                 wait_for_stop(until, stop)
             finally:
-                proxy.stop()
-            cassette = proxy.save(force=True)
-            assert cassette is not None
-            log(recorded_line(cassette_path, len(cassette.interactions), cassette.meta))
+                proxy.stop()  # the cassette is complete on disk: its line is said before the server stops
+            if proxy.writer.error is not None:
+                why = proxy.writer.error.strerror or str(proxy.writer.error)
+                raise CassetteError(cassette_path, None, f"cannot write the cassette: {why}")
+            cassette = proxy.cassette(cassette_path)
+            shown = len(cassette.interactions) if proxy.writer.saved else 0
+            log(recorded_line(cassette_path, shown, proxy.writer.meta))
             return cassette
         finally:
             if process is not None:

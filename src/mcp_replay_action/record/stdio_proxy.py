@@ -7,11 +7,14 @@ the client's answer (``server-request``) and a server notification (``server-not
 JSON-RPC ids are scoped per direction, so a server request may reuse the id of an open client
 request and still be paired right.
 
-Redaction happens before anything is written; the cassette is written atomically now and then
-while recording (so a killed recording loses little) and once more at the end: when the client
-closes our stdin, when the server exits, or on SIGTERM/SIGINT. A request that never got an answer
-is left out (a cassette line promises an answer to compare against) and counted in the header's
-``unanswered``. The server lives exactly as long as the client's session.
+Redaction happens before anything is written, and each interaction is on disk as it completes
+(``record/writer.py``). The session ends when the client closes our stdin, when the server exits,
+or on SIGTERM/SIGINT/SIGHUP: the cassette is then complete on disk and its line is printed before
+the server is stopped. That order matters: the official SDK clients close the server's stdin,
+wait 2 s, send SIGTERM, wait 2 s and send SIGKILL, and a server slow to exit must not take the
+recording with it. A stop signal while the server is being stopped hurries that stop. A request
+that never got an answer is left out (a cassette line promises an answer to compare against) and
+counted in the header's ``unanswered``. The server lives exactly as long as the client's session.
 """
 
 from __future__ import annotations
@@ -24,20 +27,17 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO
 
-from mcp_replay_action.cassette import save
 from mcp_replay_action.cassette.header import CassetteHeader, recorded_line
 from mcp_replay_action.compare.correlate import ThreadRules
 from mcp_replay_action.errors import ReplayError
 from mcp_replay_action.model import JSONObject
-from mcp_replay_action.model.cassette import Cassette, Interaction
+from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.record.tape import Tape
+from mcp_replay_action.record.writer import HOLD_SECONDS, TapeWriter
 from mcp_replay_action.redact import Redactor, env_secrets
 from mcp_replay_action.redact_argv import redact_argv
 from mcp_replay_action.transport import MAX_MESSAGE, message_too_large
 from mcp_replay_action.transport.process import SHUTDOWN_GRACE, StderrTail, spawn_server, trap_stop_signals
-
-SAVE_EVERY_INTERACTIONS = 25
-SAVE_EVERY_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,7 @@ class RecordSummary:
     ended_by: str  # "client" (stdin closed), "server" (it exited) or "signal"
     meta: JSONObject | None = None  # the header last saved (None when nothing was)
     server_failure: str = ""  # a server that exited non-zero: what happened, its stderr headline, a hint
+    write_error: str = ""  # why the cassette could not be written (the session went on without it)
 
     @property
     def line(self) -> str:
@@ -62,18 +63,15 @@ class RecordSummary:
 
 
 class _Recording:
-    """One proxy session: the server, the two pumps, the tape and the saver."""
+    """One proxy session: the server, the two pumps, the tape and its writer."""
 
     def __init__(
         self,
         argv: list[str],
         path: str,
         redactor: Redactor,
-        stdin: IO[bytes],
-        stdout: IO[bytes],
         stderr: IO[bytes] | None,
-        save_every: int,
-        save_seconds: float,
+        hold: float,
         thread_rules: ThreadRules | None = None,
     ) -> None:
         self.argv = argv
@@ -82,18 +80,12 @@ class _Recording:
         self.header = CassetteHeader(transport="stdio", server=redact_argv(redactor, argv))
         self.path = path
         self.redactor = redactor
-        self.stdin = stdin
-        self.stdout = stdout
         self.stderr = stderr
-        self.save_every = save_every
-        self.save_seconds = save_seconds
         self.tape = Tape(redactor)
+        self.writer = TapeWriter(self.tape, path, self.meta, hold=hold)
         self.done = threading.Event()
+        self.hurry = threading.Event()  # a stop signal came: the server's stop is hurried
         self.ended_by = ""
-        self._save_lock = threading.Lock()
-        self._saved_completed = 0
-        self.saved = False
-        self.meta: JSONObject | None = None
 
     def end(self, why: str) -> None:
         if not self.done.is_set():
@@ -109,7 +101,8 @@ class _Recording:
         cap: int = MAX_MESSAGE,
     ) -> None:
         """Copy ``src`` to ``dst`` line by line, flushing each line, and tee every line; a line
-        longer than ``cap`` is neither (said on stderr)."""
+        longer than ``cap`` is neither (said on stderr). Once a batch of lines has gone on, what
+        it completed goes to disk."""
         clock = time.monotonic
         writable = True
 
@@ -127,9 +120,11 @@ class _Recording:
                 seen = clock()
                 # Tee before forwarding: once the peer has the line it may answer at once, and the
                 # answer must find this message already on the tape (a server-to-client request
-                # answered before it was recorded would lose its pairing).
+                # answered before it was recorded would lose its pairing). And what the lines
+                # completed goes to disk first: an answer the client has is never lost.
                 for line in lines:
                     tee(line, seen)
+                self.writer.flush(header=False)
                 if writable:
                     try:
                         dst.write(b"".join(lines) if len(lines) > 1 else lines[0])
@@ -141,40 +136,32 @@ class _Recording:
         finally:
             on_eof()
 
-    def save(self, *, final: bool = False) -> None:
-        """Write what is complete so far; nothing at all until one interaction is complete."""
-        with self._save_lock:
-            completed = self.tape.completed
-            if completed == 0 or (completed == self._saved_completed and not final):
-                return
-            interactions = self.tape.interactions()
-            if not interactions:
-                return
-            self._saved_completed = completed
-            cassette = self.cassette(interactions)
-            save(cassette, self.path)
-            self.saved = True
-            self.meta = dict(cassette.meta)
+    def on_stop_signal(self) -> None:
+        """SIGINT/SIGTERM/SIGHUP: the session ends, and the server's stop hurries (whoever sent
+        it, a client's shutdown or a supervisor, kills us soon if we linger)."""
+        self.hurry.set()
+        self.end("signal")
 
-    def cassette(self, interactions: list[Interaction]) -> Cassette:
+    def meta(self, interactions: Sequence[Interaction]) -> JSONObject:
+        """The header of ``interactions``, with what the tape counted so far."""
         extra: JSONObject = {"unanswered": self.tape.unanswered}
         if self.tape.unmatched_responses:
             extra["unmatched_responses"] = self.tape.unmatched_responses
         if self.tape.non_json_lines:
             extra["non_json_lines"] = self.tape.non_json_lines
+        if self.tape.too_deep:
+            extra["too_deep"] = self.tape.too_deep
         if self.thread_rules:
             extra["threading"] = self.thread_rules.to_json()
-        meta = self.header.meta(interactions, extra=extra, redaction=self.redactor.rules())
-        return Cassette(meta=meta, interactions=tuple(interactions), path=self.path)
+        return self.header.meta(interactions, extra=extra, redaction=self.redactor.rules())
 
-    def saver(self) -> None:
-        """Save every ``save_seconds``, or sooner once ``save_every`` interactions are new."""
-        last = time.monotonic()
-        while not self.done.wait(0.1):
-            fresh = self.tape.completed - self._saved_completed
-            if fresh and (fresh >= self.save_every or time.monotonic() - last >= self.save_seconds):
-                self.save()
-                last = time.monotonic()
+    def summary_line(self) -> str:
+        return recorded_line(
+            self.path,
+            len(self.tape.placed()) if self.writer.saved else 0,
+            self.writer.meta,
+            unanswered=self.tape.unanswered,
+        )
 
 
 def record_stdio(
@@ -189,16 +176,20 @@ def record_stdio(
     stdin: IO[bytes] | None = None,
     stdout: IO[bytes] | None = None,
     stderr: IO[bytes] | None = None,
-    save_every: int = SAVE_EVERY_INTERACTIONS,
-    save_seconds: float = SAVE_EVERY_SECONDS,
+    hold: float = HOLD_SECONDS,
     shutdown_grace: float = SHUTDOWN_GRACE,
     max_message: int = MAX_MESSAGE,
     thread_rules: ThreadRules | None = None,
+    announce: Callable[[str], None] | None = None,
 ) -> RecordSummary:
     """Run ``command`` as an MCP server behind a recording proxy on ``stdin``/``stdout`` (ours by
-    default) and write what passes to ``cassette_path``. The server's stderr is passed through to
-    ``stderr`` (ours by default). Returns when the client closes ``stdin``, the server exits, or
-    SIGTERM/SIGINT/SIGHUP arrives; the server is stopped and the cassette saved before it returns.
+    default) and write what passes to ``cassette_path``, each interaction as it completes. The
+    server's stderr is passed through to ``stderr`` (ours by default). Returns when the client
+    closes ``stdin``, the server exits, or SIGTERM/SIGINT/SIGHUP arrives, once the server is
+    stopped. ``announce`` is given the recording's line as soon as the session has ended and the
+    cassette is complete (before the server is stopped), and again if answers that came while it
+    stopped changed it; not when the server failed before anything was recorded (the caller
+    says that, from ``server_failure``).
 
     Raises ConfigError for an unparsable command and ServerStartError when it cannot be started.
     """
@@ -212,15 +203,14 @@ def record_stdio(
     stdout = stdout if stdout is not None else sys.stdout.buffer
     stderr = stderr if stderr is not None else sys.stderr.buffer
     server = spawn_server(command, cwd=cwd, env=env, isolate=isolate)
-    rec = _Recording(
-        server.argv, str(cassette_path), redactor, stdin, stdout, stderr, save_every, save_seconds, thread_rules
-    )
+    rec = _Recording(server.argv, str(cassette_path), redactor, stderr, hold, thread_rules)
     rec.tape.t0 = time.monotonic()
     popen = server.popen
     assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
     server_in, server_out = popen.stdin, popen.stdout
     tail = StderrTail(popen.stderr, echo=stderr)
     tail.start()
+    announced = ""
 
     def client_closed() -> None:
         try:
@@ -229,7 +219,7 @@ def record_stdio(
             pass
         rec.end("client")
 
-    threads = [
+    pumps = [
         threading.Thread(
             target=rec.pump,
             args=(stdin, server_in, rec.tape.client_line, client_closed, max_message),
@@ -242,42 +232,50 @@ def record_stdio(
             daemon=True,
             name="record-out",
         ),
-        threading.Thread(target=rec.saver, daemon=True, name="record-save"),
     ]
-    restore_signals = trap_stop_signals(lambda: rec.end("signal"))
+    restore_signals = trap_stop_signals(rec.on_stop_signal)
     try:
-        for thread in threads:
-            thread.start()
+        rec.writer.start()
+        for pump in pumps:
+            pump.start()
         while not rec.done.wait(0.2):  # a timed wait lets signal handlers run promptly
             pass
+        # The session is over: everything complete goes to disk, and its line is said, now. A
+        # client's shutdown kills us a few seconds from here, whatever the server does.
+        rec.writer.flush(final=True)
+        if rec.ended_by != "server" and announce is not None:
+            announced = rec.summary_line()
+            announce(announced)
     finally:
         try:
-            # What was recorded is on disk before the server is given its grace to stop: a client
-            # that kills this proxy when its own grace ends (the 1.x SDK: 2 s after closing our
-            # stdin, then SIGKILL) loses none of it while a server with timers running stops.
-            rec.save(final=True)
-            status = server.stop(grace=shutdown_grace)
-            threads[1].join(2.0)  # the server's last answers still reach the client and the tape
-            threads[2].join(1.0)
+            # What was recorded is on disk before the server is given its grace to stop (also when
+            # the wait above ended by an error): a client kills us when its own grace ends.
+            rec.writer.flush(final=True)
+            status = server.stop(grace=shutdown_grace, hurry=rec.hurry)
+            pumps[1].join(2.0)  # the server's last answers still reach the client and the tape
             tail.join(1.0)
-            rec.save(final=True)
+            rec.writer.close()
         finally:
             restore_signals()
     failure = ""
     if status not in (None, 0):
-        what = f"the server exited (status {status})" + ("" if rec.saved else " before anything was recorded")
+        what = f"the server exited (status {status})" + ("" if rec.writer.saved else " before anything was recorded")
         failure = server.start_failure(what, tail.text())
+    line = rec.summary_line()
+    if announce is not None and line != announced and not (failure and not rec.writer.saved):
+        announce(line)
     return RecordSummary(
         server_failure=failure,
-        meta=rec.meta,
+        meta=rec.writer.meta,
         path=str(cassette_path),
-        interactions=len(rec.tape.interactions()),
+        interactions=len(rec.tape.placed()),
         unanswered=rec.tape.unanswered,
-        saved=rec.saved,
+        saved=rec.writer.saved,
         server_exit_status=status,
         stderr_tail=tail.text(),
         non_json_lines=rec.tape.non_json_lines,
         ended_by=rec.ended_by,
+        write_error=rec.writer.error.strerror or str(rec.writer.error) if rec.writer.error else "",
     )
 
 
@@ -380,9 +378,11 @@ def _main(argv: Sequence[str]) -> int:
             cwd=opts["cwd"],
             isolate=opts["isolate"],
             shutdown_grace=opts["grace"],
+            announce=lambda line: print(f"mcp-replay: {line}", file=sys.stderr, flush=True),
         )
     except ReplayError as exc:
         sys.stderr.write(f"mcp-replay: error: {exc.one_line()}\n")
         return exc.exit_code
-    sys.stderr.write(f"mcp-replay: {summary.line}\n")
+    if not summary.saved and summary.server_failure:
+        sys.stderr.write(f"mcp-replay: error: {summary.server_failure}\n")
     return 0

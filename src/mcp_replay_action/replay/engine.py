@@ -27,6 +27,7 @@ from mcp_replay_action.errors import (
     EXIT_GATE,
     EXIT_OK,
     CassetteError,
+    MessageTooDeep,
     MessageTooLarge,
     ReplayError,
     ServerError,
@@ -52,7 +53,7 @@ from mcp_replay_action.model.results import (
 )
 from mcp_replay_action.plan import Plan
 from mcp_replay_action.redact import Redactor, redactor_for
-from mcp_replay_action.replay import advice, streams, tasks
+from mcp_replay_action.replay import advice, deep, streams, tasks
 from mcp_replay_action.replay.heard import Heard
 from mcp_replay_action.replay.measures import growth, slowdown
 from mcp_replay_action.replay.repeat import read_only_tools, side_effect_free
@@ -148,6 +149,7 @@ class _Session:
         # the next request overlaps our work with the server's (2 cores, and a lock-step replay
         # would leave one idle), unless latency is judged: then each answer is timed alone.
         self.unsettled: _Answer | None = None
+        self.received: JSONObject | None = None  # the live answer of the request in hand, once it came
         self.overlap = options.max_slowdown is None and options.repeat <= 1
         # The fast paths' thresholds and switch (``prepared.Limits``): with them off, nothing is
         # prepared for an answer (``_prepare``) and every plain path runs.
@@ -180,7 +182,9 @@ class _Session:
             elif inter.kind in ("server-notification", "server-request"):
                 self.heard.recorded_line(inter)
             elif inter.kind == "request":
-                self._request(inter, first=first_request)
+                self.received = None
+                with deep.refused(self.results, inter, lambda: self.received, before=self._settle):
+                    self._request(inter, first=first_request)
                 first_request = False
                 if self.gather is not None and inter.seq in self.gather:
                     to_gather -= 1
@@ -216,10 +220,12 @@ class _Session:
             # Nothing in it can be learned: its live answer is redacted and compared while the
             # server works on the next request (``_settle``), not before that request is sent.
             return
-        live = self._redacted(answer)
-        if recorded == live:
-            return  # what differed was a secret, redacted alike on both sides
-        self.carry.learn(recorded, live, answer.inter.seq)
+        try:
+            live = self._redacted(answer)
+            if recorded != live:  # else what differed was a secret, redacted alike on both sides
+                self.carry.learn(recorded, live, answer.inter.seq)
+        except RecursionError:
+            pass  # too deep to learn from: its verdict says so (``_settle``)
 
     def _prepare(self, inter: Interaction) -> Prepared | None:
         """What is prepared for the answer to ``inter`` (``prepared.py``), built on as it is
@@ -313,7 +319,7 @@ class _Session:
             self.heard.sent(inter)
             self.transport.send(message)
             self._settle()  # the previous answer, compared while the server works on this one
-            live = self._await(message.get("id"), wait, prepared)
+            live = self.received = self._await(message.get("id"), wait, prepared)
             heard = self.heard.answered()
             if self.translation.era == "stateless" and self.translation.across and is_input_required(live):
                 # What the recording answered mid-call, answered as input_required rounds.
@@ -336,6 +342,9 @@ class _Session:
             if self.consecutive_timeouts >= HUNG_AFTER:
                 self.dead = missing_finding(f"skipped: the server stopped answering ({detail})")
             self._missing(inter, finding)
+            return
+        except MessageTooDeep as exc:  # it came, and cannot be read: refused, the rest read on
+            self._missing(inter, deep.finding(exc.depth))
             return
         except ServerExited as exc:
             if first:
@@ -405,8 +414,11 @@ class _Session:
     def _settle(self) -> None:
         """Compare and judge the answer received last, if any."""
         answer, self.unsettled = self.unsettled, None
-        if answer is None:
-            return
+        if answer is not None:
+            with deep.refused(self.results, answer.inter, lambda: answer.live):
+                self._judge(answer)
+
+    def _judge(self, answer: _Answer) -> None:
         inter = answer.inter
         if inter.seq in self.translation.opened:  # sent to open the session; nothing recorded to compare
             answer.close()

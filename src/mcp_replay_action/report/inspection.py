@@ -11,6 +11,7 @@ import shlex
 from dataclasses import dataclass
 
 from mcp_replay_action.cassette.header import server_info
+from mcp_replay_action.cassette.jsonl import cut_short_note
 from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.wire.protocol import LIFECYCLE_METHODS, detect_era, is_input_required
@@ -87,6 +88,7 @@ class CassetteSummary:
     http_lifecycle: tuple[HttpLifecycle, ...] = ()
     noise: tuple[str, ...] = ()  # calibrated noise rules, one line each (``calibrate``)
     threading: tuple[str, ...] = ()  # declared threading rules (``--thread``/``--no-thread``)
+    cut_short: int = 0  # a last line left out, cut short (``Cassette.cut_short``)
 
 
 def summarize(cassette: Cassette) -> CassetteSummary:
@@ -112,6 +114,7 @@ def summarize(cassette: Cassette) -> CassetteSummary:
         http_lifecycle=_http_lifecycle(meta.get("http_lifecycle")),
         noise=_noise_rules(meta),
         threading=_threading_rules(meta),
+        cut_short=cassette.cut_short,
     )
 
 
@@ -332,6 +335,8 @@ def render_summary(summary: CassetteSummary) -> str:
     lines.extend(f"    {interaction_line(item)}" for item in summary.interactions)
     if not summary.interactions:
         lines.append("    (none)")
+    if summary.cut_short:
+        lines.append(f"    {cut_short_note(summary.path, summary.cut_short)}")
     if summary.http_lifecycle:
         lines.append("")
         lines.append(f"  HTTP lifecycle ({len(summary.http_lifecycle)}):")

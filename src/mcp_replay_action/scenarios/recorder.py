@@ -1,5 +1,12 @@
 """Recording a loaded ``scenarios.yml``: each scenario against a fresh server (``open_transport``),
-driven through the one client session (``ClientSession``), redacted, with the one header builder."""
+driven through the one client session (``ClientSession``), redacted, with the one header builder.
+
+Each scenario's cassette is on disk as its interactions complete, redacted first: written to
+``<name>.jsonl.partial`` beside its place (``cassette/journal.py``), and every one moved into place
+only once all are recorded, so a failure part-way leaves the old cassettes as they were (never a mix
+of fresh and stale ones), a failure's partial files are removed, and a recording stopped by a
+signal or killed keeps what it recorded in the ``.partial`` files (``inspect`` and ``replay`` read
+them), named when it can be."""
 
 from __future__ import annotations
 
@@ -12,8 +19,11 @@ from pathlib import Path
 from mcp_replay_action import __version__
 from mcp_replay_action import cassette as cassette_mod
 from mcp_replay_action.cassette.header import CassetteHeader, header_url, utc_now
+from mcp_replay_action.cassette.journal import Journal
 from mcp_replay_action.errors import (
     ConfigError,
+    Interrupted,
+    MessageTooDeep,
     ServerError,
     ServerExited,
     ServerStartError,
@@ -27,6 +37,7 @@ from mcp_replay_action.scenarios.model import Action, Scenario, Scenarios
 from mcp_replay_action.scenarios.refs import Failed, RefError, fill, has_refs
 from mcp_replay_action.transport import Target, Transport, open_transport
 from mcp_replay_action.transport.session import ClientSession, error_answer, result_answer
+from mcp_replay_action.values.depth import depth_of, too_deep
 from mcp_replay_action.wire.protocol import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
@@ -42,6 +53,7 @@ MAX_TOOL_PAGES = 50  # tools/list pages read to check the tools a scenario calls
 
 
 MakeTransport = Callable[[Target], Transport]
+PARTIAL = ".partial"  # a scenario's cassette while it is recorded: <name>.jsonl.partial
 
 
 def record_scenarios(
@@ -58,25 +70,44 @@ def record_scenarios(
 
     Each scenario gets a fresh server from ``make_transport`` (default: ``open_transport``);
     ``on_recorded`` hears of each as it is done (``record-scenarios`` prints it as it goes).
-    Files are written only once every selected scenario has been recorded. ``warn`` and
-    ``strict``: as ``record_scenario``.
-    Raises ConfigError for an unknown name, ServerError subclasses when the server fails.
+    Each is written to ``<name>.jsonl.partial`` as it is recorded, and all are moved into place
+    once every selected scenario has been (the module's docstring). ``warn`` and ``strict``: as
+    ``record_scenario``.
+    Raises ConfigError for an unknown name, ServerError subclasses when the server fails, and
+    Interrupted (the partial files named) when a KeyboardInterrupt or Interrupted stops it.
     """
     selected = [scenarios.get(name) for name in dict.fromkeys(only)] if only else list(scenarios.scenarios)
-    # Record everything before writing anything: a failure part-way leaves the old cassettes as
-    # they were, never a mix of fresh and stale ones.
-    recorded = []
-    for scenario in selected:
-        cassette = record_scenario(scenarios, scenario, make_transport=make_transport, strict=strict, warn=warn)
-        if on_recorded is not None:
-            on_recorded(scenario, cassette)
-        recorded.append((scenario.name, cassette))
     out_dir = Path(output_dir)
+    made = [d for d in (out_dir, *out_dir.parents) if not d.exists()]  # what a failure takes back
+    partials: list[Path] = []
+    try:
+        for scenario in selected:
+            partials.append(out_dir / f"{scenario.name}.jsonl{PARTIAL}")
+            cassette = record_scenario(
+                scenarios, scenario, make_transport=make_transport, strict=strict, warn=warn, write_to=partials[-1]
+            )
+            if on_recorded is not None:
+                on_recorded(scenario, cassette)
+    except (KeyboardInterrupt, Interrupted) as exc:
+        kept = [str(p) for p in partials if p.exists()]
+        why = str(exc) or "interrupted"
+        where = f"; what was recorded is in {', '.join(kept)}" if kept else ""
+        raise Interrupted(f"{why}: no cassette replaced{where}") from None
+    except BaseException:
+        for partial in partials:
+            partial.unlink(missing_ok=True)
+        for directory in made:  # deepest first
+            try:
+                directory.rmdir()
+            except OSError:
+                break  # not empty, or not ours to remove
+        raise
     written: list[Path] = []
-    for name, cassette in recorded:
-        path = out_dir / f"{name}.jsonl"
-        cassette_mod.save(cassette, path)
-        written.append(path)
+    for partial in partials:
+        path = partial.with_name(partial.name.removesuffix(PARTIAL))
+        if partial.exists():
+            os.replace(partial, path)
+            written.append(path)
     return written
 
 
@@ -87,8 +118,11 @@ def record_scenario(
     make_transport: MakeTransport | None = None,
     strict: bool = False,
     warn: Callable[[str], None] | None = None,
+    write_to: Path | None = None,
 ) -> Cassette:
-    """Record one scenario against a fresh server and return the (redacted) cassette.
+    """Record one scenario against a fresh server and return the (redacted) cassette; with
+    ``write_to``, that file holds it as it is recorded, each interaction redacted and written as
+    it completes (the header made anew at the end).
 
     A ``call_tool`` of a tool the server does not list is told to ``warn`` (a ``file:line`` line),
     or raised as a ConfigError with ``strict``.
@@ -96,31 +130,36 @@ def record_scenario(
     if isinstance(scenario, str):
         scenario = scenarios.get(scenario)
     transport = (make_transport or open_transport)(scenarios.target)
-    session = _Session(scenarios, scenario, transport)
-    scrub = _Scrubber(scenarios)
+    session = _Session(scenarios, scenario, transport, Journal(write_to) if write_to is not None else None)
+    scrub = _Scrubber(scenarios)  # for words outside the cassette: its hits are not the header's
     try:
-        transport.start()
-        session.run()
-        problems = session.unlisted_tools()
-    except ServerError as exc:
-        # The server's own words (its error text, its stderr) pass the scenario's redaction, as
-        # its traffic does, before the CLI prints them.
-        raise exc.redacted(scrub.words) from None
+        try:
+            transport.start()
+            session.run()
+            problems = session.unlisted_tools()
+        except ServerError as exc:
+            # The server's own words (its error text, its stderr) pass the scenario's redaction,
+            # as its traffic does, before the CLI prints them.
+            raise exc.redacted(scrub.words) from None
+        finally:
+            transport.close()
+        problems = [scrub.words(problem) for problem in problems]
+        if problems and strict:
+            raise ConfigError(problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+        for problem in problems:
+            if warn is not None:
+                warn(problem)
+        return session.finish()
     finally:
-        transport.close()
-    problems = [scrub.words(problem) for problem in problems]
-    if problems and strict:
-        raise ConfigError(problems[0] + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
-    for problem in problems:
-        if warn is not None:
-            warn(problem)
-    return session.cassette()
+        session.close()
 
 
 class _Session:
     """One scenario against one live server: opens the session, sends the actions, keeps the traffic."""
 
-    def __init__(self, scenarios: Scenarios, scenario: Scenario, transport: Transport) -> None:
+    def __init__(
+        self, scenarios: Scenarios, scenario: Scenario, transport: Transport, journal: Journal | None = None
+    ) -> None:
         self.scenarios = scenarios
         self.scenario = scenario
         self.transport = transport
@@ -133,12 +172,27 @@ class _Session:
         )
         self.stateless = scenario.era == "stateless"
         self.capabilities = dict(scenarios.client_capabilities)
-        self.items: list[Interaction] = []
+        self.scrub = _Scrubber(scenarios)  # one for the cassette: each value's hits count once
+        target = scenarios.target
+        # What the header shows of the target and the scenario, scrubbed (and counted) once.
+        self.header = CassetteHeader(
+            transport=target.transport,
+            server=self.scrub.argv(target.argv()) or None,
+            url=header_url(target.url, self.scrub.text, origin_only=scenarios.redact.server_url)
+            if target.url
+            else None,
+            recorded_at=utc_now(),
+        )
+        self.extra: JSONObject = {"scenario": scenario.name}
+        if scenario.description:
+            self.extra["description"] = self.scrub.text(scenario.description)
+        self.journal = journal
+        self.clean: list[Interaction] = []  # redacted, in seq order: what the cassette holds
+        self.waiting: dict[int, Interaction] = {}  # kept, behind an earlier seq still in flight
         self.seq = 0
         self.t0 = time.monotonic()
         self.first = True
         self.protocol_version = scenario.protocol_version
-        self.recorded_at = utc_now()
         self.answers: JSONObject = {}  # ``save: name`` -> that step's result (refs.Failed for an error)
         self.tools_called: list[tuple[Action, str]] = []  # each call_tool as sent: its step and tool name
         self.tools_seen: set[str] = set()  # names in the scenario's own tools/list answers
@@ -176,8 +230,6 @@ class _Session:
         response = self.request("initialize", params, action=None)
         if "error" in response:
             raise ServerStartError(f"{self._where(None)}: the server refused initialize: {_error_text(response)}")
-        result = response.get("result") or {}
-        self.protocol_version = str(result.get("protocolVersion") or self.protocol_version)
         self.notify("notifications/initialized", None, action=None)
 
     def _discover(self) -> None:
@@ -316,7 +368,7 @@ class _Session:
             self.transport.send(message)
         except ServerError as exc:
             raise _located(exc, self._where(action), message) from None
-        self.items.append(Interaction(seq=seq, kind="notification", message=message, ts=ts))
+        self._keep(Interaction(seq=seq, kind="notification", message=message, ts=ts))
 
     def request(self, method: str, params: JSONObject | None, *, action: Action | None) -> JSONObject:
         message = self.client.message(method, self._stamp(params))
@@ -337,7 +389,10 @@ class _Session:
         latency = (time.monotonic() - started) * 1000.0
         facts = getattr(self.transport, "transport_facts", None)
         transport = facts(message["id"]) if callable(facts) else None
-        self.items.append(
+        if method == "initialize" and isinstance(response.get("result"), dict):
+            # Before it is kept: the header written with it says the version the server chose.
+            self.protocol_version = str(response["result"].get("protocolVersion") or self.protocol_version)
+        self._keep(
             Interaction(
                 seq=seq,
                 kind="request",
@@ -351,12 +406,34 @@ class _Session:
         return response
 
     def _keep_notification(self, msg: JSONObject) -> None:
-        self.items.append(Interaction(seq=self._take_seq(), kind="server-notification", message=msg, ts=self._now()))
+        self._keep(Interaction(seq=self._take_seq(), kind="server-notification", message=msg, ts=self._now()))
 
     def _keep_server_request(self, msg: JSONObject, answer: JSONObject) -> None:
-        self.items.append(
+        self._keep(
             Interaction(seq=self._take_seq(), kind="server-request", message=msg, response=answer, ts=self._now())
         )
+
+    def _keep(self, item: Interaction) -> None:
+        """Keep a complete interaction, redacted; on disk (``journal``) once every earlier seq is:
+        a server's notification while a request is in flight waits for that request."""
+        self.waiting[item.seq] = item
+        ready = []
+        while len(self.clean) in self.waiting:
+            raw = self.waiting.pop(len(self.clean))
+            try:
+                clean = replace(raw, message=self.scrub.message(raw.message), response=self.scrub.message(raw.response))
+            except RecursionError:
+                asked, answered = depth_of(raw.message), depth_of(raw.response)
+                depth = max(asked, answered)
+                what = too_deep(f"the answer to {raw.label}" if answered > asked else raw.label, depth, to="redact")
+                raise MessageTooDeep(f"{what}: not recorded", depth=depth) from None
+            self.clean.append(clean)
+            ready.append(clean)
+        if ready and self.journal is not None:
+            if self.journal.started:
+                self.journal.append(ready)
+            else:
+                self.journal.rewrite(self._meta(), new=ready)
 
     def _where(self, action: Action | None) -> str:
         line = action.line if action is not None else self.scenario.line
@@ -364,31 +441,27 @@ class _Session:
 
     # -- the cassette -------------------------------------------------------------------------
 
-    def cassette(self) -> Cassette:
-        """The recorded traffic, redacted, with a filled header."""
-        scrub = _Scrubber(self.scenarios)
-        items = sorted(self.items, key=lambda i: i.seq)
-        clean = tuple(replace(i, message=scrub.message(i.message), response=scrub.message(i.response)) for i in items)
-        target = self.scenarios.target
-        header = CassetteHeader(
-            transport=target.transport,
-            server=scrub.argv(target.argv()) or None,
-            url=header_url(target.url, scrub.text, origin_only=self.scenarios.redact.server_url)
-            if target.url
-            else None,
-            recorded_at=self.recorded_at,
-        )
-        extra = {"scenario": self.scenario.name}
-        if self.scenario.description:
-            extra["description"] = scrub.text(self.scenario.description)
-        meta = header.meta(
-            clean,
+    def _meta(self) -> JSONObject:
+        """The header of what is kept so far (its redaction hits as counted so far)."""
+        return self.header.meta(
+            self.clean,
             era=self.scenario.era,
             protocol_version=self.protocol_version,
-            extra=extra,
-            redaction=scrub.rules(),  # last: it counts what the rules above replaced
+            extra=self.extra,
+            redaction=self.scrub.rules(),
         )
-        return cassette_mod.with_lines(Cassette(meta=meta, interactions=clean))
+
+    def finish(self) -> Cassette:
+        """The recorded traffic, redacted, with a filled header; the file (``journal``) rewritten
+        with that header."""
+        meta = self._meta()
+        if self.journal is not None and self.journal.started:
+            self.journal.rewrite(meta)
+        return cassette_mod.with_lines(Cassette(meta=meta, interactions=tuple(self.clean)))
+
+    def close(self) -> None:
+        if self.journal is not None:
+            self.journal.close()
 
 
 class _Scrubber:

@@ -39,6 +39,7 @@ from httpx_sse import EventSource, ServerSentEvent
 from mcp_replay_action.errors import (
     ConfigError,
     Diagnostics,
+    MessageTooDeep,
     MessageTooLarge,
     ServerExited,
     ServerStartError,
@@ -46,6 +47,7 @@ from mcp_replay_action.errors import (
 )
 from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.transport import MAX_MESSAGE, message_too_large
+from mcp_replay_action.values.depth import text_depth, too_deep
 from mcp_replay_action.wire.protocol import request_protocol_version
 
 if TYPE_CHECKING:
@@ -483,8 +485,14 @@ class HttpTransport:
     def _decode(self, text: str) -> JSON:
         try:
             return json.loads(text)
-        except (json.JSONDecodeError, RecursionError):
+        except json.JSONDecodeError:
             self._non_json += 1
+            return None
+        except RecursionError:
+            # Said in its place (``receive`` raises it), as over stdio: the answer it most likely
+            # was must not wait out the timeout.
+            depth = text_depth(text)
+            self._fault(MessageTooDeep(too_deep("a message the server sent", depth, to="read"), depth=depth))
             return None
 
     # -- streamable HTTP ---------------------------------------------------------------------------

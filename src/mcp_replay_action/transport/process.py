@@ -41,6 +41,9 @@ from mcp_replay_action.transport.headline import start_failure
 # and this long again, then SIGKILL.
 SHUTDOWN_GRACE = 2.0
 TERM_TIMEOUT = 2.0
+# Each of those waits once a stop is hurried (a stop signal came while a recorder stops its
+# server: whoever sent it kills us soon if we linger).
+HURRIED_WAIT = 0.5
 _POLL = 0.02
 
 PIPE = subprocess.PIPE
@@ -152,12 +155,18 @@ class ServerProcess:
     def pid(self) -> int:
         return self.popen.pid
 
-    def stop(self, *, grace: float = SHUTDOWN_GRACE, term_timeout: float = TERM_TIMEOUT) -> int | None:
+    def stop(
+        self,
+        *,
+        grace: float = SHUTDOWN_GRACE,
+        term_timeout: float = TERM_TIMEOUT,
+        hurry: threading.Event | None = None,
+    ) -> int | None:
         """Stop the whole process group (see ``terminate_group``), remove the scratch dir. Idempotent."""
         if not self._stopped:
             self._stopped = True
             try:
-                terminate_group(self.popen, grace=grace, term_timeout=term_timeout, marker=self.marker)
+                terminate_group(self.popen, grace=grace, term_timeout=term_timeout, marker=self.marker, hurry=hurry)
             finally:
                 _forget(self.popen)
                 _cleanup_scratch(self.scratch)
@@ -271,14 +280,16 @@ def terminate_group(
     grace: float = SHUTDOWN_GRACE,
     term_timeout: float = TERM_TIMEOUT,
     marker: str | None = None,
+    hurry: threading.Event | None = None,
 ) -> int | None:
     """Stop a server started by ``spawn_server``, everything in its process group and every process
     that carries its ``marker`` (a ``setsid()`` grandchild left the group, not the marker).
 
     Close its stdin and give it ``grace`` seconds to exit by itself; then SIGTERM them all and
     wait ``term_timeout``; then SIGKILL. The group is signalled even when the leader has already
-    exited, because a wrapper (``npx``, ``sh -c``) can leave its child behind. Bounded in time;
-    returns the leader's exit status (None only if even SIGKILL could not reap it).
+    exited, because a wrapper (``npx``, ``sh -c``) can leave its child behind. Once ``hurry`` is
+    set, neither wait lasts more than ``HURRIED_WAIT`` from then. Bounded in time; returns the
+    leader's exit status (None only if even SIGKILL could not reap it).
     """
     pgid = proc.pid  # start_new_session=True made the server the leader of its own group
     if proc.stdin is not None:
@@ -286,7 +297,10 @@ def terminate_group(
             proc.stdin.close()
         except OSError:
             pass
-    wait_leader(proc, grace)
+    if hurry is None:
+        wait_leader(proc, grace)
+    else:
+        _wait_hurried(proc, grace, hurry)
     seen: set[int] = set()
     for sig, wait in ((signal.SIGTERM, term_timeout), (signal.SIGKILL, 2.0)):
         group, strays = _survivors(pgid, marker)
@@ -297,13 +311,31 @@ def terminate_group(
         for pid in strays:
             _signal_pid(pid, sig)
         deadline = time.monotonic() + wait
+        hurried = False
         while time.monotonic() < deadline:
             if proc.poll() is not None and _survivors(pgid, marker) == (False, set()):
                 break
+            if hurry is not None and hurry.is_set() and not hurried:
+                hurried = True
+                deadline = min(deadline, time.monotonic() + HURRIED_WAIT)
             time.sleep(_POLL)
     if proc.returncode is not None:
         _reap_strays(pgid, seen)
     return proc.returncode
+
+
+def _wait_hurried(proc: subprocess.Popen[bytes], timeout: float, hurry: threading.Event) -> None:
+    """``wait_leader``, in short steps, cut to ``HURRIED_WAIT`` once ``hurry`` is set."""
+    deadline = time.monotonic() + timeout
+    hurried = False
+    while proc.returncode is None:
+        now = time.monotonic()
+        if hurry.is_set() and not hurried:
+            hurried = True
+            deadline = min(deadline, now + HURRIED_WAIT)
+        if now >= deadline:
+            return
+        wait_leader(proc, min(0.1, deadline - now))
 
 
 def wait_leader(proc: subprocess.Popen[bytes], timeout: float) -> None:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from mcp_replay_action.errors import (
+    MessageTooDeep,
     MessageTooLarge,
     ServerExited,
     ServerExitedAtStart,
@@ -34,6 +35,7 @@ from mcp_replay_action.transport.process import (
     usable_cpus,
     wait_leader,
 )
+from mcp_replay_action.values.depth import text_depth, too_deep
 from mcp_replay_action.wire.jsonrpc import encode, is_message
 
 if TYPE_CHECKING:
@@ -231,19 +233,24 @@ class StdioTransport:
         """The next message from the server, in arrival order.
 
         Raises TransportTimeout after ``timeout`` seconds, ServerExited once the server's stdout
-        has closed and every message it sent before has been returned. A long line read meanwhile
-        is decoded beside the text ``prepared`` names (``Prepared.beside``), if any.
+        has closed and every message it sent before has been returned, MessageTooDeep in the
+        place of a line nested too deeply to parse (what follows is read on). A long line read
+        meanwhile is decoded beside the text ``prepared`` names (``Prepared.beside``), if any.
         """
         messages = self._messages
         if messages:
-            return messages.popleft()
-        if self._server is None:
-            raise RuntimeError("StdioTransport.receive() before start()")
-        self._prepared = prepared
-        try:
-            return self._receive(timeout)
-        finally:
-            self._prepared = None
+            message = messages.popleft()
+        else:
+            if self._server is None:
+                raise RuntimeError("StdioTransport.receive() before start()")
+            self._prepared = prepared
+            try:
+                message = self._receive(timeout)
+            finally:
+                self._prepared = None
+        if type(message) is _TooDeep:
+            raise MessageTooDeep(too_deep("a line the server sent", message.depth, to="read"), depth=message.depth)
+        return message
 
     def _receive(self, timeout: float) -> JSONObject:
         messages = self._messages
@@ -334,8 +341,11 @@ class StdioTransport:
         if self._too_large:
             return
         if reader is not None:
-            if self._take_beside(reader):
-                return
+            try:
+                if self._take_beside(reader):
+                    return
+            except RecursionError:
+                pass  # decoded plainly below, which says how deep it is
             line = reader.line()
         else:
             line, self._partial = self._partial, bytearray()
@@ -352,6 +362,9 @@ class StdioTransport:
             value = _DECODE(text)
         except ValueError:
             self._count_stray(text)  # it starts with "{": never blank
+            return
+        except RecursionError:
+            self._messages.append(_TooDeep(text_depth(text)))
             return
         self._take_value(value, text)
 
@@ -388,6 +401,9 @@ class StdioTransport:
         except ValueError:
             if line.strip():
                 self._count_stray(line)
+            return
+        except RecursionError:
+            self._messages.append(_TooDeep(text_depth(line)))
             return
         self._take_value(value, line)
 
@@ -448,6 +464,14 @@ class StdioTransport:
             "non_json_lines": self.non_json_lines,
             "last_non_json_line": self.last_non_json,
         }
+
+
+class _TooDeep(dict):  # type: ignore[type-arg]
+    """Queued in the place of a line too deep to parse: ``receive`` raises MessageTooDeep there."""
+
+    def __init__(self, depth: int) -> None:
+        super().__init__()
+        self.depth = depth
 
 
 class _Poller:
