@@ -288,3 +288,16 @@ def test_a_second_start_is_read_with_the_first_starts_values() -> None:
     second.learn(recorded, _sdk({"id": "note_secondrn"}), 1)
     assert translated(second, first, _sdk({"id": "note_secondrn"})) == _sdk({"id": "note_firstrun1"})
     assert translated(None, first, {"a": 1}) == {"a": 1}
+
+
+def test_a_short_integer_id_is_replaced_under_an_identifier_only() -> None:
+    recorded = {"result": {"structuredContent": {"id": 7}}}
+    quote = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"arguments": {"ticket_id": 7}}}
+    interactions = [
+        Interaction(1, "request", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {}}, recorded),
+        Interaction(2, "request", quote, {"result": {}}),
+    ]
+    carry = Carry(interactions)
+    carry.learn(recorded, {"result": {"structuredContent": {"id": 9}}}, 1)
+    assert carry.apply({"params": {"ticket_id": 7, "limit": 7}}) == {"params": {"ticket_id": 9, "limit": 7}}
+    assert carry.apply({"text": json.dumps({"id": 7, "count": 7})}) == {"text": json.dumps({"id": 9, "count": 7})}

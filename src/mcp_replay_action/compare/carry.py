@@ -44,7 +44,7 @@ from mcp_replay_action.compare.correlate import (
     locate,
     word_at,
 )
-from mcp_replay_action.compare.intflow import UNIQUE_DIGITS, is_decimal, number_words
+from mcp_replay_action.compare.intflow import UNIQUE_DIGITS, is_decimal, names_identifier, number_words
 from mcp_replay_action.compare.normalize import IDENTITY_KEYS, json_text_of, loosely_equal
 from mcp_replay_action.host.gcpause import paused
 from mcp_replay_action.model import JSON
@@ -152,14 +152,14 @@ class Carry:
         view.ints = {int(r): int(v) for r, v in mapping.items() if is_decimal(r) and is_decimal(v)}
         return view
 
-    def _apply(self, value: JSON, used: dict[str, str]) -> JSON:
+    def _apply(self, value: JSON, used: dict[str, str], key: str | None = None) -> JSON:
         if isinstance(value, dict):
-            return {k: self._apply(v, used) for k, v in value.items()}
+            return {k: self._apply(v, used, k) for k, v in value.items()}
         if isinstance(value, list):
-            return [self._apply(v, used) for v in value]
+            return [self._apply(v, used, key) for v in value]
         if isinstance(value, str):
             exact = self.mapping.get(value)
-            if exact is not None:
+            if exact is not None and self._may_replace(value, key):
                 used[value] = exact
                 return exact
             if value[:1] in "{[" and self._whole_only():
@@ -167,10 +167,19 @@ class Carry:
             if len(value) >= UNIQUE_DIGITS:
                 return self._substitute(value, used)
         elif isinstance(value, int) and not isinstance(value, bool) and value in self.ints:
+            if not self._may_replace(str(value), key):
+                return value
             live = self.ints[value]
             used[str(value)] = str(live)
             return live
         return value
+
+    def _may_replace(self, value: str, key: str | None) -> bool:
+        """Whether ``value`` under ``key`` is replaced: a number of one or two digits (an ``id: 7``)
+        only where its key names an identifier (or a rule threads it), never a ``limit: 7``."""
+        if _embeddable(value) or not is_decimal(value):
+            return True
+        return names_identifier(key) or is_minted_key(key) or (bool(self.rules) and self.rules.threads((key or "",)))
 
     def _whole_only(self) -> bool:
         """Whether a value too short to be replaced inside text was learned (an ``id: 7``, a
