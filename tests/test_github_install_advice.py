@@ -15,7 +15,7 @@ from fakegithub import FakeGitHub
 from github_action_run import PY, ActionRun, make_workspace, run_action
 from github_events import pull_request
 from mcp_replay_action.demo import record_demo_session
-from mcp_replay_action.errors import EXIT_INFRA, ServerStartError
+from mcp_replay_action.errors import EXIT_INFRA, CommandNotFound, ServerStartError
 from mcp_replay_action.github import comment as sticky
 from mcp_replay_action.transport.missing import Missing, missing_dependency
 
@@ -156,3 +156,13 @@ def test_a_server_that_fails_for_another_reason_gets_no_install_advice(
 def test_what_a_stderr_tail_says_was_missing(tail: str, expected: Missing | None) -> None:
     found = missing_dependency(ServerStartError("server exited at start-up", stderr_tail=tail))
     assert found == expected or (expected is None and (found is None or found.name == ""))
+
+
+def test_a_program_name_is_redacted_with_the_message() -> None:
+    """The spawn's ENOENT names argv[0]; redacting the error redacts the name the advice shows."""
+    shown = CommandNotFound("/opt/sk-secret-123/bin/server").redacted(
+        lambda s: s.replace("sk-secret-123", "[REDACTED]")
+    )
+    assert "sk-secret-123" not in str(shown)
+    found = missing_dependency(shown)
+    assert found is not None and found.kind == "program" and "sk-secret-123" not in repr(found)

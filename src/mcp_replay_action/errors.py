@@ -89,6 +89,12 @@ class CommandNotFound(ServerStartError):
         self.program = program
         super().__init__(f"server command not found: {program}")
 
+    def redacted(self, scrub: Callable[[str], str]) -> ServerError:
+        clean = super().redacted(scrub)
+        assert isinstance(clean, CommandNotFound)  # a copy of this one
+        clean.program = scrub(self.program)  # what install_advice names, redacted like the message
+        return clean
+
 
 class MessageTooLarge(ServerExited):
     """The server sent a message longer than the cap (``--max-message-size``): what it sent is
