@@ -69,6 +69,17 @@ def test_an_answer_too_deep_to_compare_is_a_finding_naming_its_depth(cassette: P
     assert "2 passed, 1 failed, 0 missing of 3 interactions" in done.stdout
 
 
+@pytest.mark.parametrize("depth", [900, 3000])
+def test_update_keeps_the_recording_of_an_answer_too_deep(cassette: Path, tmp_path: Path, depth: int) -> None:
+    """Neither written (it could not be redacted) nor taken as settled: the gate still fails."""
+    copy = tmp_path / "deep.jsonl"
+    copy.write_bytes(cassette.read_bytes())
+    done = replay(copy, server(depth), "--update")
+    assert done.returncode == EXIT_GATE, done.stdout + done.stderr
+    assert "1 interaction without a live response (the recording is kept)" in done.stdout + done.stderr
+    assert copy.read_bytes() == cassette.read_bytes()
+
+
 def test_an_answer_200_deep_is_compared_to_its_bottom(cassette: Path, tmp_path: Path) -> None:
     deep = tmp_path / "deep200.jsonl"
     record_session(deep, server(200), [("tools/call", {"name": "deep", "arguments": {}})])

@@ -27,7 +27,7 @@ from mcp_replay_action.compare.carry import Carry
 from mcp_replay_action.compare.correlate import ThreadRules
 from mcp_replay_action.model import JSONObject
 from mcp_replay_action.model.cassette import Cassette, Interaction
-from mcp_replay_action.model.results import CassetteResult
+from mcp_replay_action.model.results import CassetteResult, InteractionResult
 from mcp_replay_action.redact import Redactor
 
 
@@ -48,7 +48,13 @@ def changed_seqs(result: CassetteResult) -> tuple[int, ...]:
     """The interactions an update rewrites: every one with a finding (cosmetic ones too, so the
     next replay is clean) whose live response arrived. What the confirmation pass moved to
     ``noise`` is no finding: an answer whose only difference is noise keeps its bytes."""
-    return tuple(r.seq for r in result.results if r.findings and r.status not in ("missing", "skipped"))
+    return tuple(r.seq for r in result.results if r.findings and not _no_answer(r))
+
+
+def _no_answer(result: InteractionResult) -> bool:
+    """No live answer to write: none came, it was not sent, or it was too deep to read or redact
+    (``replay/deep.py``): the line is kept as recorded, and counted as kept."""
+    return result.status in ("missing", "skipped") or any(f.rule == "too-deep" for f in result.findings)
 
 
 def update_cassette(
@@ -125,11 +131,14 @@ def rewrite(
     (whose ``path`` the summary names) and its unredacted live answers by request ``seq``."""
     seqs = changed_seqs(result)
     latency = {r.seq: r.latency_ms for r in result.results}
-    new = update_cassette(cassette, live_by_seq, redactor, seqs=seqs, latency_ms=latency)
+    # An answer too deep to read or redact is no live answer: walking it would recurse too.
+    refused = {r.seq for r in result.results if _no_answer(r)}
+    lives = {seq: live for seq, live in live_by_seq.items() if seq not in refused}
+    new = update_cassette(cassette, lives, redactor, seqs=seqs, latency_ms=latency)
     rewritten = {a.seq for a, b in zip(cassette.interactions, new.interactions, strict=True) if a is not b}
     summary = UpdateSummary(
         path=result.path,
         updated=len(rewritten),
-        kept=sum(1 for r in result.results if r.status in ("missing", "skipped")),
+        kept=sum(1 for r in result.results if _no_answer(r)),
     )
     return new, summary
