@@ -12,8 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcp_replay_action.compare.engine import (
-    DIFF_MAX_BYTES,
-    DIFF_MAX_LINES,
     MAX_FINDINGS,
     CompareOptions,
     compare,
@@ -23,6 +21,7 @@ from mcp_replay_action.compare.engine import (
 from mcp_replay_action.compare.matchers import same_json, unchanged
 from mcp_replay_action.compare.normalize import canonical, normalize
 from mcp_replay_action.compare.pairing import normalize_pair
+from mcp_replay_action.compare.render import DIFF_MAX_BYTES, DIFF_MAX_LINES
 from mcp_replay_action.model.results import CLASS_ORDER, Finding
 from profiles import examples
 

@@ -354,7 +354,7 @@ def test_same_canonical_is_canonical_equality() -> None:
     import math
     import random
 
-    from mcp_replay_action.compare.engine import _body
+    from mcp_replay_action.compare.flips import body_of as _body
     from mcp_replay_action.compare.normalize import Keyed, canonical, normalize, same_canonical
     from test_narrow import OPTIONS, _answer, _document, _edit, _text
 

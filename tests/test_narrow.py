@@ -750,7 +750,7 @@ def test_a_text_read_ahead_is_narrowed_without_windows_over_what_it_read(monkeyp
 def test_a_named_list_held_as_its_changed_records_renders_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     """A ``PartKeyed`` (a named list held as the records outside its shared stretches) reads
     those back in wherever it is needed whole: materialised, and rendered."""
-    from mcp_replay_action.compare.engine import _render
+    from mcp_replay_action.compare.render import render as _render
 
     records = [{"name": f"item-{i}", "score": i % 7} for i in range(600)]
     a = json.dumps({"records": records}, separators=(",", ":"))

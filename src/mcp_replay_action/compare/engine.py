@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import json
-import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -38,26 +36,43 @@ from operator import is_not
 from typing import Any
 
 from mcp_replay_action.compare.classes import finding as _classed
+from mcp_replay_action.compare.flips import (
+    body_of,
+    drop_false_is_error,
+    is_error_result,
+    result_of,
+    rpc_error_flip,
+    tool_error_flip,
+)
 from mcp_replay_action.compare.hints import HINT_DEFAULTS, hint_rule, settle_hints
 from mcp_replay_action.compare.listing import prompt_argument_rule, prompt_required_rule, required_in
-from mcp_replay_action.compare.matchers import ENVELOPE, unchanged
+from mcp_replay_action.compare.matchers import unchanged
 from mcp_replay_action.compare.normalize import (
     BOX_TYPES,
+    Aligned,
     Base64Text,
     JsonText,
     Keyed,
-    PartKeyed,
     Same,
     canonical,
     is_document,
     loosely_equal,
     materialize,
-    normalize,
     normalized_alike,
     same_canonical,
 )
 from mcp_replay_action.compare.options import CompareOptions
 from mcp_replay_action.compare.pairing import normalize_pair
+from mcp_replay_action.compare.render import (
+    BRIEF_CAP,
+    RENDER_CAP,
+    brief,
+    quoted,
+    render,
+    text_diff,
+    window,
+    word_diff,
+)
 from mcp_replay_action.compare.schema_equal import (
     SCHEMA_LISTS,
     SCHEMA_MAPS,
@@ -73,14 +88,7 @@ from mcp_replay_action.values.narrow import common_prefix
 from mcp_replay_action.values.paths import box_segment, ident_segment, index_segment, key_segment, path_order
 from mcp_replay_action.values.prepared import Prepared
 
-RENDER_CAP = 200  # before/after renderings
-BRIEF_CAP = 60  # values quoted inside a message
-ERROR_TEXT_CAP = 300  # the live error text quoted in the message of a success that became an error
-DIFF_MAX_LINES = 40
-DIFF_MAX_BYTES = 4096
-DIFF_LINE_CAP = 240
 MAX_FINDINGS = 50  # per interaction; the rest are summed up in one last finding
-_DIFFLIB_MAX_LINES = 2000  # beyond this, the unified diff starts at the first changed line
 
 # Keys whose contents are what a tool, resource or prompt returned: a "title" in there is data.
 _PAYLOAD_KEYS = frozenset({"content", "structuredContent", "contents", "messages", "error"})
@@ -114,7 +122,7 @@ def compare(
     if live is None:
         if recorded is None:
             return ()
-        return (_classed("missing-response", "missing-response", "$", "no response", before=_render(recorded)),)
+        return (_classed("missing-response", "missing-response", "$", "no response", before=render(recorded)),)
     if recorded is None:
         return (
             _classed(
@@ -122,16 +130,16 @@ def compare(
                 "structure-change",
                 "$",
                 "a response arrived where the recording has none",
-                after=_render(live),
+                after=render(live),
             ),
         )
-    flip = _rpc_error_flip(recorded, live)
+    flip = rpc_error_flip(recorded, live)
     if flip is not None:
         return (flip,)
     if unchanged(recorded, live):
         return ()  # the fastest exit
-    raw_before, raw_after = _body(recorded), _body(live)
-    flip = _tool_error_flip(raw_before, raw_after)
+    raw_before, raw_after = body_of(recorded), body_of(live)
+    flip = tool_error_flip(raw_before, raw_after)
     if flip is not None:
         return (flip,)  # on the raw answers: the live error text as the server wrote it, unmasked
     deadline = None if options.budget is None else time.monotonic() + options.budget
@@ -152,8 +160,8 @@ def compare(
                 "$",
                 f"not compared: the comparison did not finish in the request's time ({options.budget:g} s);"
                 " the answers differ",
-                before=_render(recorded),
-                after=_render(live),
+                before=render(recorded),
+                after=render(live),
             ),
         )
 
@@ -173,120 +181,21 @@ def compare_normal(
 ) -> tuple[Finding, ...]:
     """The differences between two normalised bodies (``normalize`` each, or ``normalize_pair``
     both); ``before`` and ``after`` may be changed in place."""
-    _drop_false_is_error(before)
-    _drop_false_is_error(after)
+    drop_false_is_error(before)
+    drop_false_is_error(after)
     settle_hints(before, after)  # a hint left to its default and spelled out with it are equal
     if same_canonical(before, after):
         return ()
-    flip = _tool_error_flip(before, after)
+    flip = tool_error_flip(before, after)
     if flip is not None:
         return (flip,)
     settled = _settle_schemas(before, after)
     if settled and same_canonical(before, after):
         return tuple(settled)
     _in_time(deadline)
-    return _Differ(options, settled=settled, error_result=_is_error_result(before), prepared=prepared).run(
+    return _Differ(options, settled=settled, error_result=is_error_result(before), prepared=prepared).run(
         before, after
     )
-
-
-# -- error flips ------------------------------------------------------------------------------
-
-
-def _is_rpc_error(message: Any) -> bool:
-    return isinstance(message, dict) and "error" in message and "result" not in message
-
-
-def _rpc_error_flip(recorded: Any, live: Any) -> Finding | None:
-    was, now = _is_rpc_error(recorded), _is_rpc_error(live)
-    if was == now:
-        return None
-    if now:
-        error = live.get("error")
-        message = "a result became an error"
-        detail = _error_brief(error, ERROR_TEXT_CAP)
-        return _classed(
-            "result-became-error",
-            "error-status-change",
-            "$",
-            f"{message}: {detail}" if detail else message,
-            before=_render(_unbox(normalize(recorded.get("result")))),
-            after=_render(error),
-        )
-    return _classed(
-        "error-became-result",
-        "error-status-change",
-        "$",
-        f"an error became a result (was: {_error_brief(recorded.get('error'))})",
-        before=_render(recorded.get("error")),
-        after=_render(_unbox(normalize(live.get("result")))),
-    )
-
-
-def _error_brief(error: Any, limit: int = BRIEF_CAP * 2) -> str:
-    if isinstance(error, dict):
-        code = error.get("code")
-        text = error.get("message")
-        parts = [str(code)] if code is not None else []
-        if isinstance(text, str):
-            parts.append(text)
-        return _cap(" ".join(parts), limit)
-    return _brief(error, limit)
-
-
-def _result(body: Any) -> Any:
-    return body.get("result") if isinstance(body, dict) else None
-
-
-def _drop_false_is_error(body: Any) -> None:
-    # An absent isError means false; servers differ in whether they spell it out.
-    result = _result(body)
-    if isinstance(result, dict) and result.get("isError") is False:
-        del result["isError"]
-
-
-def _tool_error_flip(before: Any, after: Any) -> Finding | None:
-    was = _result(before)
-    now = _result(after)
-    if not isinstance(was, dict) or not isinstance(now, dict):
-        return None
-    was_error, now_error = was.get("isError") is True, now.get("isError") is True
-    if was_error == now_error:
-        return None
-    if now_error:
-        text = _content_text(now)
-        message = "the tool result became an error (isError)" + (f": {text}" if text else "")
-    else:
-        message = "the tool result is no longer an error"
-    return _classed(
-        "tool-became-error" if now_error else "tool-no-longer-error",
-        "error-status-change",
-        "$.result.isError",
-        message,
-        before=_render(_unbox(was.get("content", was))),
-        after=_render(_unbox(now.get("content", now))),
-    )
-
-
-def _content_text(result: dict[str, Any]) -> str:
-    """The text blocks of a tool result's ``content``, joined on one line and capped: what an
-    error result says, for the message that reports it."""
-    content = _unbox(result.get("content"))
-    if not isinstance(content, list):
-        return ""
-    texts = [b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
-    return _cap(" ".join(" ".join(texts).split()), ERROR_TEXT_CAP)
-
-
-def _is_error_result(body: Any) -> bool:
-    result = _result(body)
-    return isinstance(result, dict) and result.get("isError") is True
-
-
-def _body(message: Any) -> Any:
-    if isinstance(message, dict):
-        return {k: v for k, v in message.items() if k not in ENVELOPE}
-    return message
 
 
 # -- tool schemas spelled another way -----------------------------------------------------------
@@ -318,7 +227,7 @@ def _settle_schemas(before: Any, after: Any) -> list[Finding]:
 
 
 def _tools(body: Any) -> Keyed | None:
-    result = _result(body)
+    result = result_of(body)
     tools = result.get("tools") if isinstance(result, dict) else None
     return tools if isinstance(tools, Keyed) else None
 
@@ -349,81 +258,13 @@ def _settle_schema(a: dict[str, Any], b: dict[str, Any], path: str, found: list[
     b.update(was)  # the recorded spelling: nothing is left here for the differ to find
     gone = {k: v for k, v in was.items() if k not in now or not same_canonical(v, now[k])}
     came = {k: v for k, v in now.items() if k not in was or not same_canonical(v, was[k])}
-    message = f"the same schema spelled another way: {_brief(gone)} -> {_brief(came)}"
+    message = f"the same schema spelled another way: {brief(gone)} -> {brief(came)}"
     found.append(
-        _classed("schema-equivalent", "structure-change", path, message, before=_render(gone), after=_render(came))
+        _classed("schema-equivalent", "structure-change", path, message, before=render(gone), after=render(came))
     )
 
 
-# -- aligned lists ----------------------------------------------------------------------------
-
-
-class _Aligned(dict):  # type: ignore[type-arg]
-    """A list lined up against its counterpart: slot -> item, ``index`` maps slot -> position."""
-
-    __slots__ = ("index",)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.index: dict[int, int] = {}
-
-
-_MAPPING_TYPES = frozenset({dict, Keyed, JsonText, Base64Text, _Aligned})
-
-
-# -- rendering --------------------------------------------------------------------------------
-
-
-def _cap(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return text[: limit - 1] + "…"
-
-
-def _unbox(value: Any, depth: int = 0) -> Any:
-    """Plain JSON for display: boxes opened, named and aligned lists turned back into lists."""
-    if depth > 64:
-        return "…"
-    if type(value) is Same:
-        return _unbox(value.value(), depth)
-    if type(value) is PartKeyed:  # a named list rendered whole, its shared stretches too
-        return _unbox(value.whole(), depth)
-    if isinstance(value, BOX_TYPES):
-        return _unbox(next(iter(value.values()), None), depth + 1)
-    if isinstance(value, (Keyed, _Aligned)):
-        return [_unbox(v, depth + 1) for v in value.values()]
-    if isinstance(value, dict):
-        return {k: _unbox(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_unbox(v, depth + 1) for v in value]
-    return value
-
-
-def _json_text(value: Any, limit: int) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    except (ValueError, RecursionError):
-        text = repr(value)
-    return _cap(text, limit)
-
-
-def _render(value: Any, limit: int = RENDER_CAP) -> Any:
-    """A short rendering: small scalars as they are, anything else as capped JSON text."""
-    value = _unbox(value)
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    if isinstance(value, str):
-        return _cap(value, limit)
-    return _json_text(value, limit)
-
-
-def _brief(value: Any, limit: int = BRIEF_CAP) -> str:
-    return _json_text(_unbox(value), limit)
-
-
-def _name(value: Any) -> str:
-    """A key, tool or argument name quoted for a message: 'add'."""
-    return "'" + _cap(str(value), BRIEF_CAP) + "'"
+_MAPPING_TYPES = frozenset({dict, Keyed, JsonText, Base64Text, Aligned})
 
 
 def _strict_differences(a: Any, b: Any, path: str) -> list[Finding]:
@@ -442,15 +283,15 @@ def _strict_differences(a: Any, b: Any, path: str) -> list[Finding]:
     if _json_type(a) != _json_type(b):
         return [_type_change(path, a, b)]
     if canonical(a) != canonical(b):
-        message = f"value changed: {_brief(a)} -> {_brief(b)}"
-        return [_classed("value-changed", "value-change", path, message, before=_render(a), after=_render(b))]
+        message = f"value changed: {brief(a)} -> {brief(b)}"
+        return [_classed("value-changed", "value-change", path, message, before=render(a), after=render(b))]
     return []
 
 
 def _type_change(path: str, a: Any, b: Any) -> Finding:
     """A value whose JSON type changed, both sides in their JSON spelling (``2 -> "2"``)."""
-    message = f"type changed from {_json_type(a)} to {_json_type(b)}: {_brief(a)} -> {_brief(b)}"
-    return _classed("type-changed", "structure-change", path, message, before=_render(a), after=_render(b))
+    message = f"type changed from {_json_type(a)} to {_json_type(b)}: {brief(a)} -> {brief(b)}"
+    return _classed("type-changed", "structure-change", path, message, before=render(a), after=render(b))
 
 
 def _json_type(value: Any) -> str:
@@ -458,9 +299,9 @@ def _json_type(value: Any) -> str:
         return "JSON text"
     if isinstance(value, Base64Text):
         return "base64 text"
-    if isinstance(value, dict) and not isinstance(value, (Keyed, _Aligned)):
+    if isinstance(value, dict) and not isinstance(value, (Keyed, Aligned)):
         return "object"
-    if isinstance(value, (list, Keyed, _Aligned)):
+    if isinstance(value, (list, Keyed, Aligned)):
         return "array"
     if isinstance(value, bool):
         return "boolean"
@@ -474,7 +315,7 @@ def _json_type(value: Any) -> str:
 def _segment(container: Any, param: Any) -> str:
     if isinstance(container, Keyed):
         return ident_segment(container.key, param)
-    if isinstance(container, _Aligned):
+    if isinstance(container, Aligned):
         return index_segment(container.index.get(param, param))
     if isinstance(container, BOX_TYPES):
         return box_segment(container.tag)
@@ -493,7 +334,7 @@ class _Step:
     @property
     def key(self) -> str | None:
         """The dict key taken, if this step went through a plain object."""
-        if isinstance(self.container, (Keyed, _Aligned, list, *BOX_TYPES)):
+        if isinstance(self.container, (Keyed, Aligned, list, *BOX_TYPES)):
             return None
         return str(self.param)
 
@@ -511,57 +352,6 @@ def _locate(root: Any, params: Iterable[Any]) -> tuple[str, list[_Step]]:
         except (KeyError, IndexError, TypeError):
             node = None
     return "".join(parts), steps
-
-
-def _text_diff(before: str, after: str) -> str:
-    """A unified diff of two texts, capped in lines, bytes and line width."""
-    a, b = before.splitlines(), after.splitlines()
-    note = ""
-    if len(a) + len(b) > _DIFFLIB_MAX_LINES:
-        # difflib can be quadratic: start at the first changed line and bound the window.
-        first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
-        start = max(0, first - 2)
-        half = _DIFFLIB_MAX_LINES // 2
-        a, b = a[start : start + half], b[start : start + half]
-        note = f"(from line {start + 1})"
-    out: list[str] = [note] if note else []
-    size = len(note)
-    for line in difflib.unified_diff(a, b, "recorded", "live", lineterm="", n=2):
-        line = _cap(line, DIFF_LINE_CAP)
-        if len(out) >= DIFF_MAX_LINES or size + len(line) + 1 > DIFF_MAX_BYTES:
-            out.append("… (diff truncated)")
-            break
-        out.append(line)
-        size += len(line) + 1
-    return "\n".join(out)
-
-
-_WORDS = re.compile(r"\s+|\w+|[^\w\s]")
-
-
-def _word_diff(before: str, after: str) -> str:
-    """A word-level diff of one line of prose: ``[-removed-]{+added+}`` around the words that
-    changed, the rest as it is (git's ``--word-diff=plain``)."""
-    a, b = _WORDS.findall(before), _WORDS.findall(after)
-    out: list[str] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        if tag == "equal":
-            out.append("".join(a[i1:i2]))
-            continue
-        if i2 > i1:
-            out.append("[-" + "".join(a[i1:i2]) + "-]")
-        if j2 > j1:
-            out.append("{+" + "".join(b[j1:j2]) + "+}")
-    return _cap("".join(out), DIFF_MAX_BYTES)
-
-
-def _window(text: str, at: int, limit: int = RENDER_CAP) -> str:
-    """Up to ``limit`` characters of ``text`` around position ``at``, with ellipses where cut."""
-    if len(text) <= limit:
-        return text
-    start = max(0, min(at - limit // 4, len(text) - limit))
-    piece = text[start : start + limit]
-    return ("…" if start else "") + piece + ("…" if start + limit < len(text) else "")
 
 
 # -- one changed leaf, without DeepDiff ---------------------------------------------------------
@@ -775,8 +565,8 @@ class _Differ:
                     "ordering-change",
                     path,
                     f"{_plural(path)} in a different order (matched by {a.key}; order is not significant)",
-                    before=_render([k for k in a if k in b]),
-                    after=_render([k for k in b if k in a]),
+                    before=render([k for k in a if k in b]),
+                    after=render([k for k in b if k in a]),
                 )
             )
         na, nb = Keyed(a.key), Keyed(b.key)
@@ -818,15 +608,15 @@ class _Differ:
                         "ordering-change",
                         path,
                         f"the same {len(a)} items in a different order",
-                        before=_render(a),
-                        after=_render(b),
+                        before=render(a),
+                        after=render(b),
                     )
                 )
             return a, a  # reported once here; nothing more for DeepDiff to find
         pairs, removed, added = self.match_unordered(ca, cb) if self.allow_reorder else self.match_ordered(ca, cb)
         if not removed and not added and all(i == j for i, j in pairs):
             return self.align_pair(a, b, path)
-        slots_a, slots_b = _Aligned(), _Aligned()
+        slots_a, slots_b = Aligned(), Aligned()
         slot = 0
         ends = [(i, i) for i in range(lo)] + [(len(a) - k, len(b) - k) for k in range(hi, 0, -1)]
         for i, j in ends:
@@ -849,12 +639,12 @@ class _Differ:
     def align_pair(self, a: list[Any], b: list[Any], path: str) -> tuple[Any, Any]:
         """Two lists of one length lined up item by item. An item that is the very object on
         both sides (a shared record) holds nothing to find: where there are such, only the other
-        places are kept (an ``_Aligned`` by their own index, as a named list keeps only its
+        places are kept (an ``Aligned`` by their own index, as a named list keeps only its
         changed names), so that DeepDiff does not step through 44k shared records to find one
         changed leaf. A list of scalars stays a list: DeepDiff lines those up itself."""
         moved = list(compress(range(len(a)), map(is_not, a, b)))
         if len(moved) < len(a) and not (_all_basic(a) and _all_basic(b)):
-            slots_a, slots_b = _Aligned(), _Aligned()
+            slots_a, slots_b = Aligned(), Aligned()
             for i in moved:
                 slots_a[i], slots_b[i] = self.align(a[i], b[i], f"{path}[{i}]", None)
                 slots_a.index[i] = slots_b.index[i] = i
@@ -924,16 +714,16 @@ class _Differ:
         if hint is not None:
             return hint
         verb = "added" if added else "removed"
-        shown = {"after": _render(value)} if added else {"before": _render(value)}
+        shown = {"after": render(value)} if added else {"before": render(value)}
         if isinstance(last.container, Keyed):
             rule = prompt_argument_rule(keys, value, added) or _rule_for(steps, f"tool-{verb}")
-            return _classed(rule, "structure-change", path, f"{_noun(steps)} {_name(last.param)} {verb}", **shown)
-        if isinstance(last.container, (list, _Aligned)):
+            return _classed(rule, "structure-change", path, f"{_noun(steps)} {quoted(last.param)} {verb}", **shown)
+        if isinstance(last.container, (list, Aligned)):
             if keys[-2:-1] == ["required"] and "inputSchema" in keys:
                 if added:
-                    rule, message = "required-added", f"argument {_name(value)} became required"
+                    rule, message = "required-added", f"argument {quoted(value)} became required"
                 else:
-                    rule, message = "required-dropped", f"argument {_name(value)} is no longer required"
+                    rule, message = "required-dropped", f"argument {quoted(value)} is no longer required"
                 return _classed(rule, "structure-change", path, message, **shown)
             return _classed(f"item-{verb}", "structure-change", path, f"list item {verb}", **shown)
         name = str(last.param)
@@ -943,18 +733,18 @@ class _Differ:
             rule = _removed_rule(steps, value)
         elif keys[-2:-1] == ["properties"] and "inputSchema" in keys and required_in(steps, name):
             return _classed(
-                "required-added", "structure-change", path, f"required argument {_name(name)} added", **shown
+                "required-added", "structure-change", path, f"required argument {quoted(name)} added", **shown
             )
         else:
             rule = "capability-added" if _in_capabilities(keys) else _rule_for(steps, "key-added")
-        return _classed(rule, "structure-change", path, f"key {_name(name)} {verb}", **shown)
+        return _classed(rule, "structure-change", path, f"key {quoted(name)} {verb}", **shown)
 
     def holder(self, steps: list[_Step]) -> Any:
         """The object in the recorded answer that holds the leaf ``steps`` reach, whole."""
         node = self.before
         for step in steps[:-1]:
             # A lined-up list's slot stands for its item's place in the recorded list.
-            param = step.container.index.get(step.param) if isinstance(step.container, _Aligned) else step.param
+            param = step.container.index.get(step.param) if isinstance(step.container, Aligned) else step.param
             try:
                 node = node[param]
             except (KeyError, IndexError, TypeError):
@@ -969,7 +759,7 @@ class _Differ:
         if isinstance(t1, str) and isinstance(t2, str) and steps and steps[-1].key == "text":
             if is_document(self.holder(steps)):
                 return _document_changed(path, rule, t1, t2)
-        message = f"value changed: {_brief(t1)} -> {_brief(t2)}"
+        message = f"value changed: {brief(t1)} -> {brief(t2)}"
         if (
             isinstance(t1, str)
             and isinstance(t2, str)
@@ -977,23 +767,23 @@ class _Differ:
         ):
             at = common_prefix(t1, t2)
             if "\n" in t1 or "\n" in t2:
-                diff = _text_diff(t1, t2)
+                diff = text_diff(t1, t2)
                 lines = t1.count("\n") + 1, t2.count("\n") + 1
                 message = f"text changed ({lines[0]} -> {lines[1]} lines, first difference at character {at})"
             else:
                 # One long line: a window around the first difference on both sides (never the
                 # same cut prefix twice) as the changed line of a unified diff, and for prose a
                 # word-level diff of those windows under it (``?``, as pytest marks a line).
-                w1, w2 = _window(t1, at), _window(t2, at)
+                w1, w2 = window(t1, at), window(t2, at)
                 diff = f"-{w1}\n+{w2}"
                 if " " in t1 + t2:
-                    diff += "\n? " + _word_diff(w1, w2)
+                    diff += "\n? " + word_diff(w1, w2)
                 shown = BRIEF_CAP - 8
-                message = f"value changed at character {at}: {_brief(_window(t1, at, shown))} -> {_brief(_window(t2, at, shown))}"
+                message = f"value changed at character {at}: {brief(window(t1, at, shown))} -> {brief(window(t2, at, shown))}"
             return _classed(
-                rule, "value-change", path, message, before=_window(t1, at), after=_window(t2, at), diff=diff
+                rule, "value-change", path, message, before=window(t1, at), after=window(t2, at), diff=diff
             )
-        return _classed(rule, "value-change", path, message, before=_render(t1), after=_render(t2))
+        return _classed(rule, "value-change", path, message, before=render(t1), after=render(t2))
 
     def changed_rule(self, steps: list[_Step], t1: Any, t2: Any) -> str:
         """The class table's row for a changed leaf: an error's text (a JSON-RPC error's
@@ -1024,7 +814,7 @@ def _document_changed(path: str, rule: str, t1: str, t2: str) -> Finding:
     start = max(0, at - _DOCUMENT_CONTEXT)
     regions = [t[start : min(len(t) - tail + _DOCUMENT_CONTEXT, at + RENDER_CAP)] for t in (t1, t2)]
     return _classed(
-        rule, "value-change", path, message, before=_window(t1, at), after=_window(t2, at), diff=_word_diff(*regions)
+        rule, "value-change", path, message, before=window(t1, at), after=window(t2, at), diff=word_diff(*regions)
     )
 
 
@@ -1055,10 +845,10 @@ def _hint_finding(path: str, steps: list[_Step], before: Any, after: Any) -> Fin
     rule = hint_rule(hint, *shown)
     if rule is None:
         return None
-    message = f"tool annotation {hint}: {_brief(shown[0])} -> {_brief(shown[1])}"
+    message = f"tool annotation {hint}: {brief(shown[0])} -> {brief(shown[1])}"
     if rule == "hint-widened":
         message += " (the tool may now do more)"
-    return _classed(rule, "value-change", path, message, before=_render(shown[0]), after=_render(shown[1]))
+    return _classed(rule, "value-change", path, message, before=render(shown[0]), after=render(shown[1]))
 
 
 _ABSENT = object()

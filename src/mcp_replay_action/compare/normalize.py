@@ -161,6 +161,16 @@ class Base64Text(dict):  # type: ignore[type-arg]
 BOX_TYPES = (JsonText, Base64Text)
 
 
+class Aligned(dict):  # type: ignore[type-arg]
+    """A list lined up against its counterpart: slot -> item, ``index`` maps slot -> position."""
+
+    __slots__ = ("index",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.index: dict[int, int] = {}
+
+
 class NormalizeRules(Protocol):
     """What normalisation needs from ``compare.CompareOptions``."""
 
