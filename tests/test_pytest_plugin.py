@@ -1,7 +1,7 @@
 """The pytest plugin (``mcp_replay_action.pytest_plugin``), driven the way users meet it: inner test
-files run by a separate pytest process (``pytester.runpytest_subprocess``) in which the plugin is
-active through its ``pytest11`` entry point, against the committed calc cassette, the official SDK
-client, and the bundled healthy and regressed sample servers."""
+files run by pytest (``pytester.runpytest_inprocess``; a process of its own where a run must start
+clean) with the plugin active through its ``pytest11`` entry point, against the committed calc
+cassette, the official SDK client, and the bundled healthy and regressed sample servers."""
 
 from __future__ import annotations
 
@@ -36,8 +36,13 @@ def calc(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rs", *args, timeout=INNER_TIMEOUT)
+def run(pytester: pytest.Pytester, *args: str, process: bool = False) -> pytest.RunResult:
+    """The inner pytest run, in this process (the plugin active through its ``pytest11`` entry
+    point all the same; the outer test's timeout stays the only one), or in a process of its own
+    where a run must see nothing an earlier run left in this one."""
+    if process:
+        return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rs", *args, timeout=INNER_TIMEOUT)
+    return pytester.runpytest_inprocess("-p", "no:cacheprovider", "-p", "no:timeout", "-rs", *args)
 
 
 def shows(result: pytest.RunResult, *snippets: str) -> None:
@@ -603,9 +608,9 @@ def test_record_mode_once_records_over_streamable_http(calc: pytest.Pytester) ->
     path = calc.path / "cassettes" / "http.jsonl"
     with MockHttpServer(load(CASSETTE)) as upstream:
         ini(calc, mcp_replay_server_url=upstream.url)
-        run(calc, "--mcp-replay-record-mode=once").assert_outcomes(passed=2)
+        run(calc, "--mcp-replay-record-mode=once", process=True).assert_outcomes(passed=2)
     assert {i.method for i in load(path).interactions} >= {"initialize", "tools/call", "tools/list"}
-    run(calc).assert_outcomes(passed=2)  # the upstream is gone: served from the recording
+    run(calc, process=True).assert_outcomes(passed=2)  # the upstream is gone: served from the recording
 
 
 def test_a_session_that_records_nothing_fails_saying_so(calc: pytest.Pytester) -> None:
