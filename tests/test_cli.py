@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from e2e_helpers import run_in_process
+
 pytestmark = pytest.mark.integration
 
 CALC = f"{sys.executable} -m mcp_replay_action.samples.calc_server"
@@ -125,16 +127,18 @@ def test_missing_binary_exits_3_with_one_line(demo_cassette: Path) -> None:
 def test_malformed_cassette_exits_2_naming_file_and_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"schema": "mcp-replay/cassette@1", "meta": {}}\n{"seq": 0, "kind": "request"\n')
-    done = cli("replay", "--server", CALC, "--cassette", str(bad))
+    done = run_in_process("replay", "--server", CALC, "--cassette", str(bad))
     assert done.returncode == 2
     assert f"{bad}:2: invalid JSON" in done.stderr and done.stderr.count("\n") == 1
-    assert cli("inspect", str(bad)).returncode == 2
+    assert run_in_process("inspect", str(bad)).returncode == 2
 
 
 def test_usage_errors_exit_2(demo_cassette: Path) -> None:
-    assert cli("replay", "--cassette", str(demo_cassette)).returncode == 2  # neither --server nor --url
-    assert cli("replay", "--server", CALC, "--cassette", "nothing/**/*.jsonl").returncode == 2
-    assert cli("replay", "--server", CALC, "--cassette", str(demo_cassette), "--env", "NOEQUALS").returncode == 2
+    # In process (click's runner): refused before anything runs. The tests above and below run
+    # the real entry point.
+    assert run_in_process("replay", "--cassette", str(demo_cassette)).returncode == 2  # neither --server nor --url
+    assert run_in_process("replay", "--server", CALC, "--cassette", "nothing/**/*.jsonl").returncode == 2
+    assert run_in_process("replay", "--server", CALC, "--cassette", demo_cassette, "--env", "NOEQUALS").returncode == 2
 
 
 def test_inspect_diff_and_convert(demo_cassette: Path, tmp_path: Path) -> None:
