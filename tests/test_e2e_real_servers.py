@@ -256,6 +256,9 @@ def everything(workdir: Path) -> Path:
         everything_session,
         elicitation=accept_elicitation,
         roots=roots_for(workdir),
+        # Opted in to log messages as a user who wants them is: the server logs from background
+        # work (its roots sync after the handshake), compared over the session (replay/heard.py).
+        log_level="debug",
     )
     return cassette
 

@@ -91,16 +91,16 @@ RULES: tuple[Rule, ...] = (
     # What the server sends while it answers (compare/notifications.py).
     Rule("progress-dropped", "a request's progress notifications stopped (recorded some, live none)", "breaking",
          "a client showing progress, or keeping a long call alive on it, hears nothing"),
-    Rule("log-level-raised", "a log message (`notifications/message`) sent while answering rose to `warning` or "
+    Rule("log-level-raised", "a log message (`notifications/message`) rose to `warning` or "
          "above, or one at that level appeared", "breaking",
          "the server now says something went wrong"),
     Rule("notification-dropped", "a `list_changed`, `resources/updated` or other notification (compared by "
-         "presence per method; outside any request by count) did not arrive", "breaking",
+         "presence per method) did not arrive", "breaking",
          "a client waiting for it never refetches"),
     Rule("server-request-dropped", "the server no longer sends a request to the client (sampling, elicitation, "
-         "roots) it sent while answering", "breaking", "what the client was asked for (a user's consent, a "
+         "roots) it sent in the recorded session", "breaking", "what the client was asked for (a user's consent, a "
          "model's answer) is no longer asked"),
-    Rule("server-request-added", "the server sends a request to the client it did not send while answering",
+    Rule("server-request-added", "the server sends a request to the client the recorded session never saw",
          "breaking", "a client written against the recording was never asked it and may not answer"),
     # -- additive: a client keeps working -------------------------------------------------------
     Rule("response-appeared", "an answer arrived where the recording has none", "additive",

@@ -1,4 +1,4 @@
-"""What the server sends while it answers a request, compared by meaning, never by timing.
+"""What the server sends besides its answers, compared by meaning, never by timing.
 
 A tool call may be accompanied by progress notifications, log messages
 (``notifications/message``), change notices (``notifications/*/list_changed``,
@@ -15,8 +15,8 @@ what a client can tell:
   two ``list_changed`` into one; a client refetches once either way).
 - **requests to the client**: as a sequence of methods, each one's params masked and compared.
 
-Notifications outside any request (sent after an answer, before the next request) are compared
-per session as counts per method (``compare_counts``), as streams are (``replay/streams.py``).
+Progress is compared per request (it names its request); the rest over the whole session, in
+order (``replay/heard.py`` says why).
 Findings name their place as ``$.notifications.progress``, ``$.notifications.message[2]``,
 ``$.notifications[method=...]`` and ``$.server_requests[method=...]``, and their rule from the class
 table (``classes.py``).
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -69,8 +68,8 @@ def comparable(messages: Iterable[JSONObject], ignore: Iterable[str] = ()) -> li
 def compare_heard(
     recorded: Sequence[JSONObject], live: Sequence[JSONObject], options: CompareOptions | None = None
 ) -> tuple[Finding, ...]:
-    """The differences between what the server sent while answering a request, recorded and
-    live (both already ``comparable``), worst first."""
+    """The differences between what the server sent besides its answers (a request's progress,
+    or a session's other messages), recorded and live (both already ``comparable``), worst first."""
     options = options or CompareOptions()
     if recorded == live:
         return ()
@@ -82,34 +81,6 @@ def compare_heard(
         *_asked(rec["asked"], now["asked"], options),
     ]
     return tuple(sorted(out, key=lambda f: ("breaking", "additive", "cosmetic").index(f.cls)))
-
-
-def compare_counts(recorded: Sequence[JSONObject], live: Sequence[JSONObject]) -> tuple[Finding, ...]:
-    """Notifications outside any request, as counts per method: fewer live than recorded is a
-    notice a client waited for that did not come (a log message or progress fewer is additive)."""
-    want = Counter(str(m.get("method")) for m in recorded)
-    got = Counter(str(m.get("method")) for m in live)
-    out: list[Finding] = []
-    for method in sorted(want.keys() | got.keys()):
-        if want[method] == got[method]:
-            continue
-        path = _NOTES + ident_segment("method", method)
-        said = f"{method} outside any request: recorded {want[method]}, live {got[method]}"
-        fewer = got[method] < want[method]
-        if method == LOG:
-            rule = "log-changed"
-        elif method == PROGRESS:
-            rule = "progress-changed"
-        else:
-            rule = "notification-dropped" if fewer else "notification-added"
-        out.append(finding(rule, "structure-change", path, said, before=want[method], after=got[method]))
-    return tuple(out)
-
-
-def same_kind(a: JSONObject, b: JSONObject, options: CompareOptions | None = None) -> bool:
-    """Whether two messages are the same notification, masked (a live one the recording heard
-    after the previous answer, read while this request was answered)."""
-    return a.get("method") == b.get("method") and _masked(a.get("params"), options) == _masked(b.get("params"), options)
 
 
 def _on_stream(message: JSONObject) -> bool:
@@ -270,10 +241,10 @@ def _asked(rec: list[JSONObject], now: list[JSONObject], options: CompareOptions
             continue
         for i in range(i1, i2):
             path = _ASKED + ident_segment("method", a[i])
-            said = f"the server no longer asks {a[i]} while answering"
+            said = f"the server no longer asks {a[i]}"
             out.append(finding("server-request-dropped", "structure-change", path, said, before=a[i], after=None))
         for j in range(j1, j2):
             path = _ASKED + ident_segment("method", b[j])
-            said = f"the server now asks {b[j]} while answering (the recording has no answer for it)"
+            said = f"the server now asks {b[j]} (the recording has no answer for it)"
             out.append(finding("server-request-added", "structure-change", path, said, before=None, after=b[j]))
     return out

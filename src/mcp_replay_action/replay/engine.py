@@ -197,9 +197,9 @@ class _Session:
                 self.results.append(result)
         if self.gather is None and self.dead is None:
             self.heard.drain(self.client, self.deadline)
-            outside = self.heard.outside(self.redactor.apply)
-            if outside is not None:
-                self.results.append(judge(outside[0], outside[1], {}))
+            heard = self.heard.session(self.redactor.apply, self.compare_options)
+            if heard is not None:
+                self.results.append(judge(heard[0], heard[1], {}))
 
     def _learn(self) -> None:
         """Learn the minted values of the last answer that differed, before the next message is
@@ -383,7 +383,9 @@ class _Session:
             # A poll the recording saw say ``working``: how many a task needs is not behaviour.
             if prepared is not None:
                 prepared.close()
-            pass_into(self.results, inter, live, latency_ms=round(latency, 3), sent=message, substitutions=substitutions)
+            pass_into(
+                self.results, inter, live, latency_ms=round(latency, 3), sent=message, substitutions=substitutions
+            )
             return
         answer = _Answer(inter, message, substitutions, live, latency, first, prepared, heard)
         recorded = inter.response
@@ -394,9 +396,7 @@ class _Session:
         if self.gather is not None:
             if inter.seq in self.gather:
                 self.live[inter.seq] = self._redacted(answer)
-                self.heard_live[inter.seq] = self.heard.live_of(
-                    inter.seq, heard, self.redactor.apply, self.compare_options
-                )
+                self.heard_live[inter.seq] = self.heard.live_of(inter.seq, heard, self.redactor.apply)
             answer.close()
             return
         self.unsettled = answer

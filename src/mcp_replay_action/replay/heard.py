@@ -1,16 +1,17 @@
-"""What the server sends besides its answers, recorded and live, filed by the request it came with.
+"""What the server sends besides its answers, recorded and live, for ``compare/notifications.py``.
 
-A server notification or request to the client belongs to the request being answered when it was
-sent: in the recording, one seen after the request and no later than its answer (the request's
-``ts`` plus its ``latency_ms``); live, one read while the replay awaited that request's answer.
-The rest (sent after an answer, before the next request) is *outside* any request; live, such a
-message is read while the next request is awaited, so a live window's first messages that the
-recording heard after the previous answer are moved outside before the window is compared. What
-is outside is compared once per session as counts per method (``compare/notifications.py``); a
-message the recording heard after the last answer is waited for a little (``DRAIN_SECONDS``).
+Progress (``notifications/progress``) names the request it reports on (its ``progressToken``), so
+it is compared per request: in the recording, the progress seen after the request and no later
+than its answer (the request's ``ts`` plus its ``latency_ms``); live, the progress read while the
+replay awaited that answer. Everything else (log messages, change notices, requests to the
+client) names no request: a server sends it from background work whenever that work gets there
+(npm server-everything asks ``roots/list`` a moment after the handshake, in whichever request's
+window that falls), so it is compared over the whole session, in order, once the session has
+replayed; a message the recording heard that has not arrived by the last answer is waited for a
+little (``DRAIN_SECONDS``).
 
-The comparison itself is ``compare/notifications.py``; the replay (``engine.py``) tells this
-module when a request is sent and answered, and hands it the recorded lines as it passes them.
+The replay (``engine.py``) tells this module when a request is sent and answered, and hands it the
+recorded lines as it passes them.
 """
 
 from __future__ import annotations
@@ -27,13 +28,18 @@ from mcp_replay_action.transport.session import ClientSession
 
 Redact = Callable[[JSONObject], JSONObject]
 
-# After the last answer, how long the notifications the recording heard after it are waited for.
+# After the last answer, how long the messages the recording heard and the live server has not
+# sent yet are waited for.
 DRAIN_SECONDS = 1.0
 _SLACK = 2e-6  # seconds: ts and latency are each rounded to the microsecond in a cassette
+PROGRESS = "notifications/progress"
+# The line session findings are shown on when the recording heard nothing (only the live server spoke).
+_NOWHERE = Interaction(seq=-1, kind="server-notification", message={"jsonrpc": "2.0", "method": "notifications"})
 
 
 class Heard:
-    """One session's server notifications and requests to the client, by request."""
+    """One session's server notifications and requests to the client: progress by request, the
+    rest in session order."""
 
     def __init__(self, ignore: tuple[str, ...] = (), asks: bool = True) -> None:
         self.ignore = ignore
@@ -41,46 +47,44 @@ class Heard:
         # request is the other's input_required round (``translate.py``), compared by its answers.
         self.asks = asks
         self.on_stream: Callable[[JSONObject], None] | None = None  # a subscription's events (streams.py)
-        self.window: list[JSONObject] | None = None  # live, while an answer is awaited
-        self.live_outside: list[JSONObject] = []
-        self.recorded: dict[int, list[JSONObject]] = {}  # by the seq of the request they came with
-        self.recorded_outside: list[JSONObject] = []
-        self.first_outside: Interaction | None = None  # the line an outside finding is shown on
-        self.leading: dict[int, list[JSONObject]] = {}  # recorded outside just before each request
+        self.window: list[JSONObject] | None = None  # live progress, while an answer is awaited
+        self.recorded: dict[int, list[JSONObject]] = {}  # recorded progress, by request seq
+        self.recorded_session: list[JSONObject] = []  # the rest, in cassette order
+        self.live_session: list[JSONObject] = []  # ... and as heard
+        self.first_line: Interaction | None = None  # the line session findings are shown on
         self._current: Interaction | None = None
-        self._tail: list[JSONObject] = []  # recorded outside since the last request
+
+    def _kept(self, message: JSONObject) -> bool:
+        from mcp_replay_action.compare.notifications import comparable
+
+        return bool(comparable([message], self.ignore)) and ("id" not in message or self.asks)
 
     # -- the recording --------------------------------------------------------------------------
 
     def recorded_line(self, inter: Interaction) -> None:
         """A recorded ``server-notification`` or ``server-request``, in cassette order."""
-        from mcp_replay_action.compare.notifications import comparable
-
-        if not comparable([inter.message], self.ignore) or ("id" in inter.message and not self.asks):
+        if not self._kept(inter.message):
+            return
+        if inter.message.get("method") != PROGRESS:
+            self.recorded_session.append(inter.message)
+            if self.first_line is None:
+                self.first_line = inter
             return
         current = self._current
         if current is not None and (
             current.latency_ms is None or inter.ts <= current.ts + current.latency_ms / 1000.0 + _SLACK
         ):
             self.recorded.setdefault(current.seq, []).append(inter.message)
-            return
-        self._current = None  # later lines are later still
-        self._tail.append(inter.message)
-        self.recorded_outside.append(inter.message)
-        if self.first_outside is None:
-            self.first_outside = inter
 
     # -- live -------------------------------------------------------------------------------------
 
     def sent(self, inter: Interaction) -> None:
-        """The request ``inter`` is sent: what is read from now until its answer is its window."""
+        """The request ``inter`` is sent: the progress read from now until its answer is its own."""
         self._current = inter
-        if self._tail:
-            self.leading[inter.seq], self._tail = self._tail, []
         self.window = []
 
     def answered(self) -> list[JSONObject]:
-        """The answer came (or never will): the window read since the request was sent."""
+        """The answer came (or never will): the progress read since the request was sent."""
         window, self.window = self.window or [], None
         return window
 
@@ -91,63 +95,54 @@ class Heard:
         if self.on_stream is not None and not comparable([message]):
             self.on_stream(message)  # a subscription's event: its stream compares it
             return
-        if not comparable([message], self.ignore) or ("id" in message and not self.asks):
+        if not self._kept(message):
             return
-        (self.window if self.window is not None else self.live_outside).append(message)
+        if message.get("method") != PROGRESS:
+            self.live_session.append(message)
+        elif self.window is not None:
+            self.window.append(message)
 
     def asked(self, request: JSONObject, _answer: JSONObject) -> None:
         """A live request to the client, answered from the cassette (``on_server_request``)."""
         self.hear(request)
 
-    def live_of(self, seq: int, window: list[JSONObject], redact: Redact, options: CompareOptions) -> list[JSONObject]:
-        """The live window of request ``seq`` redacted, less its first messages that the recording
-        heard after the previous answer (the same notification, masked), which are moved outside."""
-        leading = self.leading.pop(seq, [])
-        if not window:
-            return window
-        from mcp_replay_action.compare.notifications import same_kind
-
-        live = [redact(m) for m in window]
-        start = 0
-        for expected in leading:
-            if start < len(live) and same_kind(expected, live[start], options):
-                start += 1
-        self.live_outside.extend(live[:start])
-        return live[start:]
+    def live_of(self, seq: int, window: list[JSONObject], redact: Redact) -> list[JSONObject]:
+        """The live progress of request ``seq``, redacted."""
+        return [redact(m) for m in window]
 
     def findings(
         self, seq: int, window: list[JSONObject], redact: Redact, options: CompareOptions
     ) -> tuple[tuple[Finding, ...], list[JSONObject]]:
-        """What differs between what the server sent while answering request ``seq``, recorded
-        and live (``window``), and the live messages compared (kept for a confirmation pass)."""
+        """What differs in the progress request ``seq`` reported, recorded and live (``window``),
+        and the live progress compared (kept for a confirmation pass)."""
         recorded = self.recorded.pop(seq, [])
-        live = self.live_of(seq, window, redact, options)
-        if not (recorded or live):
-            return (), live
+        if not (recorded or window):
+            return (), window
         from mcp_replay_action.compare.notifications import compare_heard
 
+        live = self.live_of(seq, window, redact)
         return compare_heard(recorded, live, options), live
 
-    def outside(self, redact: Redact) -> tuple[Interaction, tuple[Finding, ...]] | None:
-        """Once the session has replayed: the first recorded line outside any request and what
-        differs outside requests (counts per method), or None when the recording heard nothing
-        there (a live one more is not reported: nothing waited for it)."""
-        if self.first_outside is None:
+    def session(self, redact: Redact, options: CompareOptions) -> tuple[Interaction, tuple[Finding, ...]] | None:
+        """Once the session has replayed: the line to show them on and what differs in the log
+        messages, change notices and requests to the client over the session, or None."""
+        if not (self.recorded_session or self.live_session):
             return None
-        from mcp_replay_action.compare.notifications import compare_counts
+        from mcp_replay_action.compare.notifications import compare_heard
 
-        findings = compare_counts(self.recorded_outside, [redact(m) for m in self.live_outside])
-        return (self.first_outside, findings) if findings else None
+        live = [redact(m) for m in self.live_session]
+        findings = compare_heard(self.recorded_session, live, options)
+        return (self.first_line or _NOWHERE, findings) if findings else None
 
     def drain(self, client: ClientSession, until: float) -> None:
-        """After the last answer: read on while fewer messages of some method came outside any
-        request than the recording heard, for up to ``DRAIN_SECONDS`` and not past ``until``."""
-        want = Counter(str(m.get("method")) for m in self.recorded_outside)
+        """After the last answer: read on while fewer messages of some method came than the
+        recording heard, for up to ``DRAIN_SECONDS`` and not past ``until``."""
+        want = Counter(str(m.get("method")) for m in self.recorded_session)
         if not want:
             return
 
         def short() -> bool:
-            got = Counter(str(m.get("method")) for m in self.live_outside)
+            got = Counter(str(m.get("method")) for m in self.live_session)
             return any(got[method] < n for method, n in want.items())
 
         client.read_while(short, min(until, time.monotonic() + DRAIN_SECONDS))
