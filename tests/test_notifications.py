@@ -134,6 +134,19 @@ def test_progress_dropped_and_a_log_level_raised_are_caught(shop_cassette: Path,
     assert {(f["rule"], f["path"]) for f in confirmed.findings()} == {(r, p) for r, p, _ in found}
 
 
+def test_an_output_property_named_title_removed_is_breaking(shop_cassette: Path, tmp_path: Path) -> None:
+    # A property is a property whatever its name: not JSON Schema's ``title`` keyword.
+    run = replay(_drifted("untitled"), shop_cassette, "--no-confirm", report=tmp_path / "r.json", gate=False)
+    assert run.code == 1, run.describe()
+    listed = {(f["rule"], f["class"], f["path"]) for f in run.findings() if f["method"] == "tools/list"}
+    schema = "$.result.tools[name=item_info].outputSchema"
+    assert listed == {
+        ("key-removed", "breaking", f"{schema}.properties.title"),  # the field a client reads
+        ("item-removed", "breaking", f"{schema}.required[1]"),
+        ("metadata-text", "cosmetic", f"{schema}.title"),  # the keyword: the model's name, Item -> UntitledItem
+    }, run.describe()
+
+
 def test_ignore_notifications_leaves_them_out(shop_cassette: Path, tmp_path: Path) -> None:
     run = replay(
         _drifted("quiet,fraud,chatty"),

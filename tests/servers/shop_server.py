@@ -4,7 +4,9 @@
 
 ``SHOP_SERVER_VARIANT`` (comma-separated) makes a drifted build for the notification tests:
 ``quiet`` (``place_order`` reports no progress), ``fraud`` (its ``info: placing order`` log
-becomes ``warning: order REJECTED by fraud check``), ``chatty`` (one more debug log line).
+becomes ``warning: order REJECTED by fraud check``), ``chatty`` (one more debug log line),
+``untitled`` (``item_info``'s structured output loses its ``title`` field, and so its outputSchema
+the property named ``title``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import os
 
 from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel
 
 VARIANT = {flag.strip() for flag in os.environ.get("SHOP_SERVER_VARIANT", "").split(",") if flag.strip()}
 
@@ -38,6 +41,30 @@ async def place_order(item: str, quantity: int, ctx: Context) -> str:
 def price(item: str) -> int:
     """The price of an item, in cents."""
     return 100 * len(item)
+
+
+class Item(BaseModel):
+    sku: str
+    title: str
+
+
+class UntitledItem(BaseModel):
+    sku: str
+
+
+if "untitled" in VARIANT:
+
+    @server.tool()
+    def item_info(item: str) -> UntitledItem:
+        """What the shop knows of an item."""
+        return UntitledItem(sku=item.upper())
+
+else:
+
+    @server.tool()
+    def item_info(item: str) -> Item:
+        """What the shop knows of an item."""
+        return Item(sku=item.upper(), title=item.title())
 
 
 if __name__ == "__main__":
