@@ -33,8 +33,9 @@ Redact = Callable[[JSONObject], JSONObject]
 DRAIN_SECONDS = 1.0
 _SLACK = 2e-6  # seconds: ts and latency are each rounded to the microsecond in a cassette
 PROGRESS = "notifications/progress"
-# The line session findings are shown on when the recording heard nothing (only the live server spoke).
-_NOWHERE = Interaction(seq=-1, kind="server-notification", message={"jsonrpc": "2.0", "method": "notifications"})
+# What session findings are shown on when the recording heard nothing (only the live server spoke):
+# a row past the cassette's last seq, on no line.
+_NOWHERE = {"jsonrpc": "2.0", "method": "notifications"}
 
 
 class Heard:
@@ -53,6 +54,7 @@ class Heard:
         self.live_session: list[JSONObject] = []  # ... and as heard
         self.first_line: Interaction | None = None  # the line session findings are shown on
         self._current: Interaction | None = None
+        self._last_seq = -1  # the highest recorded seq passed (a row past it is on no line)
 
     def _kept(self, message: JSONObject) -> bool:
         from mcp_replay_action.compare.notifications import comparable
@@ -81,6 +83,7 @@ class Heard:
     def sent(self, inter: Interaction) -> None:
         """The request ``inter`` is sent: the progress read from now until its answer is its own."""
         self._current = inter
+        self._last_seq = max(self._last_seq, inter.seq)
         self.window = []
 
     def answered(self) -> list[JSONObject]:
@@ -132,7 +135,10 @@ class Heard:
 
         live = [redact(m) for m in self.live_session]
         findings = compare_heard(self.recorded_session, live, options)
-        return (self.first_line or _NOWHERE, findings) if findings else None
+        if not findings:
+            return None
+        shown = self.first_line or Interaction(seq=self._last_seq + 1, kind="server-notification", message=_NOWHERE)
+        return shown, findings
 
     def drain(self, client: ClientSession, until: float) -> None:
         """After the last answer: read on while fewer messages of some method came than the
