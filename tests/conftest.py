@@ -3,8 +3,11 @@ fast and plain paths, and the recordings more than one module replays."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -138,3 +141,13 @@ def typed_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("typed") / "typed.jsonl"
     record_through_proxy(command(python, SERVERS / "typed_server.py"), path, session)
     return path
+
+
+@pytest.fixture
+def reachable_tmp() -> Iterator[Path]:
+    """A directory the code under test can reach when it runs as another user (pytest's own
+    ``tmp_path`` is root's, mode 0700): for the tests that drop privileges as the image does."""
+    made = Path(tempfile.mkdtemp(prefix="mcp-replay-reachable-", dir="/tmp"))
+    os.chmod(made, 0o755)
+    yield made
+    shutil.rmtree(made, ignore_errors=True)

@@ -21,6 +21,8 @@ from runner_parse import Cmd, parse_commands, read_outputs
 
 PY = sys.executable
 FAKES = Path(__file__).parent / "fakes"
+# A python3 another user can run (this test run's own may live under /root).
+SYSTEM_PYTHON = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin")
 CALC = f"{PY} -m mcp_replay_action.samples.calc_server"
 CALC_REGRESSED = f"{PY} -m mcp_replay_action.samples.calc_server_regressed"
 HOSTILE = f"{PY} {FAKES / 'hostile_server.py'}"
@@ -54,6 +56,29 @@ def make_workspace(root: Path, cassettes: dict[str, Path]) -> Path:
         shutil.copyfile(source, target)
     ws.mkdir(exist_ok=True)
     return ws
+
+
+def copy_package_sources(ws: Path) -> None:
+    """The package's source in ``ws/src``, as a user's server would be: a ``python3`` without the
+    package (``SYSTEM_PYTHON``) runs the sample servers from there (``working-directory: src``)."""
+    shutil.copytree(Path(__file__).resolve().parent.parent / "src" / "mcp_replay_action", ws / "src" / "mcp_replay_action",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+
+
+def probe_workspace(where: Path, probe: str) -> tuple[Path, Path]:
+    """(workspace, seen file) for a probe of the code under test run as another user: the
+    calculator's cassette, the package's source (the sample server's), ``tests/fakes/<probe>``
+    copied in as ``probe.py``, and the empty ``seen.jsonl`` it reports to."""
+    from mcp_replay_action.demo import record_demo_session
+
+    ws = where / "workspace"
+    (ws / "cassettes").mkdir(parents=True)
+    record_demo_session(ws / "cassettes" / "calc.jsonl")
+    copy_package_sources(ws)
+    shutil.copyfile(FAKES / probe, ws / "probe.py")
+    seen = ws / "seen.jsonl"
+    seen.write_text("", encoding="utf-8")
+    return ws, seen
 
 
 def run_action(
@@ -107,6 +132,32 @@ def run_action(
         stdin=subprocess.DEVNULL,
     )
     return ActionRun(proc.returncode, proc.stdout, proc.stderr, read_outputs(output), summary.read_text())
+
+
+def run_as_the_image(
+    ws: Path, inputs: dict[str, str], *, token: str = "app-token", event: bool = True, extra_env: dict[str, str] | None = None
+) -> tuple[ActionRun, list[dict[str, Any]]]:
+    """One pull request run of the entrypoint as the image runs it: as root, with
+    ``MCP_REPLAY_RUN_AS=workspace-owner``, so ``install``, ``setup`` and the server drop to the
+    workspace's owner (the caller makes the workspace theirs). ``event=False``: the caller names
+    the event file in ``extra_env``. Returns the run and the comments posted on pull request 7."""
+    from fakegithub import BOT, FakeGitHub
+    from github_events import pull_request
+
+    sha = "c" * 40
+    with FakeGitHub() as fake:
+        fake.add_token(token, BOT)
+        fake.add_pull("octo/demo", 7, head_sha=sha, head_ref="feature")
+        run = run_action(
+            ws,
+            event_name="pull_request",
+            event=pull_request(7, sha) if event else None,
+            inputs={"github-token": token, **inputs},
+            api_url=fake.url,
+            extra_env={"MCP_REPLAY_RUN_AS": "workspace-owner", **(extra_env or {})},
+        )
+        posted = [comment for thread in fake.comments.values() for comment in thread]
+    return run, posted
 
 
 def record_session(

@@ -76,10 +76,16 @@ class CompositeRunner:
         return EXPRESSION.sub(one, text)
 
     def run(self, base_env: dict[str, str]) -> tuple[int, str, dict[str, str]]:
-        """Run the steps in order; stop at the first failure. Returns (exit code, log, outputs)."""
+        """Run the steps in order; after the first failure only ``if: always()`` steps. Returns (exit
+        code, log, outputs)."""
         log = []
+        failed = 0
         for number, step in enumerate(self.action["runs"]["steps"]):
             assert step["shell"] == "bash"
+            condition = step.get("if")
+            assert condition in (None, "always()"), f"composite/action.yml: a condition this test does not know: {condition}"
+            if failed and condition is None:
+                continue
             output = self.temp / f"output-{number}"
             output.write_text("", encoding="utf-8")
             env = {**base_env, **{key: self.evaluate(str(value)) for key, value in step.get("env", {}).items()}}
@@ -98,8 +104,9 @@ class CompositeRunner:
             log.append(f"--- step {step.get('name')}: exit {result.returncode}\n{result.stdout}\n{result.stderr}")
             if "id" in step:
                 self.step_outputs[step["id"]] = read_outputs(output)
-            if result.returncode != 0:
-                return result.returncode, "\n".join(log), {}
+            failed = failed or result.returncode
+        if failed:
+            return failed, "\n".join(log), {}
         outputs = {name: self.evaluate(spec["value"]) for name, spec in self.action["outputs"].items()}
         return 0, "\n".join(log), outputs
 
@@ -125,6 +132,20 @@ def runner_env(home: Path, workspace: Path, event: Path, summary: Path, path: st
         if key in os.environ:
             env[key] = os.environ[key]
     return env
+
+
+def composite_job(where: Path) -> tuple[Path, Path, Path]:
+    """(workspace, runner temp, event file) of a push job, the workspace holding the calculator
+    sample's cassette."""
+    from mcp_replay_action.demo import record_demo_session
+
+    workspace, temp = where / "workspace", where / "runner-temp"
+    temp.mkdir()
+    (workspace / "cassettes").mkdir(parents=True)
+    record_demo_session(workspace / "cassettes" / "calc.jsonl")
+    event = where / "event.json"
+    event.write_text(json.dumps({"ref": "refs/heads/main", "after": "f" * 40}), encoding="utf-8")
+    return workspace, temp, event
 
 
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -163,8 +184,9 @@ def test_the_token_is_out_of_reach_of_install_and_the_server(tmp_path: Path) -> 
             os.chown(path, RUNNER_UID, RUNNER_UID, follow_symlinks=False)
         token = "ghs_" + "C0mpositeT0ken" * 3
         # The job's Python is the system's (this test's own lives under /root); the server runs on
-        # the action's venv, so it imports the planted modules itself: only the holder must not.
-        venv = temp / "mcp-replay-action-venv"
+        # the action's venv (this use's own, named by the install step), so it imports the planted
+        # modules itself: only the holder must not.
+        venv = temp / "mcp-replay-action-venv.*"
         system = shutil.which("python3", path=SYSTEM_PATH)
         if system is None:
             pytest.skip("no system python3 an unprivileged user can run")
@@ -174,8 +196,8 @@ def test_the_token_is_out_of_reach_of_install_and_the_server(tmp_path: Path) -> 
             yaml.safe_load(COMPOSITE.read_text(encoding="utf-8")),
             workspace=workspace, temp=temp, token=token, action_path=action / "composite", user=RUNNER_UID,
             # `; true`: the install shell stays the probe's parent, a process it can read.
-            inputs={"install": f"{system} {snoop} --plant '{package}'; true", "server": f"{venv}/bin/python {snoop} --serve",
-                    "min-grade": "A"},
+            inputs={"install": f"{system} {snoop} --plant '{package}'; true",
+                    "server": f"sh -c 'exec {venv}/bin/python {snoop} --serve'", "min-grade": "A"},
         )  # fmt: skip
         code, log, outputs = runner.run(runner_env(home, workspace, event, base / "summary.md", SYSTEM_PATH))
         assert code == 0, log
@@ -211,15 +233,47 @@ def test_the_token_is_out_of_reach_of_install_and_the_server(tmp_path: Path) -> 
             shutil.rmtree(base, ignore_errors=True)
 
 
-def test_composite_action_installs_the_package_and_replays(tmp_path: Path) -> None:
-    from mcp_replay_action.demo import record_demo_session
+PTH = "import os, sys; open({out!r}, 'a').write('PTH %d %r token=%s\\n' % (os.getpid(), sys.argv[:3], 'INPUT_GITHUB-TOKEN' in os.environ))\n"
 
-    workspace, temp = tmp_path / "workspace", tmp_path / "runner-temp"
-    temp.mkdir()
-    (workspace / "cassettes").mkdir(parents=True)
-    record_demo_session(workspace / "cassettes" / "calc.jsonl")
-    event = tmp_path / "event.json"
-    event.write_text(json.dumps({"ref": "refs/heads/main", "after": "f" * 40}), encoding="utf-8")
+
+def test_two_uses_in_one_job_share_no_environment(tmp_path: Path) -> None:
+    """Issue 28 item 9: two uses of the composite action in one job, one ``RUNNER_TEMP``. The
+    first use's ``install`` drops a ``.pth`` into every environment it finds under the runner's
+    temp directory (a ``.pth`` runs at every interpreter start, before any code of ours). With
+    one environment at a fixed path the second use's pip and token holder ran it, with the token
+    in their environment; now each use has its own, removed when the use ends, so the second
+    use's processes never meet it, and nothing is left in ``RUNNER_TEMP``."""
+    workspace, temp, event = composite_job(tmp_path)
+    ran = tmp_path / "pth-ran.txt"
+    plant = tmp_path / "plant.py"
+    plant.write_text(
+        "import glob, sys\n"
+        f"for site in glob.glob({str(temp)!r} + '/mcp-replay-action-venv*/lib/python*/site-packages'):\n"
+        f"    open(site + '/zz_planted.pth', 'w').write({PTH.format(out=str(ran))!r})\n"
+        "    print('planted', site)\n",
+        encoding="utf-8",
+    )
+    action = yaml.safe_load(COMPOSITE.read_text(encoding="utf-8"))
+    server = {"server": "python -m mcp_replay_action.samples.calc_server", "min-grade": "A"}
+    uses = [
+        CompositeRunner(action, workspace=workspace, temp=temp, token="job-token",
+                        inputs={**server, "install": f"{sys.executable} {plant}"}),
+        CompositeRunner(action, workspace=workspace, temp=temp, token="job-token", inputs=server),
+    ]  # fmt: skip
+    code, log, outputs = uses[0].run(runner_env(tmp_path, workspace, event, tmp_path / "summary.md"))
+    assert code == 0 and outputs["grade"] == "A", log
+    assert "planted " in log, "the first use's install found no environment to plant into"
+    assert not list(temp.glob("mcp-replay-action-venv*")), "the first use left its environment behind"
+    ran.write_text("", encoding="utf-8")  # what ran in the first use is not the question
+
+    code, log, outputs = uses[1].run(runner_env(tmp_path, workspace, event, tmp_path / "summary.md"))
+    assert code == 0 and outputs["grade"] == "A", log
+    assert ran.read_text(encoding="utf-8") == "", "the first use's .pth ran in the second use"
+    assert not list(temp.glob("mcp-replay-action-venv*")), "the second use left its environment behind"
+
+
+def test_composite_action_installs_the_package_and_replays(tmp_path: Path) -> None:
+    workspace, temp, event = composite_job(tmp_path)
     runner = CompositeRunner(
         yaml.safe_load(COMPOSITE.read_text(encoding="utf-8")),
         workspace=workspace, temp=temp, token="unused-token",

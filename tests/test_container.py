@@ -19,6 +19,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import uuid
@@ -30,6 +31,7 @@ from typing import Any
 import pytest
 
 from container_opt_in import CONTAINER_TESTS
+from github_action_run import copy_package_sources
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "tests" / "container"
@@ -39,6 +41,9 @@ PR = 7
 HEAD_SHA = "0123456789abcdef0123456789abcdef01234567"
 EVERYTHING = "@modelcontextprotocol/server-everything"
 RUNNER_UID = 1001  # the runner's user on GitHub's hosted runners, who owns the workspace
+RUNNER_GID = 121  # its primary group there: docker, the group of the Docker socket the runner mounts
+CHILD_GID = 65532  # the group the code under test gets instead (host/privilege.py: FALLBACK_ID)
+FILE_COMMANDS = ("set_env_step", "add_path_step", "set_output_step", "step_summary_step", "save_state_step")
 
 pytestmark = [*CONTAINER_TESTS, pytest.mark.timeout(2400)]
 
@@ -144,24 +149,27 @@ def parse_outputs(text: str) -> dict[str, str]:
 
 
 def give_to_runner(*paths: Path) -> None:
-    """What the runner's user owns on GitHub: the checkout and the job's home (``_github_home``)."""
+    """What the runner's user owns on GitHub: the checkout, the job's home (``_github_home``), the
+    event (``_github_workflow``) and the step's file-command files (``_runner_file_commands``)."""
     for top in paths:
         for path in [top, *top.rglob("*")]:
-            os.chown(path, RUNNER_UID, RUNNER_UID, follow_symlinks=False)
+            os.chown(path, RUNNER_UID, RUNNER_GID, follow_symlinks=False)
 
 
-def run_action(image: str, workspace: Path, rundir: Path, github: Any, inputs: dict[str, str]) -> Run:
+def run_action(
+    image: str, workspace: Path, rundir: Path, github: Any, inputs: dict[str, str], *, options: tuple[str, ...] = ()
+) -> Run:
     """The container, once, with GitHub's mounts and environment (tests/container/run-action.sh);
-    the workspace and the home belong to the runner's user, as they do on GitHub."""
-    (rundir / "home").mkdir(parents=True, exist_ok=True)
-    give_to_runner(workspace, rundir / "home")
-    (rundir / "workflow").mkdir(parents=True, exist_ok=True)
+    the workspace, the home, the event and the file-command files belong to the runner's user, as
+    they do on GitHub."""
+    for name in ("home", "workflow", "file_commands"):
+        (rundir / name).mkdir(parents=True, exist_ok=True)
     (rundir / "workflow" / "event.json").write_text(json.dumps(pull_request_event()), encoding="utf-8")
-    for name in ("output", "summary.md"):  # fresh per step, as the runner gives them
-        (rundir / "file_commands").mkdir(parents=True, exist_ok=True)
+    for name in FILE_COMMANDS:  # fresh per step, as the runner gives them
         (rundir / "file_commands" / name).write_text("", encoding="utf-8")
+    give_to_runner(workspace, rundir / "home", rundir / "workflow", rundir / "file_commands")
     container = f"mcp-replay-test-{uuid.uuid4().hex[:12]}"
-    options = [
+    settings = [
         "--name", container,
         "-e", "GITHUB_EVENT_NAME=pull_request",
         "-e", f"GITHUB_REPOSITORY={REPO}",
@@ -174,11 +182,11 @@ def run_action(image: str, workspace: Path, rundir: Path, github: Any, inputs: d
         "-e", f"INPUT_GITHUB-TOKEN={TOKEN}",
     ]  # fmt: skip
     for name, value in inputs.items():
-        options += ["-e", f"INPUT_{name.upper()}={value}"]
+        settings += ["-e", f"INPUT_{name.upper()}={value}"]
     env = {**os.environ, "MCP_REPLAY_IMAGE": image, "MCP_REPLAY_RUN_TIMEOUT": "600"}
     try:
         result = subprocess.run(
-            ["bash", str(SCRIPTS / "run-action.sh"), str(workspace), str(rundir), *options],
+            ["bash", str(SCRIPTS / "run-action.sh"), str(workspace), str(rundir), *settings, *options],
             env=env, capture_output=True, text=True, timeout=700, check=False, stdin=subprocess.DEVNULL,
         )  # fmt: skip
     finally:
@@ -188,8 +196,8 @@ def run_action(image: str, workspace: Path, rundir: Path, github: Any, inputs: d
         returncode=result.returncode,
         stdout=result.stdout,
         stderr=result.stderr,
-        outputs=parse_outputs((rundir / "file_commands" / "output").read_text(encoding="utf-8")),
-        summary=(rundir / "file_commands" / "summary.md").read_text(encoding="utf-8"),
+        outputs=parse_outputs((rundir / "file_commands" / "set_output_step").read_text(encoding="utf-8")),
+        summary=(rundir / "file_commands" / "step_summary_step").read_text(encoding="utf-8"),
     )
 
 
@@ -203,13 +211,6 @@ def comments(github: Any) -> list[dict[str, Any]]:
 
 
 # ---- recording the cassettes the container replays (on the host, through the real proxy) ------
-
-
-def add_sample_sources(workspace: Path) -> None:
-    """The sample server's source in the workspace, as a user's server would be: the image's
-    python runs it from there (the action's own packages are not on its path)."""
-    shutil.copytree(ROOT / "src" / "mcp_replay_action", workspace / "src" / "mcp_replay_action",
-                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
 
 
 def record_calc_cassette(path: Path) -> None:
@@ -262,7 +263,7 @@ def test_python_sample_server_outputs_summary_annotations_and_one_sticky_comment
 ) -> None:
     workspace = tmp_path / "workspace"
     record_calc_cassette(workspace / "cassettes" / "calc.jsonl")
-    add_sample_sources(workspace)
+    copy_package_sources(workspace)
     inputs = {"server": "python -m mcp_replay_action.samples.calc_server", "working-directory": "src", "min-grade": "B"}
 
     first = run_action(image, workspace, tmp_path / "run1", github, inputs)
@@ -348,7 +349,7 @@ def test_install_and_the_server_run_unprivileged_and_cannot_reach_the_token(
     the report belongs to the workspace's owner."""
     workspace = tmp_path / "workspace"
     record_calc_cassette(workspace / "cassettes" / "calc.jsonl")
-    add_sample_sources(workspace)
+    copy_package_sources(workspace)
     package = workspace / "pkg"
     package.mkdir()
     shutil.copyfile(ROOT / "tests" / "fakes" / "proc_snoop.py", package / "probe_server.py")
@@ -384,7 +385,7 @@ def test_install_and_the_server_run_unprivileged_and_cannot_reach_the_token(
     plants = install_record["plant"].values()
     assert plants and all(c["planted"] == 0 and c["refused"] > 0 for c in plants), install_record["plant"]
     for record in records:
-        assert (record["uid"], record["gid"]) == (RUNNER_UID, RUNNER_UID) and 0 not in record["groups"], record
+        assert (record["uid"], record["gid"]) == (RUNNER_UID, CHILD_GID) and 0 not in record["groups"], record
         [holder] = [p for p in record["processes"] if p["pid"] == 1]
         assert "mcp_replay_action.github" in holder["cmdline"] and holder["uid"] == 0
         assert holder["environ"].startswith("unreadable") and holder["mem"].startswith("unreadable"), holder
@@ -392,7 +393,74 @@ def test_install_and_the_server_run_unprivileged_and_cannot_reach_the_token(
             assert process["found"] == [], process
     assert "PLANTED" not in (workspace / "seen.jsonl").read_text(encoding="utf-8")
     report = workspace / run.outputs["report"]
-    assert (report.stat().st_uid, report.stat().st_gid) == (RUNNER_UID, RUNNER_UID)
+    assert (report.stat().st_uid, report.stat().st_gid) == (RUNNER_UID, RUNNER_GID)
+
+
+def test_the_code_under_test_reaches_none_of_the_runners_files(image: str, github: Any, tmp_path: Path) -> None:
+    """Issue 28 items 2 and 10, the image: the runner's files laid out and owned as on GitHub (the
+    step's file-command files, the event and the job's home are the runner's user's, group docker),
+    and the Docker socket mounted (root, group docker, 0660). ``install`` and the server
+    (``tests/fakes/runner_files_probe.py``) list /github/file_commands, /github/workflow and
+    /github/home, append ``BASH_ENV=``/``LD_PRELOAD=`` to the env file, a directory to the path
+    file, an output, an ``<img>`` to the summary, rewrite the event, plant a ``.gitconfig`` and a
+    ``.pth`` in the home, connect to the socket, and leave a daemon that keeps trying after the
+    run. Nothing lands, the runner gets its files back as it made them, and the run leaves no
+    scratch HOME behind."""
+    import socket
+
+    workspace = tmp_path / "workspace"
+    record_calc_cassette(workspace / "cassettes" / "calc.jsonl")
+    copy_package_sources(workspace)
+    shutil.copyfile(ROOT / "tests" / "fakes" / "runner_files_probe.py", workspace / "probe.py")
+    rundir = tmp_path / "run"
+    (rundir / "home").mkdir(parents=True)
+    (rundir / "home" / ".npmrc").write_text("fund=false\n", encoding="utf-8")  # an earlier step's
+    scratch = tmp_path / "tmp"  # the container's /tmp, so what the run leaves there is seen
+    scratch.mkdir()
+    os.chmod(scratch, 0o1777)
+    sock_dir = tmp_path / "docker"
+    sock_dir.mkdir()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(sock_dir / "docker.sock"))
+    listener.listen(8)
+    os.chown(sock_dir / "docker.sock", 0, RUNNER_GID)
+    os.chmod(sock_dir / "docker.sock", 0o660)
+    seen = "/github/workspace/seen.jsonl"
+    probe = f"python /github/workspace/probe.py {seen} --dir /github/file_commands --dir /github/workflow" \
+            " --dir /github/home --socket /var/run/docker.sock"  # fmt: skip
+    try:
+        run = run_action(
+            image, workspace, rundir, github,
+            {"install": f"{probe} --linger 15", "server": f"{probe} --serve", "working-directory": "src"},
+            options=("-v", f"{sock_dir / 'docker.sock'}:/var/run/docker.sock", "-v", f"{scratch}:/tmp"),
+        )  # fmt: skip
+    finally:
+        listener.close()
+    assert run.returncode == 0, explain(run)
+    assert len(comments(github)) == 1, "the token still worked for the comment"
+    lines = (workspace / "seen.jsonl").read_text(encoding="utf-8").splitlines()
+    assert not [line for line in lines if line.startswith("LINGER")], lines
+    records = [json.loads(line) for line in lines]
+    assert {r["role"] for r in records} == {"install", "server"}, records
+    for record in records:
+        assert (record["uid"], record["gid"]) == (RUNNER_UID, CHILD_GID) and RUNNER_GID not in record["groups"], record
+        assert record["home"] != "/github/home", record
+        assert record["sockets"]["/var/run/docker.sock"].startswith("connect:"), record["sockets"]
+        for directory, tries in record["dirs"].items():
+            landed = [what for what, result in tries.items() if result == "done"]
+            assert landed == [], f"{record['role']} reached {directory}: {landed}"
+    commands = rundir / "file_commands"
+    for name in ("set_env_step", "add_path_step", "save_state_step"):
+        assert (commands / name).read_text(encoding="utf-8") == "", name
+    assert run.outputs["grade"] == "A" and "PWNED" not in (commands / "set_output_step").read_text(encoding="utf-8")
+    assert "calc.jsonl" in run.summary and "<img" not in run.summary and "PWNED" not in run.summary
+    assert json.loads((rundir / "workflow" / "event.json").read_text(encoding="utf-8")) == pull_request_event()
+    assert sorted(p.name for p in (rundir / "home").iterdir()) == [".npmrc"]
+    for path in (commands, rundir / "workflow", rundir / "home", *commands.iterdir()):
+        info = path.stat()
+        assert (info.st_uid, info.st_gid) == (RUNNER_UID, RUNNER_GID), path
+        assert stat.S_IMODE(info.st_mode) == (0o755 if path.is_dir() else 0o644), path
+    assert list(scratch.iterdir()) == [], "the run left scratch behind in /tmp"
 
 
 def test_dogfood_workflow_through_act(image: str, tmp_path: Path) -> None:

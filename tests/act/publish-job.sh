@@ -6,14 +6,15 @@
 # uploaded to INDEX_URL, a local package index standing in for PyPI. act's host mode, no Docker.
 #
 # What differs from GitHub, and why (tests/test_release_package.py says the same):
-#   - the image job `release` is left out of the copy of release.yml act runs, and `publish`
-#     needs `package` alone: building and pushing the image needs buildah and a registry
-#     (tests/act/release-job.sh runs every job, the container tests being opt-in); the two jobs
-#     under test are otherwise the workflow's own lines;
+#   - the image jobs `release` and `provenance` are left out of the copy of release.yml act runs,
+#     and `publish` needs `package` alone: building and pushing the image needs buildah and a
+#     registry (tests/act/release-job.sh runs every job, the container tests being opt-in); the
+#     two jobs under test are otherwise the workflow's own lines;
 #   - actions/setup-python, upload-artifact, download-artifact and pypa/gh-action-pypi-publish:
 #     act is given the stand-ins beside this script (--local-repository, for the exact pins
 #     release.yml uses); the publish stand-in uploads with twine, to 127.0.0.1 only, with no OIDC
-#     exchange; actions/checkout is act's own skip;
+#     exchange; actions/attest-build-provenance gets the never-run stand-in (its step is skipped
+#     under act: signing needs GitHub's OIDC issuer); actions/checkout is act's own skip;
 #   - PYPI_REPOSITORY_URL (the workflow's hook for this) names the local index.
 #
 # usage: publish-job.sh INDEX_URL VERSION [extra act options]   env: ACT (the act binary)
@@ -29,10 +30,10 @@ workflow=.github/workflows/release.yml
 work=$(mktemp -d /tmp/mcp-replay-publish-act.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-# The workflow without its image job: that block, from `  release:` to `  publish:`, and its name
-# in publish's needs; every other line as release.yml has it.
+# The workflow without its image jobs: those blocks, from `  release:` to `  publish:`, and their
+# names in publish's needs; every other line as release.yml has it.
 awk '/^  release:$/ {skip=1} /^  publish:$/ {skip=0} !skip' "$repo_root/$workflow" \
-    | sed 's/^    needs: \[package, release\]$/    needs: [package]/' > "$work/release.yml"
+    | sed 's/^    needs: \[package, release, provenance\]$/    needs: [package]/' > "$work/release.yml"
 grep -q '^  package:$' "$work/release.yml" && grep -q '^    needs: \[package\]$' "$work/release.yml" \
     && ! grep -q '^  release:$' "$work/release.yml" \
     || { echo "publish-job.sh: $workflow no longer has the package / release / publish jobs it expects" >&2; exit 1; }

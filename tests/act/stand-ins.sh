@@ -15,6 +15,8 @@ stand_ins() {
     done
 }
 
-# The stand-ins for release.yml's package and publish jobs.
+# The stand-ins for release.yml's package, provenance and publish jobs (attestations need GitHub's
+# OIDC issuer and Sigstore: their steps are skipped under act).
 PACKAGE_STAND_INS=(actions/setup-python=setup-python actions/upload-artifact=upload-artifact
-    actions/download-artifact=download-artifact pypa/gh-action-pypi-publish=pypi-publish)
+    actions/download-artifact=download-artifact pypa/gh-action-pypi-publish=pypi-publish
+    actions/attest-build-provenance=never-run)

@@ -17,6 +17,7 @@ from typing import cast
 from mcp_replay_action.cassette.recorder_json import from_recorder_json
 from mcp_replay_action.cassette.schema import interaction_from_json, schema_error
 from mcp_replay_action.errors import CassetteError
+from mcp_replay_action.host import inside
 from mcp_replay_action.host.files import atomic_write_text
 from mcp_replay_action.model import JSON
 from mcp_replay_action.model.cassette import Cassette, Interaction
@@ -109,26 +110,31 @@ _JSON_SPACE = " \t\n\r"
 
 
 def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
-    """(line number, text) of every non-blank line."""
+    """(line number, text) of every non-blank line. In the action, no link under the workspace is
+    followed on the way to the file (``host/inside.py``): the code under test may have planted one
+    after the plan found the cassette."""
     try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        mode = None  # open() below says why
-    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+        fd = inside.open_file(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise CassetteError(str(path), None, "no such file") from None
+    except OSError as exc:
+        raise CassetteError(str(path), None, f"cannot read it ({exc.strerror})") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise CassetteError(str(path), None, "is a directory, not a cassette")
         # Reading a FIFO or a device could block forever or never end.
         raise CassetteError(str(path), None, "not a regular file (a FIFO, socket or device)")
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(fd, encoding="utf-8") as fh:
             for number, text in enumerate(fh, start=1):
                 # Not text.strip(), which copies a 50 MiB line to learn that it is not blank.
                 if not text.isspace():
                     yield number, text
-    except FileNotFoundError:
-        raise CassetteError(str(path), None, "no such file") from None
     except UnicodeDecodeError as exc:
         raise CassetteError(str(path), None, f"not UTF-8 text ({exc.reason})") from None
-    except IsADirectoryError:
-        raise CassetteError(str(path), None, "is a directory, not a cassette") from None
 
 
 def load(path: str | os.PathLike[str], *, stream: bool = False) -> Cassette:

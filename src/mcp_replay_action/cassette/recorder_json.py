@@ -25,10 +25,10 @@ from __future__ import annotations
 import bisect
 import json
 import os
-from pathlib import Path
 
 from mcp_replay_action.cassette.schema import interaction_from_json
 from mcp_replay_action.errors import CassetteError
+from mcp_replay_action.host import inside
 from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.wire.protocol import era_of
@@ -117,13 +117,15 @@ def from_recorder_json(path: str | os.PathLike[str]) -> Cassette:
     """Read an mcp-recorder JSON cassette. Raises CassetteError naming ``file:line``."""
     spath = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = inside.read_bytes(path).decode("utf-8")  # no link followed in the action's workspace
     except FileNotFoundError:
         raise CassetteError(spath, None, "no such file") from None
     except UnicodeDecodeError as exc:
         raise CassetteError(spath, None, f"not UTF-8 text ({exc.reason})") from None
     except IsADirectoryError:
         raise CassetteError(spath, None, "is a directory, not a cassette") from None
+    except OSError as exc:
+        raise CassetteError(spath, None, f"cannot read it ({exc.strerror})") from None
     return from_recorder_text(text, path=spath)
 
 
@@ -336,7 +338,7 @@ def has_extension(path: str | os.PathLike[str]) -> bool:
     """Whether the mcp-recorder file at ``path`` carries our ``x_mcp_replay`` keys (we wrote it),
     so that rewriting it may keep them; a file mcp-recorder wrote gets none."""
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        doc = json.loads(inside.read_bytes(path))
     except (OSError, ValueError):
         return True
     return isinstance(doc, dict) and EXTENSION_KEY in doc

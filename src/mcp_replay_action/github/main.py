@@ -31,7 +31,7 @@ from typing import TextIO
 from mcp_replay_action.errors import EXIT_GATE, EXIT_INFRA, EXIT_OK, ConfigError, ReplayError, ServerError
 from mcp_replay_action.explore.explorer import skipped_lines
 from mcp_replay_action.github import comment as sticky
-from mcp_replay_action.github import gitdata, refresh
+from mcp_replay_action.github import gitdata, isolation, refresh
 from mcp_replay_action.github.accept import accept_for, local_command
 from mcp_replay_action.github.annotations import annotations_for
 from mcp_replay_action.github.change_report import render_change_report
@@ -47,7 +47,7 @@ from mcp_replay_action.github.summary import write_failure_summary, write_summar
 from mcp_replay_action.github.template import Links, render_comment, render_could_not_run, what_to_do
 from mcp_replay_action.github.unwritten import unwritten_advice
 from mcp_replay_action.grade.assemble import build_report
-from mcp_replay_action.host import files, privilege
+from mcp_replay_action.host import inside
 from mcp_replay_action.model.results import CassetteResult, Report
 from mcp_replay_action.plan import Plan
 from mcp_replay_action.redact import Redactor, env_secrets
@@ -87,19 +87,15 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
     try:
         settings = Settings.from_env(environ)
         event = read_event(environ)
+        trusted = isolation.runner_files(environ)
         scrub(environ)
         out.hide(env_secrets(dict(settings.env), settings.env_public))
-        isolate_children(settings, environ, out)
+        # The code under test may plant links in the workspace: none is followed from here on
+        # (host/inside.py), and as root what we write there is the workspace owner's.
+        inside.confine(settings.workspace)
         out.debug(f"event {event.name}: pr={event.pr_number} sha={event.head_sha[:12]} fork={event.is_fork}")
-        if settings.mode == "post-comment":
-            return post_saved_comment(settings, context, event, out)
-        if settings.mode == "refresh":
-            return refresh_and_propose(settings, context, event, out)
-        if settings.mode == "merge":
-            return merge_and_report(settings, context, event, out)
-        if settings.mode == "calibrate":
-            return calibrate_cassettes(settings, event, out)
-        return replay_and_report(settings, context, event, out)
+        with isolation.children_isolated(settings, environ, trusted, out):
+            return run_mode(settings, context, event, out)
     except ReplayError as exc:
         if isinstance(exc, ServerError) and exc.stderr_tail:
             with out.group("Server stderr (last lines)"), out.untrusted():
@@ -126,22 +122,17 @@ def main(environ: MutableMapping[str, str] | None = None, stdout: TextIO | None 
         return EXIT_INFRA
 
 
-# Set in the action's image: as root, run the code under test as the workspace's owner.
-RUN_AS_VARIABLE = "MCP_REPLAY_RUN_AS"
-
-
-def isolate_children(settings: Settings, environ: MutableMapping[str, str], out: Commands) -> None:
-    """As root (the image): every file we write goes to the workspace's owner (``files.py``), and,
-    where ``MCP_REPLAY_RUN_AS=workspace-owner`` (the image sets it), ``install``, ``setup`` and
-    the server run as that owner, never root (``privilege.py``), with a HOME of theirs."""
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        return
-    files.write_for_owner_of(settings.workspace)
-    if environ.get(RUN_AS_VARIABLE, "") != "workspace-owner":
-        return
-    owner = privilege.home_for(privilege.owner_of_workspace(settings.workspace), os.environ.get("HOME"))
-    privilege.run_children_as(owner)
-    out.debug(f"install, setup and the server run as uid {owner.uid}, gid {owner.gid}, HOME {owner.home}")
+def run_mode(settings: Settings, context: RunContext, event: Event, out: Commands) -> int:
+    """The work of the ``mode`` input."""
+    if settings.mode == "post-comment":
+        return post_saved_comment(settings, context, event, out)
+    if settings.mode == "refresh":
+        return refresh_and_propose(settings, context, event, out)
+    if settings.mode == "merge":
+        return merge_and_report(settings, context, event, out)
+    if settings.mode == "calibrate":
+        return calibrate_cassettes(settings, event, out)
+    return replay_and_report(settings, context, event, out)
 
 
 def replay_and_report(settings: Settings, context: RunContext, event: Event, out: Commands) -> int:
@@ -345,7 +336,7 @@ def refresh_and_propose(settings: Settings, context: RunContext, event: Event, o
     if settings.install:
         run_install(settings.install, cwd=settings.working_directory, env=dict(settings.env), out=out)
     plan = settings.plan(mode="refresh")
-    before = {settings.relative(p): Path(p).read_bytes() for p in plan.paths}
+    before = {settings.relative(p): refresh.cassette_bytes(p) for p in plan.paths}
     out.info(f"Refreshing {len(plan.paths)} cassette(s) against {public_target(plan.target.describe())}")
     from_scenarios: dict[str, str] = {}
     if settings.scenarios is not None:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from mcp_replay_action.cassette import load, save
 from mcp_replay_action.compare.engine import CompareOptions
-from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.errors import CassetteError, ConfigError
 from mcp_replay_action.github import gitdata
 from mcp_replay_action.github.change_report import Rewritten
 from mcp_replay_action.github.client import GitHubClient, Unprocessable
@@ -36,6 +36,7 @@ from mcp_replay_action.github.comment import my_login
 from mcp_replay_action.github.event import WRITE_EVENTS, Event, write_refusal
 from mcp_replay_action.github.pulls import Opened, upsert_pull
 from mcp_replay_action.github.template import STATE_RE
+from mcp_replay_action.host import inside
 from mcp_replay_action.model.cassette import Cassette
 from mcp_replay_action.model.results import CassetteResult
 from mcp_replay_action.plan import Plan
@@ -123,11 +124,20 @@ def _kept_if_changed(old: Cassette, new: Cassette, options: CompareOptions) -> R
     return Rerecorded(path=path, result=result, changed=changed)
 
 
+def cassette_bytes(path: str | Path) -> bytes:
+    """The bytes of a cassette in the workspace, read without following a link the code under test
+    could have planted (``host/inside.py``)."""
+    try:
+        return inside.read_bytes(path)
+    except OSError as exc:
+        raise CassetteError(str(path), None, f"cannot read it ({exc.strerror})") from None
+
+
 def changed_files(before: Mapping[str, bytes], workspace: Path) -> dict[str, bytes]:
     """The files (relative path -> new bytes) whose content differs from ``before``."""
     out: dict[str, bytes] = {}
     for rel, old in before.items():
-        new = (workspace / rel).read_bytes()
+        new = cassette_bytes(workspace / rel)
         if new != old:
             out[rel] = new
     return out

@@ -3,11 +3,12 @@ at all, with the permissions the user's umask gives (0644 under the usual 022, a
 ``mkstemp`` alone would leave 0600), and checked for writability before a session starts, so that
 a recording is never lost to an unwritable path at the end.
 
-Inside the action's container we run as root while the workflow's later steps run as the
-workspace's owner: once ``write_for_owner_of(workspace)`` is called, every file written here (the
-report files, the comment file, and every cassette a refresh, calibrate or update rewrites) and
-every directory made for it inside the workspace is handed to that owner (``hand_to_owner_of``),
-in this one place.
+In the action, the workspace is confined (``inside.py``): a file under it is written through the
+descriptors of its directories, reached without following a link the code under test could have
+made, and renamed into place there. Inside the action's container we run as root while the
+workflow's later steps run as the workspace's owner, so there every file written under the
+workspace (the report files, the comment file, and every cassette a refresh, calibrate or update
+rewrites) and every directory made for it is handed to that owner, in this one place.
 
 And the one reader of a JSON object from a file that came from outside (``read_json_object``: an
 event payload, a report to merge, a fork's comment file), bounded in size and depth.
@@ -19,23 +20,16 @@ import json
 import os
 import stat
 from collections.abc import Iterable
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import NoReturn
 
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.host import inside
 from mcp_replay_action.model import JSON, JSONObject
 
 # Deeper than any report, event or comment file we write or GitHub sends; far below the depth at
 # which json, jsonschema or a renderer would run out of stack.
 MAX_JSON_DEPTH = 256
-
-_OWNED_BY: Path | None = None  # the workspace whose owner gets what we write (write_for_owner_of)
-
-
-def write_for_owner_of(workspace: str | os.PathLike[str] | None) -> None:
-    """From now on, give every file written under ``workspace`` to its owner (None: stop)."""
-    global _OWNED_BY
-    _OWNED_BY = Path(workspace) if workspace is not None else None
 
 
 def current_umask() -> int:
@@ -47,7 +41,14 @@ def current_umask() -> int:
 
 def atomic_write_text(path: str | os.PathLike[str], text: str | Iterable[str]) -> None:
     """Write ``text`` (or its pieces in turn) to ``path`` through a temp file and a rename: never
-    a half-written file."""
+    a half-written file. Under the confined workspace, without following links (``inside.py``)."""
+    rel = inside.beneath(path)
+    if rel is not None:
+        try:
+            _write_beneath(rel, text)
+        except inside.LinkRefused as exc:
+            raise ConfigError(f"{path}: not written: {exc.filename} is {exc.strerror}") from None
+        return
     import tempfile  # here: it (with shutil, random, bz2, lzma) costs every replay's start-up
 
     target = Path(path)
@@ -56,22 +57,74 @@ def atomic_write_text(path: str | os.PathLike[str], text: str | Iterable[str]) -
     try:
         if hasattr(os, "fchmod"):  # not on Windows, where the mode bits mean little
             os.fchmod(fd, 0o666 & ~current_umask())
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            if isinstance(text, str):
-                fh.write(text)
-            else:
-                fh.writelines(text)
-            fh.flush()
-            os.fsync(fh.fileno())
+        _write_fd(fd, text)
         os.replace(tmp, target)
-        if _OWNED_BY is not None:
-            hand_to_owner_of(target, _OWNED_BY)
     except BaseException:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
         raise
+
+
+def _write_fd(fd: int, text: str | Iterable[str]) -> None:
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        if isinstance(text, str):
+            fh.write(text)
+        else:
+            fh.writelines(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _write_beneath(rel: PurePath, text: str | Iterable[str]) -> None:
+    """``atomic_write_text`` under the confined workspace: the directory reached by descriptors
+    (missing ones made), the temp file created there with ``O_EXCL | O_NOFOLLOW``, handed to the
+    workspace's owner when we are root, and renamed over the name within that directory."""
+    owner = _owner_when_root()
+
+    def made(fd: int) -> None:
+        if owner is not None:
+            os.fchown(fd, *owner)
+
+    directory = inside.open_directory(rel.parent, made=made)
+    try:
+        for _ in range(100):
+            tmp = f".{rel.name}.{os.urandom(6).hex()}.tmp"
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                             dir_fd=directory)  # fmt: skip
+                break
+            except FileExistsError:
+                continue
+        else:
+            raise FileExistsError(f"{rel.parent}: no free temporary name")
+        try:
+            os.fchmod(fd, 0o666 & ~current_umask())
+            made(fd)
+            _write_fd(fd, text)
+            os.replace(tmp, rel.name, src_dir_fd=directory, dst_dir_fd=directory)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=directory)
+            except FileNotFoundError:
+                pass
+            raise
+    finally:
+        os.close(directory)
+
+
+def _owner_when_root() -> tuple[int, int] | None:
+    """The confined workspace's owner (uid, gid) when we run as root (the image), else None: the
+    workflow's later steps run as that user, and must read, replace and delete what we wrote."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return None
+    fd = inside.root_fd()
+    try:
+        info = os.fstat(fd)
+    finally:
+        os.close(fd)
+    return info.st_uid, info.st_gid
 
 
 def check_writable(path: str | os.PathLike[str], what: str) -> None:
@@ -96,33 +149,12 @@ def check_writable(path: str | os.PathLike[str], what: str) -> None:
         raise ConfigError(f"{what} {path}: cannot write in {parent} (permission denied)")
 
 
-def hand_to_owner_of(path: str | os.PathLike[str], workspace: str | os.PathLike[str]) -> None:
-    """Give ``path``, and the directories between it and ``workspace``, to the owner (uid and gid)
-    of ``workspace``. The action runs as root in its container while the workflow's later steps
-    (the fork flow's artifact upload among them) run as the runner's user, who must be able to
-    read, replace and delete what we wrote. Does nothing when we are not root."""
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        return
-    root = Path(workspace).resolve()
-    try:
-        owner = root.stat()
-    except OSError:
-        return
-    target = Path(path).resolve()
-    for item in (target, *target.parents):
-        if item == root or not item.is_relative_to(root):
-            break
-        mine = item.lstat()
-        if (mine.st_uid, mine.st_gid) != (owner.st_uid, owner.st_gid):
-            os.chown(item, owner.st_uid, owner.st_gid, follow_symlinks=False)
-
-
 def read_json_object(path: str, what: str, max_bytes: int, *, missing: str = "") -> JSONObject:
     """A bounded JSON object read from a file that came from outside (an event, a fork's comment
     file). Every failure is a one-line ConfigError naming the file; ``missing`` replaces the
     message for an absent file."""
     try:
-        with open(path, "rb") as fh:
+        with os.fdopen(inside.open_file(path), "rb") as fh:
             data = fh.read(max_bytes + 1)
     except FileNotFoundError as exc:
         raise ConfigError(f"{path}: {missing or f'cannot read the {what} ({exc.strerror})'}") from None

@@ -46,6 +46,7 @@ from pathlib import Path
 import yaml
 
 from mcp_replay_action.errors import ConfigError
+from mcp_replay_action.host import inside
 from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.plan import make_target
 from mcp_replay_action.scenarios.model import (
@@ -323,13 +324,15 @@ def load_scenarios(path: str | os.PathLike[str], *, environ: Mapping[str, str] |
     """
     spath = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = inside.read_bytes(path).decode("utf-8")  # no link followed in the action's workspace
     except FileNotFoundError:
         raise ConfigError(f"{spath}: no such file") from None
     except IsADirectoryError:
         raise ConfigError(f"{spath}: is a directory, not a scenarios file") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{spath}: not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:
+        raise ConfigError(f"{spath}: cannot read it ({exc.strerror})") from None
     doc = _Doc(spath, text, os.environ if environ is None else environ)
     try:
         # As mcp-recorder does: a stdio target starts in the current directory, and a relative

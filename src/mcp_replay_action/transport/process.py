@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import atexit
 import collections
-import ctypes
 import os
 import select
 import shlex
@@ -50,42 +49,12 @@ PIPE = subprocess.PIPE
 MARKER_VAR = "MCP_REPLAY_SUPERVISED"  # inherited by every descendant of a server we start
 
 _PR_SET_PDEATHSIG = 1
-_PR_SET_CHILD_SUBREAPER = 36
-
-
-def _libc() -> ctypes.CDLL | None:
-    """libc through ctypes, for prctl (Linux only); None elsewhere or when it cannot be loaded."""
-    if not os.path.isdir("/proc/self") or not hasattr(os, "setsid"):
-        return None
-    try:
-        # The usual soname first: find_library runs ldconfig (a process) on every start-up.
-        return ctypes.CDLL("libc.so.6", use_errno=True)
-    except OSError:
-        pass
-    from ctypes.util import find_library  # only here: it imports shutil and tempfile too
-
-    try:
-        return ctypes.CDLL(find_library("c") or "libc.so.6", use_errno=True)
-    except OSError:
-        return None
-
-
-_LIBC = _libc()
-
-
-def become_subreaper() -> bool:
-    """Make this process a child subreaper (Linux): orphans of the servers we start are re-parented
-    to us, so we can end and reap them. Returns whether it took effect."""
-    if _LIBC is None:
-        return False
-    return bool(_LIBC.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
 
 
 def _die_with_parent(parent: int) -> None:
     """In the child between fork and exec: have the kernel SIGKILL us when our parent dies, even
     by ``kill -9``. If the parent died already, before the request took effect, exit at once."""
-    if _LIBC is not None:
-        _LIBC.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    privilege.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
     if os.getppid() != parent:
         os._exit(1)
 
@@ -214,7 +183,9 @@ def spawn_server(
     # from the main thread (record, the CLI's replay) can have it without dying early.
     parent = os.getpid()
     preexec = (
-        (lambda: _die_with_parent(parent)) if _LIBC and threading.current_thread() is threading.main_thread() else None
+        (lambda: _die_with_parent(parent))
+        if privilege.LIBC and threading.current_thread() is threading.main_thread()
+        else None
     )
     try:
         popen = subprocess.Popen(
@@ -498,7 +469,7 @@ def _install_exit_hooks() -> None:
     if not _ATEXIT_INSTALLED:
         _ATEXIT_INSTALLED = True
         atexit.register(kill_all_servers)
-        become_subreaper()
+        privilege.become_subreaper()
     if _SIGNALS_INSTALLED or threading.current_thread() is not threading.main_thread():
         return
     _SIGNALS_INSTALLED = True
