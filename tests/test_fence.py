@@ -22,9 +22,9 @@ import pytest
 from github_action_run import SYSTEM_PYTHON, probe_workspace, run_as_the_image
 from github_events import pull_request
 from mcp_replay_action.errors import EXIT_OK
-from mcp_replay_action.github.commands import read_outputs
 from mcp_replay_action.host import privilege
 from mcp_replay_action.host.fence import Fence, FenceError
+from runner_parse import read_outputs
 
 OWNER = 4351  # the runner's user, who owns the workspace and the runner's files
 DOCKER = 4352  # the runner's primary group on GitHub (docker), and the Docker socket's group
