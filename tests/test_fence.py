@@ -30,10 +30,13 @@ OWNER = 4351  # the runner's user, who owns the workspace and the runner's files
 DOCKER = 4352  # the runner's primary group on GitHub (docker), and the Docker socket's group
 STEP = "0f6b2c9e"  # the runner names each step's files with a fresh id
 
-pytestmark = pytest.mark.skipif(
-    not hasattr(os, "geteuid") or os.geteuid() != 0 or SYSTEM_PYTHON is None,
-    reason="fencing and dropping privileges need root, and a python3 another user can run",
-)
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(
+        not hasattr(os, "geteuid") or os.geteuid() != 0 or SYSTEM_PYTHON is None,
+        reason="fencing and dropping privileges need root, and a python3 another user can run",
+    ),
+]
 
 
 def processes_of(uid: int) -> list[int]:

@@ -23,6 +23,7 @@ from mcp_replay_action.host import files, inside
 OWNER = 4361
 SECRET = "TOPSECRET-ROOT-ONLY"
 
+pytestmark = pytest.mark.integration
 needs_root = pytest.mark.skipif(
     not hasattr(os, "geteuid") or os.geteuid() != 0 or SYSTEM_PYTHON is None,
     reason="the planted links matter to root: needs root, and a python3 another user can run",
