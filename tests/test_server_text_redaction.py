@@ -120,7 +120,9 @@ def test_record_never_prints_what_a_crashing_server_leaked(tmp_path: Path) -> No
     # The recording proxy passes the server's own stderr through to the terminal that started it
     # (as running the server directly would); what mcp-replay itself says is redacted.
     ours = [line for line in done.stderr.splitlines() if line.startswith("mcp-replay")]
-    assert ours and "fatal: auth failed using token [REDACTED]" in ours[0]
+    # The summary line comes first now (printed as the client goes, before the server is
+    # stopped: issue 28), then the error that quotes the server.
+    assert any("fatal: auth failed using token [REDACTED]" in line for line in ours), ours
     _assert_clean("mcp-replay's own error", "\n".join(ours))
 
 

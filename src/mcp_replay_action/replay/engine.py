@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Protocol
 
 from mcp_replay_action.cassette import load
 from mcp_replay_action.cassette.jsonl import StreamedInteractions
-from mcp_replay_action.compare.classes import finding as classed
 from mcp_replay_action.compare.correlate import Correlations, ThreadRules
 from mcp_replay_action.compare.eras import comparable
 from mcp_replay_action.compare.matchers import same_json, same_request, unchanged
@@ -48,14 +47,16 @@ from mcp_replay_action.model.results import (
     InteractionResult,
     Report,
     ResultList,
-    Substitution,
     status_counts,
 )
 from mcp_replay_action.plan import Plan
 from mcp_replay_action.redact import Redactor, redactor_for
 from mcp_replay_action.replay import advice, deep, streams, tasks
+from mcp_replay_action.replay.answer import Answer
+from mcp_replay_action.replay.era_check import era_mismatch, one_era_finding
 from mcp_replay_action.replay.heard import Heard
 from mcp_replay_action.replay.measures import growth, slowdown
+from mcp_replay_action.replay.redacted import redacted_result
 from mcp_replay_action.replay.repeat import read_only_tools, side_effect_free
 from mcp_replay_action.replay.standby import Standby
 from mcp_replay_action.replay.translate import rounds, translate
@@ -65,7 +66,7 @@ from mcp_replay_action.transport.process import usable_cpus
 from mcp_replay_action.transport.session import ClientSession, diag_kwargs, error_answer
 from mcp_replay_action.values.prepared import Prepared
 from mcp_replay_action.values.size import answer_bytes
-from mcp_replay_action.wire.protocol import LIFECYCLE_METHODS, Era, detect_era, is_input_required
+from mcp_replay_action.wire.protocol import detect_era, is_input_required
 
 if TYPE_CHECKING:
     from mcp_replay_action.compare.carry import Carry
@@ -128,7 +129,7 @@ class _Session:
         # An answer that differs from its recording, learned from just before the next message is
         # sent: after the last one, nothing could quote what it minted, and a big last answer is
         # never walked.
-        self.to_learn: _Answer | None = None
+        self.to_learn: Answer | None = None
         self.results = ResultList()
         # Read on the server's first request to us: most sessions have none, and a streamed
         # cassette is read from disk again on every pass over it.
@@ -148,7 +149,7 @@ class _Session:
         # The last answer, received but not yet compared. Comparing it while the server works on
         # the next request overlaps our work with the server's (2 cores, and a lock-step replay
         # would leave one idle), unless latency is judged: then each answer is timed alone.
-        self.unsettled: _Answer | None = None
+        self.unsettled: Answer | None = None
         self.received: JSONObject | None = None  # the live answer of the request in hand, once it came
         self.overlap = options.max_slowdown is None and options.repeat <= 1
         # The fast paths' thresholds and switch (``prepared.Limits``): with them off, nothing is
@@ -264,7 +265,7 @@ class _Session:
         with paused():  # a step builds a run of records: no collection walks them half built
             return next(prepared.steps, False) is not False
 
-    def _redacted(self, answer: _Answer) -> JSONObject:
+    def _redacted(self, answer: Answer) -> JSONObject:
         """The live answer of ``answer``, redacted (once, when first needed)."""
         if not answer.redacted:
             self._check_output(answer)
@@ -387,7 +388,7 @@ class _Session:
                 self.results, inter, live, latency_ms=round(latency, 3), sent=message, substitutions=substitutions
             )
             return
-        answer = _Answer(inter, message, substitutions, live, latency, first, prepared, heard)
+        answer = Answer(inter, message, substitutions, live, latency, first, prepared, heard)
         recorded = inter.response
         if recorded is not None and recorded != live:
             self.to_learn = answer  # it may hold a value the server minted afresh (``_learn``)
@@ -418,7 +419,7 @@ class _Session:
             with deep.refused(self.results, answer.inter, lambda: answer.live):
                 self._judge(answer)
 
-    def _judge(self, answer: _Answer) -> None:
+    def _judge(self, answer: Answer) -> None:
         inter = answer.inter
         if inter.seq in self.translation.opened:  # sent to open the session; nothing recorded to compare
             answer.close()
@@ -519,7 +520,7 @@ class _Session:
             )
         )
 
-    def _check_output(self, answer: _Answer) -> tuple[Finding, ...]:
+    def _check_output(self, answer: Answer) -> tuple[Finding, ...]:
         """Check a live answer against what the live server declared (``output_schema.py``),
         once, before it is redacted (a placeholder would not match a schema): a ``tools/list``
         answer's output schemas are learned, a ``tools/call`` answer is checked against them.
@@ -655,44 +656,6 @@ def _noise_rules(meta: Mapping[str, JSON]) -> dict[int, list[NoiseRule]]:
     return noise.rules_by_seq(meta)
 
 
-class _Answer:
-    """A live answer received and not yet compared (see ``_Session.unsettled``). Its live answer
-    is redacted when first needed (``_Session._redacted``): before the next message is sent when
-    carry may learn from it, else while the server works on that message. Slots, not a frozen
-    dataclass: one is made per request, and the dataclass costs several times as much to make."""
-
-    __slots__ = (
-        "inter", "sent", "substitutions", "live", "latency", "first", "redacted", "prepared", "checked", "heard"
-    )  # fmt: skip
-
-    def __init__(
-        self,
-        inter: Interaction,
-        sent: JSONObject,
-        substitutions: tuple[Substitution, ...],
-        live: JSONObject,
-        latency: float,
-        first: bool,
-        prepared: Prepared | None = None,
-        heard: list[JSONObject] | None = None,
-    ) -> None:
-        self.inter = inter
-        self.heard = heard or []  # what the server sent while answering (replay/heard.py)
-        self.sent = sent  # the request as really sent
-        self.substitutions = substitutions
-        self.live = live  # redacted once ``redacted`` is set
-        self.latency = latency  # milliseconds
-        self.first = first
-        self.redacted = False
-        self.prepared = prepared  # what was prepared for it (``prepared.py``), closed once compared
-        self.checked: tuple[Finding, ...] | None = None  # what the live server's declarations found
-
-    def close(self) -> None:
-        """Let go of what was prepared for this answer: it is compared (or will never be)."""
-        if self.prepared is not None:
-            self.prepared.close()
-
-
 def replay_cassette(
     cassette: Cassette,
     transport: Transport,
@@ -751,7 +714,7 @@ def replay_cassette(
     sent = detect_era(session.cassette.interactions, cassette.meta) if translation.across else era
     mismatch = era_mismatch(sent, results, translated=translation.across)
     if mismatch:
-        results = _one_era_finding(results, sent, mismatch)
+        results = one_era_finding(results, sent, mismatch)
     elif standby is not None and session.confirming and status_counts(results)["fail"]:
         results = _confirmed(cassette, session, standby, options)
     if standby is not None:
@@ -775,61 +738,6 @@ def replay_cassette(
 
 
 # What each era opens a session with, and what a server of the other era speaks instead.
-_OPENERS = {"stateless": "server/discover", "handshake": "initialize"}
-
-
-def era_mismatch(era: Era, results: Sequence[InteractionResult], translated: bool = False) -> str:
-    """One message naming both eras when the server refused the opening request of the era the
-    cassette was sent in (a stateless cassette against a handshake-only server, or the reverse;
-    ``translated``: sent in that era by ``--era``), else empty."""
-    at = _opener_index(era, results)
-    if at is None:
-        return ""
-    opener = results[at]
-    if opener.recorded_error or opener.live_error is not True:
-        return ""
-    other = "handshake" if era.name == "stateless" else "stateless"
-    if translated:
-        return (
-            f"protocol era mismatch: this cassette was sent in the {era.name} era (--era {era.name}), and the "
-            f"server refused {opener.method}: it speaks only the {other} era ({_OPENERS[other]}). Replay it with "
-            f"--era {other} or --era recorded."
-        )
-    return (
-        f"protocol era mismatch: this cassette was recorded in the {era.name} era "
-        f"({era.protocol_version or 'unknown version'}, opened with {opener.method}), and the server refused "
-        f"{opener.method}: it speaks only the {other} era ({_OPENERS[other]}). Re-record the cassette against "
-        "this server, or replay it against a build that speaks the recorded era."
-    )
-
-
-def _opener_index(era: Era, results: Sequence[InteractionResult]) -> int | None:
-    """Where the recorded era's opening request is: the first request, or the first after the
-    lifecycle probes a client sent before it (the official SDKs probe ``server/discover`` and fall
-    back to ``initialize`` when the recording server refused the probe; a probe not sent is passed
-    over, as is one sent as ``server/discover`` by ``--era stateless``)."""
-    opener = _OPENERS.get(era.name)
-    for i, result in enumerate(results):
-        if result.method == opener and result.status != "skipped":
-            return i
-        if result.method not in LIFECYCLE_METHODS:
-            return None
-    return None
-
-
-def _one_era_finding(results: Sequence[InteractionResult], era: Era, message: str) -> list[InteractionResult]:
-    """The era mismatch as one finding on the opening request; the rest (a probe before it, every
-    request after it), which could only fail the same way, are skipped instead of each reporting
-    the same refusal."""
-    at = _opener_index(era, results)
-    return [
-        replace(r, findings=(classed("era-refused", "error-status-change", "$", message),), status="fail")
-        if i == at
-        else replace(r, status="skipped", findings=(), noise=())
-        for i, r in enumerate(results)
-    ]
-
-
 def _confirmed(cassette: Cassette, first: _Session, confirm: Standby, options: Plan) -> Sequence[InteractionResult]:
     """The first run's results with every difference that also differs in a second live run of the
     same build moved to ``noise``. A second run that cannot start leaves the results as they are."""
@@ -884,40 +792,6 @@ def _heard_apart(
 
     varied = {f.path for f in compare_heard(a, b, first.compare_options)}
     return tuple(f for f in findings if f.path not in varied), tuple(f for f in findings if f.path in varied)
-
-
-def redacted_result(result: CassetteResult, redactor: Redactor) -> CassetteResult:
-    """``result`` with every server-originated text passed through ``redactor``."""
-
-    def redacted(r: InteractionResult) -> InteractionResult:
-        if not (r.findings or r.noise):
-            return r
-        return replace(
-            r,
-            findings=tuple(_redacted_finding(f, redactor) for f in r.findings),
-            noise=tuple(_redacted_finding(f, redactor) for f in r.noise),
-        )
-
-    # Only results with findings carry server text: the packed ones are shared, not copied.
-    held = result.results
-    results = held.with_whole(redacted) if isinstance(held, ResultList) else ResultList(map(redacted, held))
-    return replace(
-        result,
-        results=results,
-        error=redactor.apply(result.error),
-        stderr_tail=redactor.apply(result.stderr_tail),
-        listed=result.listed.redacted(redactor.apply) if result.listed is not None else None,
-    )
-
-
-def _redacted_finding(finding: Finding, redactor: Redactor) -> Finding:
-    return replace(
-        finding,
-        message=redactor.apply(finding.message),
-        before=redactor.apply(finding.before),
-        after=redactor.apply(finding.after),
-        diff=redactor.apply(finding.diff),
-    )
 
 
 @dataclass(frozen=True)
