@@ -39,7 +39,8 @@ def calc(pytester: pytest.Pytester) -> pytest.Pytester:
 def run(pytester: pytest.Pytester, *args: str, process: bool = False) -> pytest.RunResult:
     """The inner pytest run, in this process (the plugin active through its ``pytest11`` entry
     point all the same; the outer test's timeout stays the only one), or in a process of its own
-    where a run must see nothing an earlier run left in this one."""
+    where a run must see nothing an earlier run left in this one. An inner test file must not be
+    named like a module of this suite: this process has imported ours under that name."""
     if process:
         return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rs", *args, timeout=INNER_TIMEOUT)
     return pytester.runpytest_inprocess("-p", "no:cacheprovider", "-p", "no:timeout", "-rs", *args)
@@ -164,7 +165,7 @@ def test_a_stdio_client_gets_the_recorded_answer(mcp_replay_stdio):
 
 
 def test_an_sdk_client_gets_the_recorded_answers_from_mcp_replay_stdio(calc: pytest.Pytester) -> None:
-    calc.makepyfile(test_stdio=SDK_STDIO_TEST)
+    calc.makepyfile(test_sdk_over_stdio=SDK_STDIO_TEST)  # not a name of ours: the run is in this process
     run(calc).assert_outcomes(passed=1)
 
 
