@@ -11,6 +11,7 @@ a server that never answers) each end within their timeout with a classified res
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,30 @@ def test_everything_over_http_records_and_replays_clean(
 def test_everything_http_cassette_replays_over_stdio(everything_cassette: Path, workdir: Path) -> None:
     run = replay(command(EVERYTHING, "stdio"), everything_cassette, report=workdir / "everything-http-on-stdio.json")
     assert_clean(run)
+
+
+@needs_node
+def test_a_notification_the_http_recording_could_not_hear_is_not_compared(
+    everything_cassette: Path, workdir: Path
+) -> None:
+    """server-everything announces ``notifications/tools/list_changed`` as the handshake ends,
+    mostly before the SDK client's standalone GET stream is up: the HTTP recording then never hears
+    it, while stdio hears it inline. The recording without it (taken out when this one was in time
+    to hear it) replays clean under its own header (http), and under a header saying stdio (a
+    recording that heard everything) it is the one finding: the transport, not the server."""
+    changed = "notifications/tools/list_changed"
+    lines = [e for e in cassette_lines(everything_cassette) if e.get("message", {}).get("method") != changed]
+    runs = {}
+    for transport in ("http", "stdio"):
+        lines[0]["meta"]["transport"] = transport
+        deaf = workdir / f"everything-without-list-changed-{transport}.jsonl"
+        deaf.write_text("".join(json.dumps(e) + "\n" for e in lines), "utf-8")
+        runs[transport] = replay(
+            command(EVERYTHING, "stdio"), deaf, report=workdir / f"deaf-{transport}.json", gate=False
+        )
+    assert runs["http"].code == 0 and runs["http"].findings() == [], runs["http"].describe()
+    found = [(f["rule"], f["class"], f["path"]) for f in runs["stdio"].findings()]
+    assert found == [("notification-added", "additive", f"$.notifications[method={changed}]")], runs["stdio"].describe()
 
 
 @needs_node

@@ -54,7 +54,7 @@ from mcp_replay_action.redact import Redactor, redactor_for
 from mcp_replay_action.replay import advice, deep, streams, tasks
 from mcp_replay_action.replay.answer import Answer
 from mcp_replay_action.replay.era_check import era_mismatch, one_era_finding
-from mcp_replay_action.replay.heard import Heard
+from mcp_replay_action.replay.heard import PARTIAL_HEARING, Heard
 from mcp_replay_action.replay.measures import growth, slowdown
 from mcp_replay_action.replay.redacted import redacted_result
 from mcp_replay_action.replay.repeat import read_only_tools, side_effect_free
@@ -141,7 +141,11 @@ class _Session:
         self.consecutive_timeouts = 0
         self.deadline = 0.0
         # What the server sends besides its answers, recorded and live, by request (replay/heard.py).
-        self.heard = Heard(options.compare.ignore_notifications, asks=not self.translation.across)
+        self.heard = Heard(
+            options.compare.ignore_notifications,
+            asks=not self.translation.across,
+            heard_all=cassette.meta.get("transport") not in PARTIAL_HEARING,
+        )
         self.heard_live: dict[int, list[JSONObject]] = {}  # the live ones of a failing request, for confirming
         self.client = ClientSession(
             transport, answer=self._recorded_answer, on_server_request=self.heard.asked, on_notification=self.heard.hear

@@ -10,6 +10,15 @@ window that falls), so it is compared over the whole session, in order, once the
 replayed; a message the recording heard that has not arrived by the last answer is waited for a
 little (``DRAIN_SECONDS``).
 
+What the recording could hear depends on its transport. Over stdio every message arrives inline.
+Over HTTP (Streamable HTTP, or the legacy HTTP+SSE) a notification that answers no request rides
+the standalone ``GET`` stream, and one sent before the client opened that stream, or while none was
+open, is lost to the recording (npm server-everything announces ``notifications/tools/list_changed``
+the moment the handshake ends, before the SDK client's ``GET`` stream is up). So for a cassette
+recorded over HTTP, a live notification of a method the recording never heard is not compared: its
+absence from the recording is the transport's, not the server's. Requests to the client stay
+compared (the replay answers them from the cassette, so one it has no answer for matters).
+
 The replay (``engine.py``) tells this module when a request is sent and answered, and hands it the
 recorded lines as it passes them.
 """
@@ -33,6 +42,8 @@ Redact = Callable[[JSONObject], JSONObject]
 DRAIN_SECONDS = 1.0
 _SLACK = 2e-6  # seconds: ts and latency are each rounded to the microsecond in a cassette
 PROGRESS = "notifications/progress"
+# Cassette transports over which a notification answering no request can be lost to the recording.
+PARTIAL_HEARING = frozenset({"http", "sse"})
 # What session findings are shown on when the recording heard nothing (only the live server spoke):
 # a row past the cassette's last seq, on no line.
 _NOWHERE = {"jsonrpc": "2.0", "method": "notifications"}
@@ -42,8 +53,11 @@ class Heard:
     """One session's server notifications and requests to the client: progress by request, the
     rest in session order."""
 
-    def __init__(self, ignore: tuple[str, ...] = (), asks: bool = True) -> None:
+    def __init__(self, ignore: tuple[str, ...] = (), asks: bool = True, heard_all: bool = True) -> None:
         self.ignore = ignore
+        # Whether the recording's transport heard every notification the server sent (stdio), or
+        # only those on a request's stream or an open GET stream (HTTP): see the module's doc.
+        self.heard_all = heard_all
         # Whether requests to the client are compared: not across eras, where one era's mid-call
         # request is the other's input_required round (``translate.py``), compared by its answers.
         self.asks = asks
@@ -133,12 +147,21 @@ class Heard:
             return None
         from mcp_replay_action.compare.notifications import compare_heard
 
-        live = [redact(m) for m in self.live_session]
+        live = [redact(m) for m in self.live_session if self._could_be_heard(m)]
+        if not (self.recorded_session or live):
+            return None
         findings = compare_heard(self.recorded_session, live, options)
         if not findings:
             return None
         shown = self.first_line or Interaction(seq=self._last_seq + 1, kind="server-notification", message=_NOWHERE)
         return shown, findings
+
+    def _could_be_heard(self, message: JSONObject) -> bool:
+        """Whether the recording could have heard ``message`` (a live session message) had the
+        server sent it then: always over stdio; over HTTP only a method it did hear, or a request."""
+        if self.heard_all or "id" in message:
+            return True
+        return any(m.get("method") == message.get("method") for m in self.recorded_session)
 
     def drain(self, client: ClientSession, until: float) -> None:
         """After the last answer: read on while fewer messages of some method came than the
