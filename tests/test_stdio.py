@@ -375,7 +375,10 @@ def test_no_server_outlives_the_process_that_started_it(tmp_path, how):
     pidfile = tmp_path / "pids"
     program = textwrap.dedent(
         f"""
-        import sys, time
+        import signal, sys, time
+        # Ctrl-C as a terminal delivers it: a job a non-interactive shell put in the background
+        # (a CI run started with &) inherits SIGINT ignored, and Python then leaves it ignored.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         from mcp_replay_action.transport.stdio import StdioTransport
         t = StdioTransport([{PY!r}, {str(FAKES / "hang_server.py")!r}, "--child", {str(pidfile)!r}])
         t.start()
