@@ -161,6 +161,30 @@ def test_a_fence_refuses_a_directory_the_children_could_move_away(reachable_tmp:
         Fence.around([str(outer / "file_commands" / "set_env_1")], creds=creds, keep_open=[])
 
 
+def test_a_fence_reads_a_symlinked_directory_by_what_it_leads_to(reachable_tmp: Path) -> None:
+    """act's layout: ``GITHUB_ENV`` is ``/var/run/act/workflow/envs.txt``, a file everyone may
+    write in root's directories, reached through the symlink ``/var/run -> /run`` (whose own mode
+    is 0777, as every symlink's). The file is fenced; a symlink in a directory the children may
+    write, or one that leads to a directory of theirs, is still refused."""
+    (reachable_tmp / "run" / "act" / "workflow").mkdir(parents=True)
+    (reachable_tmp / "var").mkdir()
+    (reachable_tmp / "var" / "run").symlink_to("../run")
+    env = reachable_tmp / "var" / "run" / "act" / "workflow" / "envs.txt"
+    env.write_text("", encoding="utf-8")
+    os.chmod(env, 0o666)
+    creds = privilege.Credentials(OWNER, privilege.FALLBACK_ID)
+    fence = Fence.around([str(env)], creds=creds, keep_open=[])
+    assert fence.paths == (str(env),)
+    assert (env.stat().st_uid, stat.S_IMODE(env.stat().st_mode)) == (0, 0o600)
+    fence.lift()
+    assert stat.S_IMODE(env.stat().st_mode) == 0o666
+    for theirs in (reachable_tmp / "var", reachable_tmp / "run"):
+        os.chown(theirs, OWNER, OWNER)  # they could replace the symlink, or what it leads to
+        with pytest.raises(FenceError, match="could replace"):
+            Fence.around([str(env)], creds=creds, keep_open=[])
+        os.chown(theirs, 0, 0)
+
+
 def test_a_fence_closes_and_gives_back_and_leaves_alone_what_is_out_of_reach(reachable_tmp: Path) -> None:
     """A directory of theirs is closed (root's, 0700) and given back as it was; a file of
     root's in a directory of root's is out of their reach already and left alone; a directory of

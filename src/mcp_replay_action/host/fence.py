@@ -57,10 +57,19 @@ def writable_by(info: os.stat_result, creds: Credentials) -> bool:
 
 def _renamable(path: Path, creds: Credentials) -> bool:
     """Whether the children could move ``path`` (or a directory above it) away and put their own
-    in its place. In a sticky directory (``/tmp``) only an entry's owner, or the directory's, may
-    move it; ``path`` itself is root's once fenced."""
+    in its place, along the path as named and along the directories it resolves to (the runner
+    opens it by name: act's ``/var/run/act/...`` passes the symlink ``/var/run -> /run``)."""
+    real = Path(os.path.realpath(path.parent)) / path.name
+    return any(_renamable_along(chain, creds) for chain in {path, real})
+
+
+def _renamable_along(path: Path, creds: Credentials) -> bool:
+    """In a sticky directory (``/tmp``) only an entry's owner, or the directory's, may move it;
+    ``path`` itself is root's once fenced. Each parent's mode is read through a symlink: a
+    symlink's own mode is always 0777 and grants nothing; whether the children could replace the
+    symlink itself is its own parent's question, asked on the next step up."""
     for child, parent in zip((path, *path.parents), path.parents, strict=False):
-        info = os.lstat(parent)
+        info = os.stat(parent)
         if not writable_by(info, creds):
             continue
         theirs = child != path and os.lstat(child).st_uid == creds.uid
