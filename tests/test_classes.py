@@ -119,6 +119,7 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
         with_schema(schema_of({"a": {"type": "integer"}, "b": {"type": "integer"}}, ["a"])),
     ),
     ("description-changed", tools(tool()), tools(tool(description="Add two whole numbers."))),
+    ("description-dropped", tools(tool()), tools(tool(description=" "))),
     ("error-text-changed", err(-32602, "bad a"), err(-32602, "bad a; hint: a is an integer")),
     (
         "hint-narrowed",
@@ -271,7 +272,7 @@ def test_an_integer_bound_rewritten_is_cosmetic_and_a_real_one_is_not() -> None:
     # An equivalent rewrite beside a real change: the rewrite is cosmetic, the change still found.
     both = with_schema(schema_of({"n": {"type": "integer", "maximum": 999999, "description": "the count"}}))
     assert sorted((f.rule, f.cls) for f in compare(before, both, NO_OPTIONS)) == [
-        ("description-changed", "additive"),
+        ("description-changed", "cosmetic"),
         ("schema-equivalent", "cosmetic"),
     ]
 

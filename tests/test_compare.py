@@ -305,14 +305,16 @@ def test_removed_argument_is_breaking() -> None:
     assert any(f.cls == "breaking" and f.path.endswith("properties.b") for f in findings)
 
 
-def test_title_changes_are_cosmetic_and_a_tool_description_change_additive() -> None:
+def test_title_and_tool_description_rewordings_are_cosmetic_and_a_dropped_description_additive() -> None:
     live = copy.deepcopy(TOOLS)
     live[0]["description"] = "Adds two numbers together"
     live[1]["title"] = "Echo tool"
+    del live[2]["description"]
     findings = compare(tools_result(TOOLS), tools_result(live), NO_OPTIONS)
     assert {f.path: f.cls for f in findings} == {
-        "$.result.tools[name=add].description": "additive",
+        "$.result.tools[name=add].description": "cosmetic",
         "$.result.tools[name=echo].title": "cosmetic",
+        "$.result.tools[name=sleep].description": "additive",
     }
     assert status_for([f for f in findings if f.cls == "cosmetic"]) == "pass"
 
@@ -764,12 +766,13 @@ def test_tool_annotation_hint_flips_are_classed_by_what_they_allow(
     assert min((f.cls for f in hints), key=CLASS_ORDER.index) == cls, findings
 
 
-def test_tool_and_parameter_description_changes_are_additive() -> None:
+def test_tool_and_parameter_description_changes_are_cosmetic() -> None:
     live = copy.deepcopy(TOOLS)
     live[0]["description"] = "Adds two numbers together"
     live[0]["inputSchema"]["properties"]["a"]["description"] = "the left operand"
     findings = compare(tools_result(TOOLS), tools_result(live), NO_OPTIONS)
-    assert findings and {f.cls for f in findings} == {"additive"}, findings
+    assert findings and {(f.rule, f.cls) for f in findings} == {("description-changed", "cosmetic")}, findings
+    assert status_for(findings) == "pass"
 
 
 def test_a_long_line_shows_a_window_around_the_first_difference_on_both_sides() -> None:

@@ -92,7 +92,8 @@ def test_a_third_order_of_the_same_items_is_noise() -> None:
     assert kept == () and len(noise) == 1
 
 
-def test_an_item_added_or_a_word_changed_still_gates() -> None:
+def test_an_item_added_or_a_word_changed_is_still_a_finding() -> None:
+    # Not noise: still found (a tool's description reworded is a cosmetic finding, docs/classes.md).
     for recorded in (
         tools("sort, head, ls, wc, rm"),
         tools("sort, head, ls"),

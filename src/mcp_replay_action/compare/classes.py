@@ -8,9 +8,13 @@ test holds the page to the table). A class says what a client feels:
 - ``breaking``: a client written against the recording can fail (something it reads is gone or
   different, something it must send is new, a success is now an error). Gates by default.
 - ``additive``: a client keeps working; the server says more, or says the same thing in other
-  words (an error text reworded, a capability gained). Reported, accepted with a refresh.
-- ``cosmetic``: nothing a client or a model can tell apart (an equivalent schema spelling, an
-  order that carries no meaning, a version string). Never fails an interaction.
+  words (an error text reworded, a capability gained), or a model is told less (a listed item's
+  description dropped). Reported, accepted with a refresh.
+- ``cosmetic``: nothing a client can tell apart (an equivalent schema spelling, an order that
+  carries no meaning, a version string, prose reworded: a title, a description). Never fails an
+  interaction. A model reads a description; rewording it is still cosmetic, and the SARIF report
+  keeps it as definition drift (``report/sarif.py``), so a rewording that changes what a tool is
+  said to do is seen without every touch-up of the docs needing a refresh.
 
 The rows were checked against real releases of third-party servers: an empty
 ``capabilities.experimental: {}`` removed, a capability gained, ``exclusiveMaximum: 1000000``
@@ -117,8 +121,9 @@ RULES: tuple[Rule, ...] = (
          "it declared nothing"),
     Rule("required-dropped", "an argument (of a tool or a prompt) is no longer required", "additive",
          "every existing call still fits"),
-    Rule("description-changed", "a tool's or an argument's `description` changed", "additive",
-         "it changes what a model does, not what a client parses"),
+    Rule("description-dropped", "a listed tool's, prompt's, resource's or template's `description` (or one of its "
+         "arguments' or schema properties') was removed or became blank", "additive",
+         "no client parses it, but a model loses what told it when and how to call it"),
     Rule("error-text-changed", "an error's text changed while it stays an error of the same code "
          "(a JSON-RPC error's `message` or `data`, an `isError` result's content)", "additive",
          "clients branch on the code and the error, not on its wording"),
@@ -140,7 +145,10 @@ RULES: tuple[Rule, ...] = (
          "declared type (integer `exclusiveMaximum: n` = `maximum: n-1`, `exclusiveMinimum` likewise, "
          "`type: [x]` = `type: x`, a one-item `enum` = `const`, keywords of another type, defaults spelled out)",
          "cosmetic", "a client validates the same inputs the same way"),
-    Rule("metadata-text", "a `title`, `description` (outside tools) or `instructions` text changed (a "
+    Rule("description-changed", "a listed tool's, prompt's, resource's or template's `description` (or one of its "
+         "arguments' or schema properties') was reworded, or written where there was none", "cosmetic",
+         "prose a model reads and no client parses (reported as definition drift in SARIF)"),
+    Rule("metadata-text", "a `title`, `description` (outside listings) or `instructions` text changed (a "
          "schema property of that name is a property: `key-removed`, `value-changed`)",
          "cosmetic", "text for people, not for a client"),
     Rule("server-version", "`serverInfo.version` changed", "cosmetic", "a new build says so"),

@@ -45,7 +45,12 @@ from mcp_replay_action.compare.flips import (
     tool_error_flip,
 )
 from mcp_replay_action.compare.hints import HINT_DEFAULTS, hint_rule, settle_hints
-from mcp_replay_action.compare.listing import prompt_argument_rule, prompt_required_rule, required_in
+from mcp_replay_action.compare.listing import (
+    description_rule,
+    prompt_argument_rule,
+    prompt_required_rule,
+    required_in,
+)
 from mcp_replay_action.compare.matchers import unchanged
 from mcp_replay_action.compare.normalize import (
     BOX_TYPES,
@@ -716,7 +721,7 @@ class _Differ:
         verb = "added" if added else "removed"
         shown = {"after": render(value)} if added else {"before": render(value)}
         if isinstance(last.container, Keyed):
-            rule = prompt_argument_rule(keys, value, added) or _rule_for(steps, f"tool-{verb}")
+            rule = prompt_argument_rule(keys, value, added) or _rule_for(steps, f"tool-{verb}", None)
             return _classed(rule, "structure-change", path, f"{_noun(steps)} {quoted(last.param)} {verb}", **shown)
         if isinstance(last.container, (list, Aligned)):
             if keys[-2:-1] == ["required"] and "inputSchema" in keys:
@@ -736,7 +741,7 @@ class _Differ:
                 "required-added", "structure-change", path, f"required argument {quoted(name)} added", **shown
             )
         else:
-            rule = "capability-added" if _in_capabilities(keys) else _rule_for(steps, "key-added")
+            rule = "capability-added" if _in_capabilities(keys) else _rule_for(steps, "key-added", value)
         return _classed(rule, "structure-change", path, f"key {quoted(name)} {verb}", **shown)
 
     def holder(self, steps: list[_Step]) -> Any:
@@ -797,7 +802,7 @@ class _Differ:
                 return "error-text-changed"
         if self.error_result and keys[:2] == ["result", "content"] and isinstance(t1, str) and isinstance(t2, str):
             return "error-text-changed"
-        return prompt_required_rule(keys, t1, t2) or _rule_for(steps, "value-changed")
+        return prompt_required_rule(keys, t1, t2) or _rule_for(steps, "value-changed", t2)
 
 
 def _document_changed(path: str, rule: str, t1: str, t2: str) -> Finding:
@@ -870,15 +875,16 @@ def _noun(steps: list[_Step]) -> str:
     return _NOUNS.get(parent_key or "", "item")
 
 
-def _rule_for(steps: list[_Step], default: str) -> str:
+def _rule_for(steps: list[_Step], default: str, after: Any) -> str:
     """The row for metadata text (version, descriptions, titles, instructions), else ``default``;
-    a tool's or a parameter's description has its own row: it changes what a model does."""
+    ``after`` is the live value (None when it went away). A listed item's description has rows of
+    its own (``listing.description_rule``): a model chooses tools by it."""
     keys = [s.key for s in steps]
     if not keys or _in_payload(steps) or is_property_name(keys):
         return default
+    if described := description_rule(keys, after):
+        return described
     last = keys[-1]
-    if last == "description" and "tools" in keys:
-        return "description-changed"
     if last in _COSMETIC_KEYS:
         return "metadata-text"
     # serverInfo sits in the result (initialize) or, from 2026-07-28, under a namespaced _meta key.
@@ -910,7 +916,7 @@ def _removed_rule(steps: list[_Step], value: Any) -> str:
         return "empty-object-removed" if empty and keys[2:] == ["experimental"] else "capability-removed"
     if empty and not _in_payload(steps):
         return "empty-object-removed"
-    return _rule_for(steps, "key-removed")
+    return _rule_for(steps, "key-removed", None)
 
 
 def _drop_echoes(findings: list[Finding]) -> list[Finding]:

@@ -4,9 +4,9 @@
 One result per finding that matters to a reviewer of the server, at the cassette line of the
 interaction it was found on: every breaking finding, and the definition-drift findings of a
 listing (``tools/list``, ``prompts/list``, ``resources/list``, ``resources/templates/list``) even
-when they do not gate: a changed tool description, an input schema that now accepts more (an
-argument no longer required, a new one), an annotation that changed. A tool definition that
-changes under a client that approved it is how a "rug pull" looks, so those carry the
+when they do not gate: a description reworded (cosmetic) or dropped, an input schema that now
+accepts more (an argument no longer required, a new one), an annotation that changed. A tool
+definition that changes under a client that approved it is how a "rug pull" looks, so those carry the
 ``definition-drift`` and ``security`` tags. Noise is never reported.
 
 ``ruleId`` is the finding's row of the class table (``classes.py``; the kind when a finding names
@@ -33,7 +33,7 @@ INFORMATION_URI = "https://github.com/mcp-replay/mcp-replay-action"
 MESSAGE_LIMIT = 1000
 LISTINGS = frozenset({"tools/list", "prompts/list", "resources/list", "resources/templates/list"})
 # The drift rows reported even though they do not gate (breaking ones are reported anyway).
-DRIFT_RULES = frozenset({"description-changed", "hint-narrowed", "required-dropped"})
+DRIFT_RULES = frozenset({"description-changed", "description-dropped", "hint-narrowed", "required-dropped"})
 LEVELS = {"breaking": "error", "additive": "warning", "cosmetic": "note"}
 
 
