@@ -1,13 +1,18 @@
 """``mcp-replay compare-builds``: the bundled sample server and its regressed twin as base and
-head, real processes, no cassette committed anywhere."""
+head, real processes, no cassette committed anywhere; and two builds already running over
+Streamable HTTP on 127.0.0.1 (the SDK task tracker, one with a tool removed), compared by URL."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
 
 from e2e_helpers import cassette_lines, python_server, run_cli
+from http_helpers import fast_http_command, free_port, running
+from mcp_replay_action.errors import EXIT_GATE, EXIT_OK
 
 pytestmark = pytest.mark.integration
 
@@ -55,3 +60,34 @@ def test_both_builds_are_needed(tmp_path: Path) -> None:
     run = run_cli("compare-builds", "--base", SAMPLE)
     assert run.code == 2, run.describe()
     assert "--head CMD" in run.stderr
+
+
+def fast_http_build(variant: str = "") -> AbstractContextManager[str]:
+    """The task tracker (tests/servers/fast_server.py) over Streamable HTTP on 127.0.0.1, as the
+    build ``FAST_SERVER_VARIANT`` names (empty: the healthy one); stopped on the way out."""
+    port = free_port()
+    return running(fast_http_command(port), f"http://127.0.0.1:{port}/mcp", env={"FAST_SERVER_VARIANT": variant})
+
+
+@pytest.fixture(scope="module")
+def base_url() -> Iterator[str]:
+    with fast_http_build() as url:
+        yield url
+
+
+def test_a_head_running_at_a_url_with_a_tool_removed_fails_the_gate(base_url: str, tmp_path: Path) -> None:
+    with fast_http_build("remove-tool") as head_url:
+        run = run_cli("compare-builds", "--base-url", base_url, "--head-url", head_url, report=tmp_path / "r.json")
+    assert run.code == EXIT_GATE, run.describe()
+    breaking = {(f["method"], f["rule"], f["path"]) for f in run.findings() if f["class"] == "breaking"}
+    assert breaking == {("tools/list", "tool-removed", "$.result.tools[name=legacy_sum]")}, run.describe()
+    assert run.report is not None and not run.report["gate"]["passed"]
+    assert "base: " in run.stderr and "interactions explored" in run.stderr
+
+
+def test_a_second_server_of_the_same_build_at_another_url_is_clean(base_url: str, tmp_path: Path) -> None:
+    with fast_http_build() as head_url:
+        run = run_cli("compare-builds", "--base-url", base_url, "--head-url", head_url, report=tmp_path / "r.json")
+    assert run.code == EXIT_OK, run.describe()
+    assert run.findings() == [], run.describe()
+    assert run.report is not None and run.report["gate"]["passed"]

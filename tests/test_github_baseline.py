@@ -1,7 +1,8 @@
 """Input ``baseline``: on a pull request with no cassette committed, the base build (the merge base,
 checked out with git beside the workspace) is explored and replayed against the head. A real git
-repository on disk with two commits of a real server, the real entrypoint as a subprocess, the
-fake GitHub API on 127.0.0.1 for the comment."""
+repository on disk with two commits of a real server (over stdio, and over Streamable HTTP on
+127.0.0.1 with ``url``), the real entrypoint as a subprocess, the fake GitHub API on 127.0.0.1 for
+the comment."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from fakegithub import FakeGitHub, git
 from git_origin import make_origin
 from github_action_run import PY, run_action
 from github_events import REPO, pull_request
+from http_helpers import FAST_HTTP, free_port
 from mcp_replay_action.errors import EXIT_GATE, EXIT_OK, EXIT_USAGE
 
 pytestmark = pytest.mark.integration
@@ -44,17 +46,26 @@ for line in sys.stdin:
         continue
     print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
 '''
+REGRESSED = SERVER.replace("OFFSET = 0", "OFFSET = 1")
+SAME = SERVER + "# a comment\n"
+# A user's server over Streamable HTTP: the SDK task tracker (tests/fakes/http_fast_server.py) as
+# the build FAST_SERVER_VARIANT names, on the port given as its argument.
+HTTP_SERVER = f"""\
+import os, runpy
+os.environ["FAST_SERVER_VARIANT"] = "{{variant}}"
+runpy.run_path({str(FAST_HTTP)!r}, run_name="__main__")
+"""
 WHO = {"GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.com"}
 WHO |= {"GIT_COMMITTER_NAME": "Dev", "GIT_COMMITTER_EMAIL": "dev@example.com"}
 
 
-def _repository(tmp_path: Path, *, regressed: bool) -> tuple[Path, str, str]:
-    """The workspace (a clone, at the pull request's head) and the base and head commits."""
-    origin = make_origin(tmp_path, {"server.py": SERVER.encode()})
+def _repository(tmp_path: Path, head: str, base: str = SERVER) -> tuple[Path, str, str]:
+    """The workspace (a clone, at the pull request's head) and the base and head commits, with
+    ``base`` and ``head`` as their server.py."""
+    origin = make_origin(tmp_path, {"server.py": base.encode()})
     ws = origin.workspace
     git(ws, "checkout", "-q", "-b", "feature")
-    changed = SERVER.replace("OFFSET = 0", "OFFSET = 1") if regressed else SERVER + "# a comment\n"
-    (ws / "server.py").write_text(changed)
+    (ws / "server.py").write_text(head)
     git(ws, "commit", "-q", "-am", "feature", env=WHO)
     return ws, origin.sha, git(ws, "rev-parse", "HEAD")
 
@@ -65,15 +76,15 @@ def _event(head: str, base: str) -> dict[str, Any]:
     return payload
 
 
-def _run(ws: Path, fake: FakeGitHub, event: dict[str, Any], baseline: str = "merge-base"):  # type: ignore[no-untyped-def]
-    inputs = {"server": f"{PY} server.py", "baseline": baseline, "github-token": "app-token"}
+def _run(ws: Path, fake: FakeGitHub, event: dict[str, Any], baseline: str = "merge-base", **given: str):  # type: ignore[no-untyped-def]
+    inputs = {"server": f"{PY} server.py", "baseline": baseline, "github-token": "app-token", **given}
     return run_action(ws, event_name="pull_request", event=event, inputs=inputs, api_url=fake.url)
 
 
 def test_a_breaking_change_against_the_merge_base_fails_the_gate_with_no_cassette(
     tmp_path: Path, fake: FakeGitHub
 ) -> None:
-    ws, base, head = _repository(tmp_path, regressed=True)
+    ws, base, head = _repository(tmp_path, REGRESSED)
     run = _run(ws, fake, _event(head, base))
     assert run.returncode == EXIT_GATE, run.stdout + run.stderr
     assert f"Comparing with the base build at {base[:12]} (merge-base)" in run.stdout
@@ -103,7 +114,7 @@ def test_a_breaking_change_against_the_merge_base_fails_the_gate_with_no_cassett
 
 
 def test_the_same_build_as_its_base_is_clean_three_times(tmp_path: Path, fake: FakeGitHub) -> None:
-    ws, base, head = _repository(tmp_path, regressed=False)
+    ws, base, head = _repository(tmp_path, SAME)
     for _ in range(3):
         run = _run(ws, fake, _event(head, base))
         assert run.returncode == EXIT_OK, run.stdout + run.stderr
@@ -111,7 +122,7 @@ def test_the_same_build_as_its_base_is_clean_three_times(tmp_path: Path, fake: F
 
 
 def test_a_ref_the_checkout_lacks_is_one_line_naming_fetch_depth(tmp_path: Path, fake: FakeGitHub) -> None:
-    ws, base, head = _repository(tmp_path, regressed=False)
+    ws, base, head = _repository(tmp_path, SAME)
     run = _run(ws, fake, _event(head, base), baseline="v9.9.9")
     assert run.returncode == EXIT_USAGE, run.stdout + run.stderr
     assert "input baseline: 'v9.9.9' is not a commit of this checkout" in run.stdout
@@ -119,3 +130,37 @@ def test_a_ref_the_checkout_lacks_is_one_line_naming_fetch_depth(tmp_path: Path,
     missing = _run(ws, fake, _event(head, "f" * 40))
     assert missing.returncode == EXIT_USAGE, missing.stdout + missing.stderr
     assert "base commit ffffffffffff is not in this checkout" in missing.stdout and "fetch-depth: 0" in missing.stdout
+
+
+def _over_http(ws: Path, fake: FakeGitHub, event: dict[str, Any]):  # type: ignore[no-untyped-def]
+    """A run with ``url``: ``server`` starts each build (base, then head) listening on one port."""
+    port = free_port()
+    return _run(ws, fake, event, server=f"{PY} server.py {port}", url=f"http://127.0.0.1:{port}/mcp")
+
+
+def test_over_http_a_tool_removed_since_the_merge_base_fails_the_gate(tmp_path: Path, fake: FakeGitHub) -> None:
+    base_source = HTTP_SERVER.format(variant="")
+    ws, base, head = _repository(tmp_path, HTTP_SERVER.format(variant="remove-tool"), base_source)
+    run = _over_http(ws, fake, _event(head, base))
+    assert run.returncode == EXIT_GATE, run.stdout + run.stderr
+    assert run.outputs["gate"] == "failed"
+    (comment,) = fake.comments[(REPO, 7)]
+    block = comment["body"].split("```json\n", 1)[1].split("\n```", 1)[0]
+    breaking = [(f["interaction"], f["rule"], f["path"]) for f in json.loads(block) if f["class"] == "breaking"]
+    assert breaking == [("tools/list", "tool-removed", "$.result.tools[name=legacy_sum]")], comment["body"]
+    assert git(ws, "worktree", "list").count("\n") == 0
+
+
+def test_over_http_the_same_build_as_its_base_is_clean(tmp_path: Path, fake: FakeGitHub) -> None:
+    source = HTTP_SERVER.format(variant="")
+    ws, base, head = _repository(tmp_path, source + "# a comment\n", source)
+    run = _over_http(ws, fake, _event(head, base))
+    assert run.returncode == EXIT_OK, run.stdout + run.stderr
+    assert run.outputs["gate"] == "passed" and run.outputs["failed"] == "0"
+
+
+def test_url_alone_cannot_start_the_base_and_is_refused(tmp_path: Path, fake: FakeGitHub) -> None:
+    ws, base, head = _repository(tmp_path, SAME)
+    run = _run(ws, fake, _event(head, base), server="", url="http://127.0.0.1:9/mcp")
+    assert run.returncode == EXIT_USAGE, run.stdout + run.stderr
+    assert "input baseline: with url alone the base build cannot be started" in run.stdout

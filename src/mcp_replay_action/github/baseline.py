@@ -43,6 +43,17 @@ def clean_baseline(value: str) -> str:
     return value
 
 
+def check_startable(setting: str, server: tuple[str, ...], url: str | None) -> None:
+    """The base build must be started from its own checkout: with ``url`` alone the only server
+    is the one already running there (this build), and comparing it with itself would pass
+    whatever changed. With ``server`` too, each build's command starts it listening at ``url``."""
+    if setting and url and not server:
+        raise ConfigError(
+            "input baseline: with url alone the base build cannot be started (the server at url is this "
+            "build); give server too, the command that starts a build listening at url (docs/baseline.md)"
+        )
+
+
 def base_commit(setting: str, event: Event, workspace: Path) -> str:
     """The commit ``setting`` names in the checkout at ``workspace``; a ConfigError that says which
     ``fetch-depth`` to use when the checkout does not hold it."""

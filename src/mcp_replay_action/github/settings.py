@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from mcp_replay_action.errors import ConfigError
-from mcp_replay_action.github.baseline import clean_baseline
+from mcp_replay_action.github.baseline import check_startable, clean_baseline
 from mcp_replay_action.github.gitdata import check_branch_name, parse_person
 from mcp_replay_action.host.discovery import DEFAULT_PATTERNS
 from mcp_replay_action.model.gate import DEFAULT_FAIL_ON, FailOn, GatePolicy
@@ -168,6 +168,7 @@ class Settings:
         )
         if settings.mode in ("replay", "refresh", "calibrate"):
             check_target(settings.server, settings.url)
+            check_startable(settings.baseline, settings.server, settings.url)
         if settings.era != "recorded" and settings.mode in ("refresh", "calibrate"):
             raise ConfigError(
                 f"input era: mode {settings.mode} re-records each cassette in its own era; leave era empty"
