@@ -110,7 +110,9 @@ def demo_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def calc_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo's scripted session against the calc server, recorded through ``mcp-replay record``."""
+    """The demo's scripted session against the calc server, recorded through ``mcp-replay record``
+    once per session (per xdist worker): every test shares the file, so a test copies it before
+    anything may write to it (``github_action_run.make_workspace`` does)."""
     from mcp_replay_action.demo import record_demo_session
 
     path = tmp_path_factory.mktemp("calc") / "calc.jsonl"

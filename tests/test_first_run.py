@@ -15,7 +15,6 @@ import yaml
 from fakegithub import FakeGitHub
 from github_action_run import CALC_REGRESSED, make_workspace, run_action
 from github_events import pull_request
-from mcp_replay_action.demo import record_demo_session
 from mcp_replay_action.errors import EXIT_GATE
 
 pytestmark = pytest.mark.integration
@@ -83,7 +82,7 @@ def documented_refresh_workflows() -> list[tuple[str, dict[str, Any]]]:
 
 def test_every_documented_refresh_workflow_names_its_own_file_for_the_link() -> None:
     workflows = documented_refresh_workflows()
-    assert {name for name, _ in workflows} >= {"README.md", "mcp-replay-refresh.yml"}
+    assert {name for name, _ in workflows} >= {"README.md", "mcp-replay.yml", "mcp-replay-refresh.yml"}
     for name, workflow in workflows:
         replaying = [w for _, w in our_steps(workflow) if w.get("mode", "replay") == "replay"]
         assert replaying, name
@@ -91,15 +90,27 @@ def test_every_documented_refresh_workflow_names_its_own_file_for_the_link() -> 
             assert inputs.get("refresh-workflow") == "mcp-replay.yml", f"{name}: {inputs}"
 
 
-def test_the_readme_workflow_links_its_refresh_without_github_workflow_ref(tmp_path: Path, fake: FakeGitHub) -> None:
+def test_an_example_run_by_hand_refreshes() -> None:
+    """**Run workflow** on an example that replays is the refresh the failing comment links to: an
+    example with a ``workflow_dispatch`` trigger and a replay step has a refresh job too."""
+    refreshing = {name for name, _ in documented_refresh_workflows()}
+    for path in sorted((ROOT / "docs/examples").glob("*.yml")):
+        workflow = yaml.safe_load(path.read_text(encoding="utf-8"))
+        triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare ``on`` as true
+        replays = any(w.get("mode", "replay") == "replay" for _, w in our_steps(workflow))
+        if replays and isinstance(triggers, dict) and "workflow_dispatch" in triggers:
+            assert path.name in refreshing, f"{path.name}: workflow_dispatch without a refresh job"
+
+
+def test_the_readme_workflow_links_its_refresh_without_github_workflow_ref(
+    tmp_path: Path, fake: FakeGitHub, calc_cassette: Path
+) -> None:
     """The README's replay step, inputs as written (the server swapped for a regressed sample,
     no install), on a runner that does not set GITHUB_WORKFLOW_REF: the failing comment still
     links the refresh workflow's "Run workflow" page, on the pull request's branch."""
     [workflow] = [wf for name, wf in documented_refresh_workflows() if name == "README.md"]
     [inputs] = [w for _, w in our_steps(workflow) if w.get("mode", "replay") == "replay"]
-    cassette = tmp_path / "calc.jsonl"
-    record_demo_session(cassette)
-    ws = make_workspace(tmp_path, {"cassettes/calc.jsonl": cassette})
+    ws = make_workspace(tmp_path, {"cassettes/calc.jsonl": calc_cassette})
     given = {k: str(v) for k, v in inputs.items() if k != "install"}
     run = run_action(
         ws,

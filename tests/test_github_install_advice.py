@@ -14,7 +14,6 @@ import pytest
 from fakegithub import FakeGitHub
 from github_action_run import PY, ActionRun, make_workspace, run_action
 from github_events import pull_request
-from mcp_replay_action.demo import record_demo_session
 from mcp_replay_action.errors import EXIT_INFRA, CommandNotFound, ServerStartError
 from mcp_replay_action.github import comment as sticky
 from mcp_replay_action.transport.missing import Missing, missing_dependency
@@ -23,13 +22,6 @@ pytestmark = pytest.mark.integration
 
 REPO = "octo/demo"
 NODE = shutil.which("node")
-
-
-@pytest.fixture(scope="module")
-def calc_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("rec") / "calc.jsonl"
-    record_demo_session(path)
-    return path
 
 
 def first_run(tmp_path: Path, fake: FakeGitHub, cassette: Path, files: dict[str, str], **inputs: str) -> ActionRun:

@@ -13,19 +13,11 @@ import pytest
 from fakegithub import FakeGitHub
 from github_action_run import CALC_REGRESSED, ActionRun, make_workspace, run_action
 from github_events import fork_pull_request, pull_request
-from mcp_replay_action.demo import record_demo_session
 from mcp_replay_action.errors import EXIT_GATE
 
 pytestmark = pytest.mark.integration
 
 RECIPE = "mode: post-comment"
-
-
-@pytest.fixture(scope="module")
-def calc_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("rec") / "calc.jsonl"
-    record_demo_session(path)
-    return path
 
 
 def failing_run(tmp_path: Path, cassette: Path, api_url: str, token: str, *, fork: bool = False) -> str:
