@@ -13,6 +13,7 @@ import pytest
 from e2e_helpers import cassette_lines, python_server, run_cli
 from http_helpers import fast_http_command, free_port, running
 from mcp_replay_action.errors import EXIT_GATE, EXIT_OK
+from sarif_check import valid_sarif
 
 pytestmark = pytest.mark.integration
 
@@ -24,8 +25,9 @@ CALLS = ("--call", "add", "--call", "echo", "--call", "now")
 def test_the_regressed_head_is_a_breaking_change_and_fails_the_gate(tmp_path: Path) -> None:
     kept = tmp_path / "base.jsonl"
     run = run_cli(
-        "compare-builds", "--base", SAMPLE, "--head", REGRESSED, *CALLS, "--cassette", kept, report=tmp_path / "r.json"
-    )
+        "compare-builds", "--base", SAMPLE, "--head", REGRESSED, *CALLS, "--cassette", kept, "--sarif", "out.sarif",
+        report=tmp_path / "r.json", cwd=tmp_path,
+    )  # fmt: skip
     assert run.code == 1, run.describe()
     by_name = {f["name"]: f for f in run.findings()}
     assert by_name["add"]["class"] == "breaking", run.describe()
@@ -36,6 +38,16 @@ def test_the_regressed_head_is_a_breaking_change_and_fails_the_gate(tmp_path: Pa
     # The exploration is kept where asked, an ordinary cassette that says it was explored.
     meta = cassette_lines(kept)[0]["meta"]
     assert meta["explored"]["options"]["calls"] == ["add", "echo", "now"]
+    # SARIF points at the kept exploration's lines, a file that exists (relative to the working
+    # directory), and names the tool.
+    log = valid_sarif((tmp_path / "out.sarif").read_text("utf-8"))
+    adds = [r for r in log["runs"][0]["results"] if r["locations"][0]["logicalLocations"][0]["name"] == "add"]
+    assert adds and {r["level"] for r in adds} == {"error"}, log
+    for add in adds:
+        physical = add["locations"][0]["physicalLocation"]
+        assert physical["artifactLocation"]["uri"] == "base.jsonl"
+        line = kept.read_text("utf-8").splitlines()[physical["region"]["startLine"] - 1]
+        assert '"tools/call"' in line and '"add"' in line, line
 
 
 def test_base_and_head_the_same_build_is_clean_three_times(tmp_path: Path) -> None:
@@ -91,3 +103,14 @@ def test_a_second_server_of_the_same_build_at_another_url_is_clean(base_url: str
     assert run.code == EXIT_OK, run.describe()
     assert run.findings() == [], run.describe()
     assert run.report is not None and run.report["gate"]["passed"]
+
+
+def test_sarif_needs_the_exploration_kept(tmp_path: Path) -> None:
+    """Without --cassette the exploration is a temporary file: SARIF would point at lines of a
+    file that is gone. One line, exit 2, before any server starts."""
+    run = run_cli("compare-builds", "--base", SAMPLE, "--head", SAMPLE, "--sarif", tmp_path / "out.sarif")
+    assert run.code == 2, run.describe()
+    assert run.stderr.strip().splitlines()[-1] == (
+        "mcp-replay: error: --sarif needs --cassette FILE: the findings point at the lines of the kept exploration"
+    )
+    assert not (tmp_path / "out.sarif").exists()

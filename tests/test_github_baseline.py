@@ -12,42 +12,16 @@ from typing import Any
 
 import pytest
 
+from baseline_repo import BASELINE_LINE, REGRESSED, SAME, WORKFLOW, WORKFLOW_REF, repository, with_base
 from fakegithub import FakeGitHub, git
-from git_origin import make_origin
 from github_action_run import PY, run_action
 from github_events import REPO, pull_request
 from http_helpers import FAST_HTTP, free_port
 from mcp_replay_action.errors import EXIT_GATE, EXIT_OK, EXIT_USAGE
+from sarif_check import valid_sarif
 
 pytestmark = pytest.mark.integration
 
-# The user's server: one read-only tool; the head's build adds one too many.
-SERVER = '''\
-import json, sys
-
-OFFSET = 0
-TOOL = {"name": "add", "annotations": {"readOnlyHint": True}, "inputSchema": {
-    "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}}
-
-for line in sys.stdin:
-    msg = json.loads(line)
-    if "id" not in msg:
-        continue
-    method, params = msg["method"], msg.get("params") or {}
-    if method == "initialize":
-        result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "adder", "version": "1"}}
-    elif method == "tools/list":
-        result = {"tools": [TOOL]}
-    elif method == "tools/call":
-        args = params.get("arguments") or {}
-        result = {"content": [{"type": "text", "text": str(args["a"] + args["b"] + OFFSET)}]}
-    else:
-        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": method}}), flush=True)
-        continue
-    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
-'''
-REGRESSED = SERVER.replace("OFFSET = 0", "OFFSET = 1")
-SAME = SERVER + "# a comment\n"
 # A user's server over Streamable HTTP: the SDK task tracker (tests/fakes/http_fast_server.py) as
 # the build FAST_SERVER_VARIANT names, on the port given as its argument.
 HTTP_SERVER = f"""\
@@ -55,37 +29,32 @@ import os, runpy
 os.environ["FAST_SERVER_VARIANT"] = "{{variant}}"
 runpy.run_path({str(FAST_HTTP)!r}, run_name="__main__")
 """
-WHO = {"GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.com"}
-WHO |= {"GIT_COMMITTER_NAME": "Dev", "GIT_COMMITTER_EMAIL": "dev@example.com"}
-
-
-def _repository(tmp_path: Path, head: str, base: str = SERVER) -> tuple[Path, str, str]:
-    """The workspace (a clone, at the pull request's head) and the base and head commits, with
-    ``base`` and ``head`` as their server.py."""
-    origin = make_origin(tmp_path, {"server.py": base.encode()})
-    ws = origin.workspace
-    git(ws, "checkout", "-q", "-b", "feature")
-    (ws / "server.py").write_text(head)
-    git(ws, "commit", "-q", "-am", "feature", env=WHO)
-    return ws, origin.sha, git(ws, "rev-parse", "HEAD")
 
 
 def _event(head: str, base: str) -> dict[str, Any]:
-    payload = pull_request(7, head)
-    payload["pull_request"]["base"]["sha"] = base
-    return payload
+    return with_base(pull_request(7, head), base)
 
 
-def _run(ws: Path, fake: FakeGitHub, event: dict[str, Any], baseline: str = "merge-base", **given: str):  # type: ignore[no-untyped-def]
-    inputs = {"server": f"{PY} server.py", "baseline": baseline, "github-token": "app-token", **given}
-    return run_action(ws, event_name="pull_request", event=event, inputs=inputs, api_url=fake.url)
+def _run(  # type: ignore[no-untyped-def]
+    ws: Path,
+    fake: FakeGitHub,
+    event: dict[str, Any],
+    baseline: str = "merge-base",
+    *,
+    python: str = PY,
+    env: dict[str, str] | None = None,
+    **given: str,
+):
+    inputs = {"server": f"{python} server.py", "baseline": baseline, "github-token": "app-token", **given}
+    return run_action(ws, event_name="pull_request", event=event, inputs=inputs, api_url=fake.url, extra_env=env)
 
 
 def test_a_breaking_change_against_the_merge_base_fails_the_gate_with_no_cassette(
     tmp_path: Path, fake: FakeGitHub
 ) -> None:
-    ws, base, head = _repository(tmp_path, REGRESSED)
-    run = _run(ws, fake, _event(head, base))
+    ws, base, head = repository(tmp_path, REGRESSED)
+    env = {"GITHUB_WORKFLOW_REF": WORKFLOW_REF}
+    run = _run(ws, fake, _event(head, base), env=env, **{"sarif-file": "mcp-replay.sarif"})
     assert run.returncode == EXIT_GATE, run.stdout + run.stderr
     assert f"Comparing with the base build at {base[:12]} (merge-base)" in run.stdout
     assert run.outputs["gate"] == "failed"
@@ -93,7 +62,9 @@ def test_a_breaking_change_against_the_merge_base_fails_the_gate_with_no_cassett
     assert "tools/call add" in comment["body"] and "breaking" in comment["body"], comment["body"]
     # No file of the repository holds the exploration: no blob link, no file annotation.
     assert f"baseline {base[:12]}" in comment["body"] and "/blob/" not in comment["body"]
-    (finding,) = [a for a in run.annotations() if a.name == "error" and "tools/call add" in a.properties.get("title", "")]
+    (finding,) = [
+        a for a in run.annotations() if a.name == "error" and "tools/call add" in a.properties.get("title", "")
+    ]
     assert "file" not in finding.properties and "line" not in finding.properties
     assert "against the base build (`baseline`): there is nothing to rewrite" in comment["body"]
     # What was explored, and the findings as JSON a coding agent can act on.
@@ -111,10 +82,25 @@ def test_a_breaking_change_against_the_merge_base_fails_the_gate_with_no_cassett
     }
     assert not (ws / "cassettes").exists()  # nothing was written into the workspace
     assert git(ws, "worktree", "list").count("\n") == 0  # the base's worktree is gone again
+    # SARIF: no cassette line to point at, so the finding sits on the workflow line that asks for
+    # the baseline (a real line of the repository, as code scanning requires) and names the tool.
+    log = valid_sarif((ws / "mcp-replay.sarif").read_text("utf-8"))
+    (result,) = [r for r in log["runs"][0]["results"] if r["level"] == "error"]
+    (location,) = result["locations"]
+    assert location["physicalLocation"] == {
+        "artifactLocation": {"uri": WORKFLOW},
+        "region": {"startLine": BASELINE_LINE},
+    }
+    assert (ws / WORKFLOW).read_text().splitlines()[BASELINE_LINE - 1].strip() == "baseline: merge-base"
+    assert location["logicalLocations"] == [{"name": "add", "fullyQualifiedName": "tools/call add", "kind": "function"}]
+    assert result["message"]["text"].startswith(f"baseline {base[:12]}: tools/call add: ")
+    assert result["partialFingerprints"] == {
+        "mcpReplayFinding/v1": f"{WORKFLOW}:tools/call add:value-change:$.result.content[0].text"
+    }
 
 
 def test_the_same_build_as_its_base_is_clean_three_times(tmp_path: Path, fake: FakeGitHub) -> None:
-    ws, base, head = _repository(tmp_path, SAME)
+    ws, base, head = repository(tmp_path, SAME)
     for _ in range(3):
         run = _run(ws, fake, _event(head, base))
         assert run.returncode == EXIT_OK, run.stdout + run.stderr
@@ -122,7 +108,7 @@ def test_the_same_build_as_its_base_is_clean_three_times(tmp_path: Path, fake: F
 
 
 def test_a_ref_the_checkout_lacks_is_one_line_naming_fetch_depth(tmp_path: Path, fake: FakeGitHub) -> None:
-    ws, base, head = _repository(tmp_path, SAME)
+    ws, base, head = repository(tmp_path, SAME)
     run = _run(ws, fake, _event(head, base), baseline="v9.9.9")
     assert run.returncode == EXIT_USAGE, run.stdout + run.stderr
     assert "input baseline: 'v9.9.9' is not a commit of this checkout" in run.stdout
@@ -140,7 +126,7 @@ def _over_http(ws: Path, fake: FakeGitHub, event: dict[str, Any]):  # type: igno
 
 def test_over_http_a_tool_removed_since_the_merge_base_fails_the_gate(tmp_path: Path, fake: FakeGitHub) -> None:
     base_source = HTTP_SERVER.format(variant="")
-    ws, base, head = _repository(tmp_path, HTTP_SERVER.format(variant="remove-tool"), base_source)
+    ws, base, head = repository(tmp_path, HTTP_SERVER.format(variant="remove-tool"), base_source)
     run = _over_http(ws, fake, _event(head, base))
     assert run.returncode == EXIT_GATE, run.stdout + run.stderr
     assert run.outputs["gate"] == "failed"
@@ -153,14 +139,14 @@ def test_over_http_a_tool_removed_since_the_merge_base_fails_the_gate(tmp_path: 
 
 def test_over_http_the_same_build_as_its_base_is_clean(tmp_path: Path, fake: FakeGitHub) -> None:
     source = HTTP_SERVER.format(variant="")
-    ws, base, head = _repository(tmp_path, source + "# a comment\n", source)
+    ws, base, head = repository(tmp_path, source + "# a comment\n", source)
     run = _over_http(ws, fake, _event(head, base))
     assert run.returncode == EXIT_OK, run.stdout + run.stderr
     assert run.outputs["gate"] == "passed" and run.outputs["failed"] == "0"
 
 
 def test_url_alone_cannot_start_the_base_and_is_refused(tmp_path: Path, fake: FakeGitHub) -> None:
-    ws, base, head = _repository(tmp_path, SAME)
+    ws, base, head = repository(tmp_path, SAME)
     run = _run(ws, fake, _event(head, base), server="", url="http://127.0.0.1:9/mcp")
     assert run.returncode == EXIT_USAGE, run.stdout + run.stderr
     assert "input baseline: with url alone the base build cannot be started" in run.stdout

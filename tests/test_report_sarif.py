@@ -5,28 +5,18 @@ never fetched). Driven through the CLI against a real FastMCP server (tests/serv
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
 from e2e_helpers import SERVERS, command, run_cli
+from sarif_check import valid_sarif
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
-SCHEMA = json.loads((Path(__file__).parent / "schemas" / "sarif-2.1.0.json").read_text("utf-8"))
 SDK1_PYTHON = SERVERS / ".venv-sdk1" / "bin" / "python"
 TYPED = SERVERS / "typed_server.py"
-
-
-def valid_sarif(text: str) -> dict[str, Any]:
-    log = json.loads(text)
-    validator = jsonschema.validators.validator_for(SCHEMA)(SCHEMA)
-    errors = sorted(validator.iter_errors(log), key=lambda e: list(e.absolute_path))
-    assert not errors, [f"{list(e.absolute_path)}: {e.message}" for e in errors[:5]]
-    return log
 
 
 @pytest.fixture
@@ -79,19 +69,47 @@ def test_a_clean_replay_writes_an_empty_valid_log(cassette: Path, tmp_path: Path
     assert log["runs"][0]["results"] == []
 
 
-def test_server_text_cannot_mention_or_link() -> None:
+def _report(path: str, message: str = "value changed: 1 -> 2") -> Any:
+    """A report of one breaking finding on ``tools/call t``, found against cassette ``path``."""
     from mcp_replay_action.grade.score import score
     from mcp_replay_action.model.gate import Gate
     from mcp_replay_action.model.results import CassetteResult, Finding, InteractionResult, Report, ResultList
-    from mcp_replay_action.report.sarif import render
 
-    finding = Finding("value-change", "breaking", "$.result", "@octocat see #12\n::error::x", rule="value-changed")
+    finding = Finding("value-change", "breaking", "$.result", message, rule="value-changed")
     inter = InteractionResult(seq=3, line=4, method="tools/call", name="t", status="fail", findings=(finding,))
     results = ResultList([inter])
-    cassette = CassetteResult(path="/elsewhere/a b.jsonl", results=results, score=score(results))
-    text = render(Report(cassettes=(cassette,), score=cassette.score, gate=Gate()), root="/work")
+    cassette = CassetteResult(path=path, results=results, score=score(results))
+    return Report(cassettes=(cassette,), score=cassette.score, gate=Gate())
+
+
+def test_server_text_cannot_mention_or_link(tmp_path: Path) -> None:
+    from mcp_replay_action.report.sarif import render
+
+    elsewhere = tmp_path / "elsewhere" / "a b.jsonl"  # a cassette outside the root: a file:// URI
+    elsewhere.parent.mkdir()
+    elsewhere.write_text("{}\n", encoding="utf-8")
+    text = render(_report(str(elsewhere), "@octocat see #12\n::error::x"), root=tmp_path / "work")
     log = valid_sarif(text)
     (result,) = log["runs"][0]["results"]
     message = result["message"]["text"]
     assert "@octocat" not in message and "#12" not in message and "\n" not in message
-    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "file:///elsewhere/a%20b.jsonl"
+    uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == "file://" + str(elsewhere).replace(" ", "%20")
+
+
+def test_findings_of_no_file_point_at_the_anchor_and_name_the_tool(tmp_path: Path) -> None:
+    """A baseline's exploration lives in no file: its findings sit at the anchor the caller gives
+    (a real line of the repository; code scanning refuses a result that is only logical), name the
+    tool as their logical location, and keep one fingerprint whatever the base's seq numbers."""
+    from mcp_replay_action.report.sarif import Anchor, render
+
+    log = valid_sarif(render(_report("baseline 1a2b3c4d5e6f"), root=tmp_path, anchor=Anchor("ci/mcp.yml", 9)))
+    (result,) = log["runs"][0]["results"]
+    (location,) = result["locations"]
+    assert location["physicalLocation"] == {"artifactLocation": {"uri": "ci/mcp.yml"}, "region": {"startLine": 9}}
+    assert location["logicalLocations"] == [{"name": "t", "fullyQualifiedName": "tools/call t", "kind": "function"}]
+    assert result["message"]["text"] == "baseline 1a2b3c4d5e6f: tools/call t: $.result: value changed: 1 -> 2"
+    assert result["partialFingerprints"] == {"mcpReplayFinding/v1": "ci/mcp.yml:tools/call t:value-change:$.result"}
+    assert result["properties"]["cassette"] == "baseline 1a2b3c4d5e6f"
+    # With no anchor, such findings are left out: the log stays one code scanning accepts.
+    assert valid_sarif(render(_report("baseline 1a2b3c4d5e6f"), root=tmp_path))["runs"][0]["results"] == []

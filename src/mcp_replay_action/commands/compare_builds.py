@@ -69,6 +69,10 @@ def compare_builds(
 
     if not (base or base_url) or not (head or head_url):
         raise ConfigError("compare-builds needs --base CMD (or --base-url URL) and --head CMD (or --head-url URL)")
+    if sarif_file and not cassette:
+        # SARIF points each finding at a line of a file; without --cassette the exploration is a
+        # temporary file, gone when the command ends.
+        raise ConfigError("--sarif needs --cassette FILE: the findings point at the lines of the kept exploration")
     check_outputs(
         cassette=cassette,
         report=report_file,

@@ -26,7 +26,7 @@ import traceback
 from collections.abc import MutableMapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from mcp_replay_action.errors import EXIT_GATE, EXIT_INFRA, EXIT_OK, ConfigError, ReplayError, ServerError
 from mcp_replay_action.explore.explorer import skipped_lines
@@ -56,6 +56,9 @@ from mcp_replay_action.report import counts_text, public_target
 from mcp_replay_action.report import json_report as report_json
 from mcp_replay_action.report.sinks import write_files
 from mcp_replay_action.scenarios import load_scenarios
+
+if TYPE_CHECKING:
+    from mcp_replay_action.report.sarif import Anchor
 
 # Only when the package's metadata is missing (a bare source tree); pyproject.toml says the same.
 PROJECT_URL = "https://github.com/mcp-replay/mcp-replay-action"
@@ -201,6 +204,25 @@ def compare_with_baseline(settings: Settings, context: RunContext, event: Event,
     )
 
 
+def sarif_anchor(settings: Settings, context: RunContext, report: Report, out: Commands) -> Anchor | None:
+    """Where the SARIF log points the findings of an exploration no file holds (a ``baseline``'s):
+    the workflow line that asks for it (``workflow_line.py``). Without one they are left out of
+    the log, and a warning says so."""
+    from mcp_replay_action.github.workflow_line import baseline_anchor
+
+    files = repository_files(settings, report)
+    if all(c.path in files for c in report.cassettes):
+        return None
+    anchor = baseline_anchor(context, settings.workspace)
+    if anchor is None:
+        out.warning(
+            "sarif-file: the baseline's findings are in no file of the repository, and the running workflow's "
+            "file (GITHUB_WORKFLOW_REF) is not in the workspace to point them at: they are left out of the SARIF log",
+            title="mcp-replay",
+        )
+    return anchor
+
+
 def warn_unused_rules(outcome: Outcome, out: Commands) -> None:
     """A warning annotation for every ignore rule that matched nothing in the run (a typo
     ignores nothing, silently, otherwise), named by its input as the workflow spells it."""
@@ -261,6 +283,7 @@ def report_everywhere(
         badge_file=settings.badge_file,
         sarif_file=settings.sarif_file,
         root=settings.workspace,
+        sarif_anchor=sarif_anchor(settings, context, report, out) if settings.sarif_file else None,
     )
     out.info(f"Grade {report.score.grade} ({report.score.score:.1f}/100): {counts_text(report)}")
     if settings.annotations:

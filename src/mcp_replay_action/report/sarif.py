@@ -9,6 +9,13 @@ accepts more (an argument no longer required, a new one), an annotation that cha
 definition that changes under a client that approved it is how a "rug pull" looks, so those carry the
 ``definition-drift`` and ``security`` tags. Noise is never reported.
 
+A finding of an exploration that lives in no file of the repository (input ``baseline``: the
+base build explored into a temporary cassette, named ``baseline <commit>``) has no cassette line,
+and code scanning refuses a result without a physical location in the repository
+(``locationFromSarifResult: expected artifact location``): it points at the ``Anchor`` the caller
+gives (the action: the workflow line that asks for the baseline), and names the tool or listing
+it concerns as its logical location. With no anchor such findings are left out of the log.
+
 ``ruleId`` is the finding's row of the class table (``classes.py``; the kind when a finding names
 none), and the driver's rules are those rows. Every text passed the redactor before the report
 was built; here it is made one plain line that cannot mention anyone or link an issue.
@@ -19,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from urllib.parse import quote
 
 from mcp_replay_action import __version__
@@ -49,11 +57,20 @@ def is_drift(result: InteractionResult, finding: Finding) -> bool:
     )
 
 
-def render(report: Report, root: str | os.PathLike[str] | None = None) -> str:
+@dataclass(frozen=True)
+class Anchor:
+    """A line of a file of the repository, where the findings that have no cassette line point."""
+
+    uri: str  # relative to the repository's root, as code scanning resolves it
+    line: int
+
+
+def render(report: Report, root: str | os.PathLike[str] | None = None, anchor: Anchor | None = None) -> str:
     """The report as a SARIF 2.1.0 log (one run), cassette paths relative to ``root`` (default:
-    the working directory; the action passes the workspace)."""
+    the working directory; the action passes the workspace); the findings of a cassette that is
+    no file at ``anchor`` (left out without one)."""
     base = os.path.realpath(root if root is not None else os.getcwd())
-    results = list(_results(report, base))
+    results = list(_results(report, base, anchor))
     used = sorted({r["ruleId"] for r in results})
     log = {
         "$schema": SCHEMA,
@@ -75,21 +92,35 @@ def render(report: Report, root: str | os.PathLike[str] | None = None) -> str:
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
-def _results(report: Report, base: str) -> Iterator[JSONObject]:
+def _results(report: Report, base: str, anchor: Anchor | None) -> Iterator[JSONObject]:
     for cassette in report.cassettes:
-        uri = _uri(cassette, base)
+        if os.path.isfile(cassette.path):
+            where: _Where | None = _Where(_uri(cassette, base), None, "")
+        else:  # an exploration no file holds: at the anchor, named by what it was (``baseline <commit>``)
+            where = _Where(anchor.uri, anchor.line, cassette.path) if anchor else None
+        if where is None:
+            continue
         for result in cassette.results:
-            if not result.findings:
-                continue
             for finding in result.findings:
                 drift = is_drift(result, finding)
                 if finding.cls != "breaking" and not drift:
                     continue
-                yield _result(uri, result, finding, drift)
+                yield _result(where, result, finding, drift)
 
 
-def _result(uri: str, result: InteractionResult, finding: Finding, drift: bool) -> JSONObject:
-    text = f"{result.label}: {finding_line(finding)}"
+@dataclass(frozen=True)
+class _Where:
+    uri: str
+    line: int | None  # None: the interaction's own cassette line
+    name: str  # what the findings were found against when that is no file (``baseline 1a2b3c4d5e6f``)
+
+
+def _result(where: _Where, result: InteractionResult, finding: Finding, drift: bool) -> JSONObject:
+    text = f"{where.name + ': ' if where.name else ''}{result.label}: {finding_line(finding)}"
+    # Code scanning keeps one alert per fingerprint across runs: the cassette line, the interaction
+    # and the finding's path, not its (changing) message; at an anchor, the interaction by what it
+    # asked (its seq moves when the base gains a tool).
+    place = f"{result.seq}" if where.line is None else result.label
     out: JSONObject = {
         "ruleId": finding.rule or finding.kind,
         "level": LEVELS[finding.cls],
@@ -97,20 +128,30 @@ def _result(uri: str, result: InteractionResult, finding: Finding, drift: bool) 
         "locations": [
             {
                 "physicalLocation": {
-                    "artifactLocation": {"uri": uri},
-                    "region": {"startLine": max(1, result.line)},
+                    "artifactLocation": {"uri": where.uri},
+                    "region": {"startLine": max(1, result.line if where.line is None else where.line)},
                 },
-                "logicalLocations": [{"name": visible(result.label, 200), "kind": "function"}],
+                "logicalLocations": [_logical(result)],
             }
         ],
-        # Code scanning keeps one alert per fingerprint across runs: the cassette line, the
-        # interaction and the finding's path, not its (changing) message.
-        "partialFingerprints": {"mcpReplayFinding/v1": f"{uri}:{result.seq}:{finding.kind}:{finding.path}"},
+        "partialFingerprints": {"mcpReplayFinding/v1": f"{where.uri}:{place}:{finding.kind}:{finding.path}"},
         "properties": {"kind": finding.kind, "class": finding.cls, "path": finding.path, "seq": result.seq},
     }
+    if where.name:
+        out["properties"]["cassette"] = visible(where.name, 200)
     if drift:
         out["properties"]["tags"] = ["definition-drift", "security"]
     return out
+
+
+def _logical(result: InteractionResult) -> JSONObject:
+    """What the finding concerns: the tool, prompt or resource it called (``tools/call add``), or
+    the listing (``tools/list``)."""
+    return {
+        "name": visible(result.name or result.method, 200),
+        "fullyQualifiedName": visible(result.label, 200),
+        "kind": "function",
+    }
 
 
 def _rule(rule_id: str) -> JSONObject:

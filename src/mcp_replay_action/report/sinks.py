@@ -4,10 +4,14 @@ Each is written atomically, only when asked for (and its renderer imported only 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from mcp_replay_action.cassette import atomic_write_text
 from mcp_replay_action.model.results import Report
 from mcp_replay_action.report import render
+
+if TYPE_CHECKING:
+    from mcp_replay_action.report.sarif import Anchor
 
 PathLike = str | os.PathLike[str]
 
@@ -21,9 +25,11 @@ def write_files(
     badge_file: PathLike | None = None,
     sarif_file: PathLike | None = None,
     root: PathLike | None = None,
+    sarif_anchor: Anchor | None = None,
 ) -> None:
     """Write ``report`` as JSON, Markdown, JUnit XML, a shields.io badge and SARIF, each where
-    asked (SARIF names each cassette relative to ``root``, default the working directory)."""
+    asked (SARIF names each cassette relative to ``root``, default the working directory, and
+    points the findings of a cassette that is no file at ``sarif_anchor``)."""
     if json_file:
         from mcp_replay_action.report import json_report
 
@@ -34,4 +40,4 @@ def write_files(
     if sarif_file:
         from mcp_replay_action.report import sarif
 
-        atomic_write_text(sarif_file, sarif.render(report, root))
+        atomic_write_text(sarif_file, sarif.render(report, root, sarif_anchor))
