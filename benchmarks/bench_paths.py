@@ -1,7 +1,8 @@
 """What each fast path earns: the changed replays the fast paths were made for, each run with
 every path on and with one path alone off (``MCP_REPLAY_FAST=-name``, ``values/limits.PATHS``),
 as interleaved pairs in one run. A ratio is the replay's time with the path off over its time with
-every path on: 1.30x means the path saves 23% of that replay. A path that moves no row by 20% is
+every path on: 1.30x means the path saves 23% of that replay; "peak" is the same ratio of the
+replay's own peak RSS. A path that moves no row by 20% is
 weight (issue #29); docs/ARCHITECTURE.md lists the ones that stay with their row.
 
     python benchmarks/bench_paths.py [--rounds 3] [--mib 5] [--only narrow ...]
@@ -31,10 +32,10 @@ def _scenarios(tmp: Path, mib: float) -> list[tuple[str, Path, dict[str, str]]]:
     that makes one leaf (one word) differ from it."""
     out = []
     cases = [
-        ("5 MiB answer, server takes its time (named records)", {"BIG_KEY": "name"}, False),
-        ("5 MiB answer at once, records named", {"BIG_KEY": "name"}, True),
-        ("5 MiB answer at once, records keyed by id", {"BIG_KEY": "id"}, True),
-        ("5 MiB answer at once, records with no key", {"BIG_KEY": "none"}, True),
+        (f"{mib:g} MiB answer, server takes its time (named records)", {"BIG_KEY": "name"}, False),
+        (f"{mib:g} MiB answer at once, records named", {"BIG_KEY": "name"}, True),
+        (f"{mib:g} MiB answer at once, records keyed by id", {"BIG_KEY": "id"}, True),
+        (f"{mib:g} MiB answer at once, records with no key", {"BIG_KEY": "none"}, True),
         ("4 MiB text answer, one word changed", {"BIG_KIND": "text"}, False),
     ]
     for i, (name, extra, at_once) in enumerate(cases):
@@ -73,8 +74,11 @@ def main() -> None:
                 wrong = [r for r in on + off if r.rc != 1]  # the one change fails the gate, nothing else
                 if wrong:
                     sys.exit(f"{name}, {path} off: the changed replay exited {wrong[0].rc}:\n{wrong[0].stdout[-2000:]}")
-                table.setdefault(path, []).append(f"{ratio:.2f}x")
-                print(f"{path:>10} | {name}: {ratio:.2f}x", file=sys.stderr, flush=True)
+                # Time, and the replay's own peak RSS (a path made to hold less moves that instead).
+                rss = max(r.self_rss_mib or 0 for r in off) / max(max(r.self_rss_mib or 0 for r in on), 1e-9)
+                cell = f"{ratio:.2f}x, peak {rss:.2f}x"
+                table.setdefault(path, []).append(cell)
+                print(f"{path:>10} | {name}: {cell}", file=sys.stderr, flush=True)
     print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, rounds {args.rounds}\n")
     print("| path off | " + " | ".join(name for name, _, _ in scenarios) + " |")
     print("|---|" + "---|" * len(scenarios))

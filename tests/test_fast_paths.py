@@ -447,3 +447,14 @@ def test_the_switch_turns_one_named_path_off_and_leaves_the_others() -> None:
     assert both == PATHS["learn"](PATHS["narrow"](Limits())) and both.narrow_min_chars > 1 << 40
     with pytest.raises(ConfigError, match="no fast path named 'narow'.*read_ahead"):
         Limits.from_env({"MCP_REPLAY_FAST": "-narow"})
+
+
+def test_architecture_lists_every_fast_path_with_its_row() -> None:
+    """docs/ARCHITECTURE.md's table of fast paths names each path ``PATHS`` switches, and no other:
+    a path added or deleted changes the table in the same commit."""
+    from mcp_replay_action.values.limits import PATHS
+
+    text = (Path(__file__).parent.parent / "docs" / "ARCHITECTURE.md").read_text("utf-8")
+    table = text.split("#### The fast paths, and the row each one earns", 1)[1].split("\n\n")[2]
+    listed = [line.split("|")[1].strip().strip("`") for line in table.splitlines()[2:]]
+    assert listed == list(PATHS)
