@@ -37,3 +37,19 @@ def test_a_notice_one_start_sends_and_another_does_not_is_noise(tmp_path: Path) 
     assert run.code == 0 and run.findings() == [], run.describe()
     noise = [n for i in run.interactions() for n in i["noise"]]
     assert [n["path"] for n in noise] == ["$.notifications[method=notifications/tools/list_changed]"], run.describe()
+
+
+def test_a_notice_both_live_starts_dropped_stays_a_finding_beside_one_that_varied(tmp_path: Path) -> None:
+    # resources/list_changed on the recording's start only; tools/list_changed on even starts.
+    starts = tmp_path / "starts"
+    server = f"env STARTS_FILE={starts} DROPPED=1 {python_server(RACY)}"
+    cassette = tmp_path / "racy.jsonl"
+    record_through_proxy(server, cassette, _session, mode="legacy")
+    assert "notifications/resources/list_changed" in cassette.read_text("utf-8")
+    run = replay(server, cassette, report=tmp_path / "r.json")
+    assert len(starts.read_text().splitlines()) == 3, run.describe()
+    assert run.code == 1, run.describe()  # the gate fails on the dropped notice alone
+    found = [(f["path"], f["class"]) for f in run.findings()]
+    assert found == [("$.notifications[method=notifications/resources/list_changed]", "breaking")], run.describe()
+    noise = [n["path"] for i in run.interactions() for n in i["noise"]]
+    assert noise == ["$.notifications[method=notifications/tools/list_changed]"], run.describe()

@@ -51,7 +51,7 @@ from mcp_replay_action.model.results import (
 )
 from mcp_replay_action.plan import Plan
 from mcp_replay_action.redact import Redactor, redactor_for
-from mcp_replay_action.replay import advice, deep, streams, tasks
+from mcp_replay_action.replay import advice, deep, heard_again, streams, tasks
 from mcp_replay_action.replay.answer import Answer
 from mcp_replay_action.replay.era_check import era_mismatch, one_era_finding
 from mcp_replay_action.replay.heard import PARTIAL_HEARING, Heard
@@ -119,6 +119,7 @@ class _Session:
         # Set on a confirming run: it compares nothing and keeps only the answers to these seqs
         # (the ones the first run failed on), which is all the confirmation reads.
         self.gather: frozenset[int] | None = None
+        self.hear_session = False  # ... and, when the session's notifications failed, runs to the end to hear them
         # A confirming run's redacted twins: the first run's live answers (redacted by the same
         # rules), which a deterministic server repeats exactly, so nothing of them is walked again.
         self.twins: dict[int, JSONObject] = {}
@@ -172,7 +173,7 @@ class _Session:
         self.deadline = time.monotonic() + self.options.total_timeout
         first_request = True
         # A confirming run stops after the last answer it gathers: nothing later can change it.
-        to_gather = len(self.gather) if self.gather is not None else -1
+        to_gather = len(self.gather) if self.gather is not None and not self.hear_session else -1
         tick = self.tick
         for done, inter in enumerate(self.cassette.interactions):
             if to_gather == 0:
@@ -200,9 +201,9 @@ class _Session:
         if self.streams is not None and self.gather is None:
             for result in self.streams.judged(self.client, self.cassette.interactions, self.deadline):
                 self.results.append(result)
-        if self.gather is None and self.dead is None:
-            self.heard.drain(self.client, self.deadline)
-            heard = self.heard.session(self.redactor.apply, self.compare_options)
+        if self.dead is None and (self.gather is None or self.hear_session):
+            self.heard.drain(self.client, self.deadline)  # a confirming run keeps them (``_confirmed``)
+            heard = self.heard.session(self.redactor.apply, self.compare_options) if self.gather is None else None
             if heard is not None:
                 self.results.append(judge(heard[0], heard[1], {}))
 
@@ -755,6 +756,7 @@ def _confirmed(cassette: Cassette, first: _Session, confirm: Standby, options: P
         cassette = replace(cassette, interactions=cassette.interactions.reusing(first.recorded.values()))
     second = _Session(cassette, transport, options)
     second.gather = frozenset(r.seq for r in first.results if r.status == "fail")
+    second.hear_session = first.heard.row in second.gather
     second.twins = first.live
     second.correlations = first.carry.correlations if first.carry is not None else None
     try:
@@ -767,35 +769,31 @@ def _confirmed(cassette: Cassette, first: _Session, confirm: Standby, options: P
     out = ResultList()
     for result in first.results:
         live_a, live_b = first.live.get(result.seq), second.live.get(result.seq)
-        if result.status != "fail" or live_a is None or live_b is None:
+        if result.status == "fail" and result.seq == first.heard.row and second.dead is None:
+            # The session's notifications, heard again to the end (``heard_again.py``).
+            a, b = first.heard.live_heard(first.redactor.apply), second.heard.live_heard(second.redactor.apply)
+            kept, ignored = heard_again.unrepeated(
+                result.findings, first.heard.recorded_session, a, b, first.compare_options
+            )
+        elif result.status != "fail" or live_a is None or live_b is None:
             out.append(result)
             continue
-        # The second start minted its own values: spelled as the first run's, a threaded value
-        # is never learned as noise (``Carry.translated``).
-        live_b = translated(second.carry, first.carry, live_b)
-        rules = noise.learn([live_a, live_b], first.compare_options, result.seq)
-        recorded = first.expected.get(result.seq, first.recorded[result.seq].response)
-        kept, ignored = noise.split(result.findings, rules, recorded, first.compare_options, live_a)
-        kept, varied = _heard_apart(first, second, result.seq, kept)
-        ignored = ignored + varied
+        else:
+            # The second start minted its own values: spelled as the first run's, a threaded value
+            # is never learned as noise (``Carry.translated``).
+            live_b = translated(second.carry, first.carry, live_b)
+            rules = noise.learn([live_a, live_b], first.compare_options, result.seq)
+            recorded = first.expected.get(result.seq, first.recorded[result.seq].response)
+            kept, ignored = noise.split(result.findings, rules, recorded, first.compare_options, live_a)
+            heard = first.heard_live.get(result.seq), second.heard_live.get(result.seq)
+            kept, varied = heard_again.unrepeated(
+                kept, first.heard.differed.get(result.seq), *heard, first.compare_options
+            )
+            ignored = ignored + varied
         if ignored:
             result = replace(result, findings=kept, noise=result.noise + ignored, status=status_for(kept))
         out.append(result)
     return out
-
-
-def _heard_apart(
-    first: _Session, second: _Session, seq: int, findings: tuple[Finding, ...]
-) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
-    """``findings`` parted into (kept, noise) by what the server sent while answering ``seq``: a
-    difference there that also differs between the two fresh starts is noise."""
-    a, b = first.heard_live.get(seq), second.heard_live.get(seq)
-    if a is None or b is None or a == b:
-        return findings, ()
-    from mcp_replay_action.compare.notifications import compare_heard
-
-    varied = {f.path for f in compare_heard(a, b, first.compare_options)}
-    return tuple(f for f in findings if f.path not in varied), tuple(f for f in findings if f.path in varied)
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,9 @@ class Heard:
         self.recorded_session: list[JSONObject] = []  # the rest, in cassette order
         self.live_session: list[JSONObject] = []  # ... and as heard
         self.first_line: Interaction | None = None  # the line session findings are shown on
+        self.row: int | None = None  # ... the seq of their row, once there are any (``session``)
+        # The recorded progress of each request whose progress differed, for the confirmation pass.
+        self.differed: dict[int, list[JSONObject]] = {}
         self._current: Interaction | None = None
         self._last_seq = -1  # the highest recorded seq passed (a row past it is on no line)
 
@@ -138,7 +141,10 @@ class Heard:
         from mcp_replay_action.compare.notifications import compare_heard
 
         live = self.live_of(seq, window, redact)
-        return compare_heard(recorded, live, options), live
+        findings = compare_heard(recorded, live, options)
+        if findings:
+            self.differed[seq] = recorded
+        return findings, live
 
     def session(self, redact: Redact, options: CompareOptions) -> tuple[Interaction, tuple[Finding, ...]] | None:
         """Once the session has replayed: the line to show them on and what differs in the log
@@ -147,14 +153,20 @@ class Heard:
             return None
         from mcp_replay_action.compare.notifications import compare_heard
 
-        live = [redact(m) for m in self.live_session if self._could_be_heard(m)]
+        live = self.live_heard(redact)
         if not (self.recorded_session or live):
             return None
         findings = compare_heard(self.recorded_session, live, options)
         if not findings:
             return None
         shown = self.first_line or Interaction(seq=self._last_seq + 1, kind="server-notification", message=_NOWHERE)
+        self.row = shown.seq
         return shown, findings
+
+    def live_heard(self, redact: Redact) -> list[JSONObject]:
+        """The live log messages, change notices and requests to the client compared over the
+        session, redacted."""
+        return [redact(m) for m in self.live_session if self._could_be_heard(m)]
 
     def _could_be_heard(self, message: JSONObject) -> bool:
         """Whether the recording could have heard ``message`` (a live session message) had the
