@@ -145,6 +145,21 @@ def typed_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def shop_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An official-SDK client's session with the shop ``MCPServer`` (progress and a log message
+    around ``place_order``: ``test_notifications.shop_session``), recorded through the proxy with
+    the client opted in to logs, as a user who wants them is (2026-07-28 sends none otherwise)."""
+    from e2e_helpers import SERVERS, python_server, record_through_proxy
+    from test_notifications import shop_session
+
+    cassette = tmp_path_factory.mktemp("shop") / "shop.jsonl"
+    record_through_proxy(python_server(SERVERS / "shop_server.py"), cassette, shop_session, log_level="debug")
+    text = cassette.read_text("utf-8")
+    assert '"notifications/progress"' in text and '"placing order"' in text
+    return cassette
+
+
 @pytest.fixture
 def reachable_tmp() -> Iterator[Path]:
     """A directory the code under test can reach when it runs as another user (pytest's own

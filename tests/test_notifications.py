@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from e2e_helpers import ignore_progress, python_server, record_through_proxy, replay
+from e2e_helpers import ignore_progress, python_server, replay
 from mcp_replay_action.compare.notifications import comparable, compare_heard
 
 pytestmark = pytest.mark.integration
@@ -92,7 +92,8 @@ def test_the_opt_out_and_what_is_never_compared_here() -> None:
 # -- real processes ----------------------------------------------------------------------------------
 
 
-async def _shop_session(client: Client) -> dict[str, Any]:
+async def shop_session(client: Client) -> dict[str, Any]:
+    """The session ``conftest.shop_cassette`` records: a listing, an order with progress, a price."""
     await client.list_tools()
     placed = await client.call_tool("place_order", {"item": "tea", "quantity": 2}, progress_callback=ignore_progress)
     assert not placed.is_error, placed
@@ -100,18 +101,8 @@ async def _shop_session(client: Client) -> dict[str, Any]:
     return {}
 
 
-@pytest.fixture(scope="module")
-def shop_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    cassette = tmp_path_factory.mktemp("shop") / "shop.jsonl"
-    # The SDK's client opts in to log messages as a user who wants them does (2026-07-28 sends
-    # none otherwise).
-    record_through_proxy(python_server(SHOP), cassette, _shop_session, log_level="debug")
-    text = cassette.read_text("utf-8")
-    assert '"notifications/progress"' in text and '"placing order"' in text
-    return cassette
-
-
-def _drifted(variant: str) -> str:
+def drifted(variant: str) -> str:
+    """The shop server as a drifted build (``SHOP_SERVER_VARIANT``)."""
     return f"env SHOP_SERVER_VARIANT={variant} {python_server(SHOP)}"
 
 
@@ -121,7 +112,7 @@ def test_an_unchanged_server_with_notifications_replays_clean(shop_cassette: Pat
 
 
 def test_progress_dropped_and_a_log_level_raised_are_caught(shop_cassette: Path, tmp_path: Path) -> None:
-    run = replay(_drifted("quiet,fraud"), shop_cassette, "--no-confirm", report=tmp_path / "r.json", gate=False)
+    run = replay(drifted("quiet,fraud"), shop_cassette, "--no-confirm", report=tmp_path / "r.json", gate=False)
     assert run.code == 1, run.describe()
     found = {(f["rule"], f["path"], f["class"]) for f in run.findings()}
     assert found == {
@@ -130,13 +121,13 @@ def test_progress_dropped_and_a_log_level_raised_are_caught(shop_cassette: Path,
     }, run.describe()
     assert "warning: order REJECTED by fraud check" in run.stdout
     # A confirmation pass sees the same drift on a second start: it stays a finding.
-    confirmed = replay(_drifted("quiet,fraud"), shop_cassette, report=tmp_path / "c.json", gate=False)
+    confirmed = replay(drifted("quiet,fraud"), shop_cassette, report=tmp_path / "c.json", gate=False)
     assert {(f["rule"], f["path"]) for f in confirmed.findings()} == {(r, p) for r, p, _ in found}
 
 
 def test_an_output_property_named_title_removed_is_breaking(shop_cassette: Path, tmp_path: Path) -> None:
     # A property is a property whatever its name: not JSON Schema's ``title`` keyword.
-    run = replay(_drifted("untitled"), shop_cassette, "--no-confirm", report=tmp_path / "r.json", gate=False)
+    run = replay(drifted("untitled"), shop_cassette, "--no-confirm", report=tmp_path / "r.json", gate=False)
     assert run.code == 1, run.describe()
     listed = {(f["rule"], f["class"], f["path"]) for f in run.findings() if f["method"] == "tools/list"}
     schema = "$.result.tools[name=item_info].outputSchema"
@@ -149,7 +140,7 @@ def test_an_output_property_named_title_removed_is_breaking(shop_cassette: Path,
 
 def test_ignore_notifications_leaves_them_out(shop_cassette: Path, tmp_path: Path) -> None:
     run = replay(
-        _drifted("quiet,fraud,chatty"),
+        drifted("quiet,fraud,chatty"),
         shop_cassette,
         "--ignore-notifications",
         "progress",
@@ -159,6 +150,6 @@ def test_ignore_notifications_leaves_them_out(shop_cassette: Path, tmp_path: Pat
     )
     assert run.code == 0 and run.findings() == [], run.describe()
     # A debug line more is reported, and does not gate by default (additive).
-    chatty = replay(_drifted("chatty"), shop_cassette, "--no-confirm", report=tmp_path / "c.json", gate=False)
+    chatty = replay(drifted("chatty"), shop_cassette, "--no-confirm", report=tmp_path / "c.json", gate=False)
     assert [(f["rule"], f["class"]) for f in chatty.findings()] == [("log-changed", "additive")], chatty.describe()
     assert chatty.code == 0, chatty.describe()

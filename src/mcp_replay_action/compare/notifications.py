@@ -49,6 +49,16 @@ _NOTES = "$.notifications"
 _ASKED = "$.server_requests"
 
 
+def part_at(path: str) -> str | None:
+    """The part (``part_of``'s names) a finding at ``path`` is about; None for one about an answer."""
+    if path.startswith(_ASKED):
+        return "asked"
+    for prefix, part in ((".progress", "progress"), (".message", "log"), ("[", "other")):
+        if path.startswith(_NOTES + prefix):
+            return part
+    return None
+
+
 def ignored(method: object, ignore: Iterable[str]) -> bool:
     """Whether ``--ignore-notifications`` names ``method`` (``progress`` is short for
     ``notifications/progress``)."""
@@ -73,7 +83,7 @@ def compare_heard(
     options = options or CompareOptions()
     if recorded == live:
         return ()
-    rec, now = _parted(recorded), _parted(live)
+    rec, now = parted(recorded), parted(live)
     out = [
         *_progress(rec["progress"], now["progress"], options),
         *_logs(rec["log"], now["log"], options),
@@ -89,21 +99,26 @@ def _on_stream(message: JSONObject) -> bool:
     return isinstance(meta, dict) and SUBSCRIPTION_ID in meta
 
 
-def _parted(messages: Sequence[JSONObject]) -> dict[str, list[JSONObject]]:
+def part_of(message: JSONObject) -> str:
+    """Which part a message is compared in: ``progress``, ``log``, ``other`` (by presence per
+    method) or ``asked`` (a request to the client)."""
+    method = message.get("method")
+    return "asked" if "id" in message else "progress" if method == PROGRESS else "log" if method == LOG else "other"
+
+
+def parted(messages: Sequence[JSONObject]) -> dict[str, list[JSONObject]]:
     parts: dict[str, list[JSONObject]] = {"progress": [], "log": [], "other": [], "asked": []}
     for m in messages:
-        method = m.get("method")
-        kind = "asked" if "id" in m else "progress" if method == PROGRESS else "log" if method == LOG else "other"
-        parts[kind].append(m)
+        parts[part_of(m)].append(m)
     return parts
 
 
-def _params(message: JSONObject) -> dict[str, Any]:
+def params_of(message: JSONObject) -> dict[str, Any]:
     params = message.get("params")
     return params if isinstance(params, dict) else {}
 
 
-def _masked(value: Any, options: CompareOptions | None) -> str:
+def masked(value: Any, options: CompareOptions | None) -> str:
     """``value`` masked as any answer is (times, UUIDs, addresses), written canonically; ``_meta``
     (a request's or a progress token's bookkeeping) left out."""
     # Imported here: the replay reads this module's names before its server has started, and the
@@ -132,14 +147,14 @@ def _progress(rec: list[JSONObject], now: list[JSONObject], options: CompareOpti
     if len(rec) != len(now):
         said = f"progress notifications: recorded {len(rec)}, live {len(now)}"
         out.append(finding("progress-changed", "structure-change", path, said, before=len(rec), after=len(now)))
-    last_rec, last_now = _params(rec[-1]), _params(now[-1])
+    last_rec, last_now = params_of(rec[-1]), params_of(now[-1])
     for key in ("progress", "total"):
         was, new = last_rec.get(key), last_now.get(key)
         if was != new:
             said = f"the last progress notification's {key}: {json.dumps(was)} -> {json.dumps(new)}"
             out.append(finding("progress-changed", "value-change", f"{path}.{key}", said, before=was, after=new))
     was_text, new_text = last_rec.get("message"), last_now.get("message")
-    if _masked(was_text, options) != _masked(new_text, options):
+    if masked(was_text, options) != masked(new_text, options):
         said = f"the last progress message: {json.dumps(was_text)} -> {json.dumps(new_text)}"
         out.append(
             finding("progress-text-changed", "value-change", f"{path}.message", said, before=was_text, after=new_text)
@@ -151,17 +166,18 @@ def _progress(rec: list[JSONObject], now: list[JSONObject], options: CompareOpti
 
 
 def _rank(message: JSONObject) -> int:
-    level = _params(message).get("level")
+    level = params_of(message).get("level")
     return LEVELS.index(level) if level in LEVELS else -1
 
 
-def _log_key(message: JSONObject, options: CompareOptions) -> str:
-    params = _params(message)
-    return json.dumps([params.get("level"), params.get("logger"), _masked(params.get("data"), options)])
+def log_key(message: JSONObject, options: CompareOptions) -> str:
+    """What a log message is compared by: its level, logger and masked data."""
+    params = params_of(message)
+    return json.dumps([params.get("level"), params.get("logger"), masked(params.get("data"), options)])
 
 
 def _logs(rec: list[JSONObject], now: list[JSONObject], options: CompareOptions) -> list[Finding]:
-    a, b = [_log_key(m, options) for m in rec], [_log_key(m, options) for m in now]
+    a, b = [log_key(m, options) for m in rec], [log_key(m, options) for m in now]
     if a == b:
         return []
     out: list[Finding] = []
@@ -174,13 +190,13 @@ def _logs(rec: list[JSONObject], now: list[JSONObject], options: CompareOptions)
         for i in range(i1 + pairs, i2):
             said = f"log message removed: {_shown(rec[i])}"
             out.append(
-                finding("log-changed", "structure-change", _log_path(i), said, before=_params(rec[i]), after=None)
+                finding("log-changed", "structure-change", _log_path(i), said, before=params_of(rec[i]), after=None)
             )
         for j in range(j1 + pairs, j2):
             rule = "log-level-raised" if _rank(now[j]) >= WARNING else "log-changed"
             said = f"log message added: {_shown(now[j])}"
             out.append(
-                finding(rule, "structure-change", _log_path(i1 + pairs), said, before=None, after=_params(now[j]))
+                finding(rule, "structure-change", _log_path(i1 + pairs), said, before=None, after=params_of(now[j]))
             )
     return out
 
@@ -189,7 +205,7 @@ def _log_changed(was: JSONObject, now: JSONObject, at: int) -> Finding:
     raised = _rank(now) >= WARNING and _rank(now) > _rank(was)
     said = f"log message changed: {_shown(was)} -> {_shown(now)}"
     rule = "log-level-raised" if raised else "log-changed"
-    return finding(rule, "value-change", _log_path(at), said, before=_params(was), after=_params(now))
+    return finding(rule, "value-change", _log_path(at), said, before=params_of(was), after=params_of(now))
 
 
 def _log_path(i: int) -> str:
@@ -197,7 +213,7 @@ def _log_path(i: int) -> str:
 
 
 def _shown(message: JSONObject) -> str:
-    params = _params(message)
+    params = params_of(message)
     data = params.get("data")
     text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
     if len(text) > 80:
@@ -234,7 +250,7 @@ def _asked(rec: list[JSONObject], now: list[JSONObject], options: CompareOptions
         if op == "equal":
             for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
                 was, new = rec[i].get("params"), now[j].get("params")
-                if _masked(was, options) != _masked(new, options):
+                if masked(was, options) != masked(new, options):
                     path = _ASKED + ident_segment("method", a[i])
                     said = f"the server asks {a[i]} with other params"
                     out.append(finding("server-request-changed", "value-change", path, said, before=was, after=new))

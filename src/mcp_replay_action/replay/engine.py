@@ -54,7 +54,7 @@ from mcp_replay_action.redact import Redactor, redactor_for
 from mcp_replay_action.replay import advice, deep, heard_again, streams, tasks
 from mcp_replay_action.replay.answer import Answer
 from mcp_replay_action.replay.era_check import era_mismatch, one_era_finding
-from mcp_replay_action.replay.heard import PARTIAL_HEARING, Heard
+from mcp_replay_action.replay.heard import PARTIAL_HEARING, Heard, LiveHeard
 from mcp_replay_action.replay.measures import growth, slowdown
 from mcp_replay_action.replay.redacted import redacted_result
 from mcp_replay_action.replay.repeat import read_only_tools, side_effect_free
@@ -94,6 +94,7 @@ class _Session:
         options: Plan,
         on_live: OnLive | None = None,
         tick: Callable[[int], None] | None = None,
+        keep: LiveHeard | None = None,
     ) -> None:
         # The session as sent: in the recorded era, or translated into ``options.era``.
         self.translation = translate(cassette, options.era)
@@ -141,11 +142,12 @@ class _Session:
         self.dead: Finding | None = None  # set once the server is gone or hung
         self.consecutive_timeouts = 0
         self.deadline = 0.0
-        # What the server sends besides its answers, recorded and live, by request (replay/heard.py).
+        # What the server sends besides its answers, recorded and live (replay/heard.py; ``keep``: --update's).
         self.heard = Heard(
             options.compare.ignore_notifications,
             asks=not self.translation.across,
             heard_all=cassette.meta.get("transport") not in PARTIAL_HEARING,
+            keep=keep,
         )
         self.heard_live: dict[int, list[JSONObject]] = {}  # the live ones of a failing request, for confirming
         self.client = ClientSession(
@@ -670,6 +672,7 @@ def replay_cassette(
     confirm: Callable[[], Transport] | None = None,
     start: Callable[[], None] | None = None,
     tick: Callable[[int], None] | None = None,
+    keep: LiveHeard | None = None,
 ) -> CassetteResult:
     """Replay one cassette against a transport that has not been started yet (``start``, when
     given, is called in place of ``transport.start()``: ``early.py`` started it already), and
@@ -680,8 +683,9 @@ def replay_cassette(
     from the findings to ``noise`` (free when nothing fails).
 
     ``on_live`` sees every live response as it arrives, unredacted, with the recorded request it
-    answers (``--update`` keeps them); results never carry live payloads. ``tick`` is told how
-    many interactions are done before each one is replayed (a live progress line).
+    answers (``--update`` keeps them, and what else the server sent in ``keep``); results never
+    carry live payloads. ``tick`` is told how many interactions are done before each one is
+    replayed (a live progress line).
 
     Every text in the result that came from the server (finding messages and values, diffs, the
     stderr tail, the error) has passed the cassette's redactor: this is the one place it is
@@ -701,7 +705,7 @@ def replay_cassette(
     try:
         (start or transport.start)()
         # Set up while the server starts (a node server takes a few hundred ms to answer).
-        session = _Session(cassette, transport, options, listings.hearing(on_live), tick)
+        session = _Session(cassette, transport, options, listings.hearing(on_live), tick, keep)
         session.confirming = standby is not None and options.confirm and advice.can_confirm(options.target)
         session.standby = standby if session.confirming else None
         session.run()
@@ -742,7 +746,6 @@ def replay_cassette(
     return redacted_result(result, session.redactor)
 
 
-# What each era opens a session with, and what a server of the other era speaks instead.
 def _confirmed(cassette: Cassette, first: _Session, confirm: Standby, options: Plan) -> Sequence[InteractionResult]:
     """The first run's results with every difference that also differs in a second live run of the
     same build moved to ``noise``. A second run that cannot start leaves the results as they are."""
@@ -863,6 +866,7 @@ def _run(plan: Plan, early: EarlyServer | None, progress: Progress | None) -> Ou
         cassettes = ()
     for cassette in cassettes:
         live_by_seq: dict[int, JSONObject] = {}
+        heard = LiveHeard() if plan.rewrites else None
         # Only the first cassette's server may have been started early.
         transport, start = early.take() if early and not early.taken else (open_transport(plan.target), None)
         result = replay_cassette(
@@ -870,9 +874,10 @@ def _run(plan: Plan, early: EarlyServer | None, progress: Progress | None) -> Ou
             transport,
             plan,
             on_live=keep_in(live_by_seq) if plan.rewrites else None,
-            confirm=_opener(plan) if plan.confirm else None,  # an update rewrites no noise
+            confirm=functools.partial(open_transport, plan.target) if plan.confirm else None,  # no noise rewritten
             start=start,
             tick=progress.live(plan.shown(cassette.path), len(cassette.interactions)) if progress else None,
+            keep=heard,
         )
         result = replace(result, path=plan.shown(result.path))
         results.append(result)
@@ -880,7 +885,7 @@ def _run(plan: Plan, early: EarlyServer | None, progress: Progress | None) -> Ou
             progress.finished(result)
         if plan.rewrites:
             redactor = live_redactor(cassette.meta, plan)
-            rewritten.append((cassette, *rewrite(cassette, result, live_by_seq, redactor)))
+            rewritten.append((cassette, *rewrite(cassette, result, live_by_seq, redactor, heard, plan.compare)))
     for old, new, summary in rewritten:
         if summary.updated:
             write_cassette(new, old)
@@ -934,7 +939,7 @@ def _replay_one(path: str) -> CassetteResult:
         _load_checked(path, stream=True),
         open_transport(plan.target),
         plan,
-        confirm=_opener(plan) if plan.confirm else None,
+        confirm=functools.partial(open_transport, plan.target) if plan.confirm else None,
     )
 
 
@@ -963,10 +968,6 @@ def unused_rules_in(plan: Plan) -> tuple[tuple[str, str], ...]:
             if not unused_rules(options):
                 break
     return tuple(unused_rules(options))
-
-
-def _opener(plan: Plan) -> Callable[[], Transport]:
-    return lambda: open_transport(plan.target)
 
 
 def _load_checked(path: str, *, stream: bool = False) -> Cassette:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from mcp_replay_action.compare.options import CompareOptions
 from mcp_replay_action.model import JSONObject
@@ -36,6 +37,18 @@ from mcp_replay_action.model.results import Finding
 from mcp_replay_action.transport.session import ClientSession
 
 Redact = Callable[[JSONObject], JSONObject]
+
+
+@dataclass
+class LiveHeard:
+    """What a live session's server sent besides its answers, unredacted, for ``--update``
+    (``update_heard.py``): each request's progress by seq, and the rest in session order with the
+    seq of the request in hand when each came (-1: before any)."""
+
+    progress: dict[int, list[JSONObject]] = field(default_factory=dict)
+    session: list[JSONObject] = field(default_factory=list)
+    during: list[int] = field(default_factory=list)
+
 
 # After the last answer, how long the messages the recording heard and the live server has not
 # sent yet are waited for.
@@ -49,11 +62,18 @@ PARTIAL_HEARING = frozenset({"http", "sse"})
 _NOWHERE = {"jsonrpc": "2.0", "method": "notifications"}
 
 
+def in_window(request: Interaction, line: Interaction) -> bool:
+    """Whether a recorded progress ``line`` after ``request`` came no later than its answer."""
+    return request.latency_ms is None or line.ts <= request.ts + request.latency_ms / 1000.0 + _SLACK
+
+
 class Heard:
     """One session's server notifications and requests to the client: progress by request, the
     rest in session order."""
 
-    def __init__(self, ignore: tuple[str, ...] = (), asks: bool = True, heard_all: bool = True) -> None:
+    def __init__(
+        self, ignore: tuple[str, ...] = (), asks: bool = True, heard_all: bool = True, keep: LiveHeard | None = None
+    ) -> None:
         self.ignore = ignore
         # Whether the recording's transport heard every notification the server sent (stdio), or
         # only those on a request's stream or an open GET stream (HTTP): see the module's doc.
@@ -65,13 +85,15 @@ class Heard:
         self.window: list[JSONObject] | None = None  # live progress, while an answer is awaited
         self.recorded: dict[int, list[JSONObject]] = {}  # recorded progress, by request seq
         self.recorded_session: list[JSONObject] = []  # the rest, in cassette order
-        self.live_session: list[JSONObject] = []  # ... and as heard
+        self.live_session: list[JSONObject] = keep.session if keep is not None else []  # ... and as heard
         self.first_line: Interaction | None = None  # the line session findings are shown on
         self.row: int | None = None  # ... the seq of their row, once there are any (``session``)
         # The recorded progress of each request whose progress differed, for the confirmation pass.
         self.differed: dict[int, list[JSONObject]] = {}
         self._current: Interaction | None = None
         self._last_seq = -1  # the highest recorded seq passed (a row past it is on no line)
+        # What ``--update`` writes in place of the recording, when it may need it (``update_heard.py``).
+        self.keep = keep
 
     def _kept(self, message: JSONObject) -> bool:
         from mcp_replay_action.compare.notifications import comparable
@@ -90,9 +112,7 @@ class Heard:
                 self.first_line = inter
             return
         current = self._current
-        if current is not None and (
-            current.latency_ms is None or inter.ts <= current.ts + current.latency_ms / 1000.0 + _SLACK
-        ):
+        if current is not None and in_window(current, inter):
             self.recorded.setdefault(current.seq, []).append(inter.message)
 
     # -- live -------------------------------------------------------------------------------------
@@ -106,6 +126,9 @@ class Heard:
     def answered(self) -> list[JSONObject]:
         """The answer came (or never will): the progress read since the request was sent."""
         window, self.window = self.window or [], None
+        if self.keep is not None and self._current is not None:
+            # The first window is the request's own: a ``--repeat`` resend's progress is dropped.
+            self.keep.progress.setdefault(self._current.seq, window)
         return window
 
     def hear(self, message: JSONObject) -> None:
@@ -119,6 +142,8 @@ class Heard:
             return
         if message.get("method") != PROGRESS:
             self.live_session.append(message)
+            if self.keep is not None:
+                self.keep.during.append(self._current.seq if self._current is not None else -1)
         elif self.window is not None:
             self.window.append(message)
 

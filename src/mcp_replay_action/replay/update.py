@@ -2,9 +2,11 @@
 responses that changed. ``replay.run`` replays; this module only rewrites.
 
 A replay compares every live response with the recording; an update then writes the live
-response in place of the recorded one for every interaction that differed, and leaves the rest of
-the cassette as it was: same lines in the same order, same ``seq``/``kind``/``message``, only
-``response`` and ``latency_ms`` new, and ``updated_at`` added to the header.
+response in place of the recorded one for every interaction whose answer has a finding, and leaves
+the rest of the cassette as it was: same lines in the same order, same ``seq``/``kind``/``message``,
+only ``response`` and ``latency_ms`` new, and ``updated_at`` added to the header. What the server
+sent besides its answers (progress, log messages, change notices, requests to the client) is
+rewritten where a finding names it, by ``update_heard.py``.
 
 Three rules keep an update from doing harm:
 
@@ -18,17 +20,20 @@ Three rules keep an update from doing harm:
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from mcp_replay_action.cassette import atomic_write_text, dumps_over, save
 from mcp_replay_action.cassette.header import utc_now
 from mcp_replay_action.compare.carry import Carry
 from mcp_replay_action.compare.correlate import ThreadRules
+from mcp_replay_action.compare.notifications import part_at
+from mcp_replay_action.compare.options import CompareOptions
 from mcp_replay_action.model import JSONObject
 from mcp_replay_action.model.cassette import Cassette, Interaction
 from mcp_replay_action.model.results import CassetteResult, InteractionResult
 from mcp_replay_action.redact import Redactor
+from mcp_replay_action.replay.heard import PARTIAL_HEARING, LiveHeard
 
 
 @dataclass(frozen=True)
@@ -37,7 +42,9 @@ class UpdateSummary:
 
     path: str
     updated: int  # interactions whose response was rewritten
-    kept: int  # interactions that differed but got no live response, left as recorded
+    # interactions that differed but got no live response, left as recorded, and new requests to
+    # the client, whose answer a replay cannot know (``update_heard.py``)
+    kept: int
 
     @property
     def written(self) -> bool:
@@ -45,10 +52,13 @@ class UpdateSummary:
 
 
 def changed_seqs(result: CassetteResult) -> tuple[int, ...]:
-    """The interactions an update rewrites: every one with a finding (cosmetic ones too, so the
-    next replay is clean) whose live response arrived. What the confirmation pass moved to
-    ``noise`` is no finding: an answer whose only difference is noise keeps its bytes."""
-    return tuple(r.seq for r in result.results if r.findings and not _no_answer(r))
+    """The interactions whose response an update rewrites: every one with a finding about its
+    answer (cosmetic ones too, so the next replay is clean) whose live response arrived. What the
+    confirmation pass moved to ``noise`` is no finding: an answer whose only difference is noise
+    keeps its bytes, and so does one whose only findings are about its notifications."""
+    return tuple(
+        r.seq for r in result.results if any(part_at(f.path) is None for f in r.findings) and not _no_answer(r)
+    )
 
 
 def _no_answer(result: InteractionResult) -> bool:
@@ -75,8 +85,7 @@ def update_cassette(
     key and gains ``updated_at`` (UTC, ISO 8601) when anything changed. Pure: nothing is written.
     """
     wanted = set(live_by_seq) if seqs is None else {s for s in seqs if s in live_by_seq}
-    by_seq = {i.seq: i for i in cassette.interactions if i.kind == "request"}
-    redacted = {seq: redactor.apply(live) for seq, live in live_by_seq.items() if seq in by_seq}
+    redacted = _redacted(cassette, live_by_seq, redactor)
     back = _minted_back(cassette, redacted)
     interactions: list[Interaction] = []
     changed = 0
@@ -93,8 +102,18 @@ def update_cassette(
         changed += 1
     if not changed:
         return cassette
-    stamp = updated_at or utc_now()
-    return replace(cassette, meta={**cassette.meta, "updated_at": stamp}, interactions=tuple(interactions))
+    return _stamped(cassette, interactions, updated_at)
+
+
+def _stamped(cassette: Cassette, interactions: Iterable[Interaction], updated_at: str | None = None) -> Cassette:
+    meta = {**cassette.meta, "updated_at": updated_at or utc_now()}
+    return replace(cassette, meta=meta, interactions=tuple(interactions))
+
+
+def _redacted(cassette: Cassette, live_by_seq: Mapping[int, JSONObject], redactor: Redactor) -> dict[int, JSONObject]:
+    """The live answers of the cassette's requests, redacted."""
+    by_seq = {i.seq for i in cassette.interactions if i.kind == "request"}
+    return {seq: redactor.apply(live) for seq, live in live_by_seq.items() if seq in by_seq}
 
 
 def _minted_back(cassette: Cassette, live_by_seq: Mapping[int, JSONObject]) -> Carry:
@@ -125,10 +144,16 @@ def write_cassette(cassette: Cassette, original: Cassette | None = None) -> None
 
 
 def rewrite(
-    cassette: Cassette, result: CassetteResult, live_by_seq: Mapping[int, JSONObject], redactor: Redactor
+    cassette: Cassette,
+    result: CassetteResult,
+    live_by_seq: Mapping[int, JSONObject],
+    redactor: Redactor,
+    heard: LiveHeard | None = None,
+    compare: CompareOptions | None = None,
 ) -> tuple[Cassette, UpdateSummary]:
     """The rewritten cassette (not written yet) and what was done to it, from one replay's result
-    (whose ``path`` the summary names) and its unredacted live answers by request ``seq``."""
+    (whose ``path`` the summary names), its unredacted live answers by request ``seq`` and what
+    else the live server sent (``heard``, compared under the run's ``compare`` options)."""
     seqs = changed_seqs(result)
     latency = {r.seq: r.latency_ms for r in result.results}
     # An answer too deep to read or redact is no live answer: walking it would recurse too.
@@ -136,9 +161,27 @@ def rewrite(
     lives = {seq: live for seq, live in live_by_seq.items() if seq not in refused}
     new = update_cassette(cassette, lives, redactor, seqs=seqs, latency_ms=latency)
     rewritten = {a.seq for a, b in zip(cassette.interactions, new.interactions, strict=True) if a is not b}
-    summary = UpdateSummary(
-        path=result.path,
-        updated=len(rewritten),
-        kept=sum(1 for r in result.results if _no_answer(r)),
-    )
-    return new, summary
+    kept = sum(1 for r in result.results if _no_answer(r))
+    if heard is not None:
+        from mcp_replay_action.replay.update_heard import update_heard
+
+        backs: list[Carry] = []  # learned when a notification is first written: most updates write none
+
+        def fit(message: JSONObject) -> JSONObject:
+            if not backs:
+                backs.append(_minted_back(cassette, _redacted(cassette, lives, redactor)))
+            return backs[0].apply(redactor.apply(message))
+
+        notes = update_heard(
+            new.interactions,
+            result.results,
+            heard,
+            fit,
+            (compare or CompareOptions()).at(cassette.meta.get("recorded_at")),
+            heard_all=cassette.meta.get("transport") not in PARTIAL_HEARING,
+        )
+        if notes.interactions != new.interactions:
+            new = _stamped(new, notes.interactions, new.meta.get("updated_at"))
+        rewritten |= notes.rows
+        kept += notes.kept
+    return new, UpdateSummary(path=result.path, updated=len(rewritten), kept=kept)
