@@ -23,7 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcp_replay_action.cassette import save, with_lines
-from mcp_replay_action.model.cassette import Cassette, Interaction
+from mcp_replay_action.model.cassette import Cassette
+from mcp_replay_action.record.tape import Tape
+from mcp_replay_action.redact import Redactor
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -123,12 +125,18 @@ def check_ok(runs: Sequence[Run], what: str) -> None:
             sys.exit(f"{what} exited {r.rc}:\n{r.stdout[-2000:]}")
 
 
-def exchange(proc: subprocess.Popen[bytes], message: dict) -> dict:
+def exchange(proc: subprocess.Popen[bytes], message: dict, tape: Tape) -> dict:
+    """Send ``message`` and read up to its answer; every line both ways goes on ``tape``, as the
+    recording proxy tees it (a notification or request the server sent on the way included)."""
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(json.dumps(message).encode() + b"\n")
+    line = json.dumps(message).encode() + b"\n"
+    tape.client_line(line, time.monotonic())
+    proc.stdin.write(line)
     proc.stdin.flush()
     while True:
-        answer = json.loads(proc.stdout.readline())
+        raw = proc.stdout.readline()
+        tape.server_line(raw, time.monotonic())
+        answer = json.loads(raw)
         if "id" in answer and answer.get("id") == message.get("id") and "method" not in answer:
             return answer
 
@@ -143,20 +151,26 @@ INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
 def record(path: Path, server: Sequence[str], requests: Sequence[dict], env: dict[str, str] | None = None) -> None:
-    """Record a cassette by talking to the real server (handshake, then ``requests``)."""
+    """Record a cassette by talking to the real server (handshake, then ``requests``), as
+    ``mcp-replay record`` does: every line both ways goes on the recording proxy's own tape
+    (``record.tape.Tape``, redacting as it goes), so what the server sends besides its answers
+    (``notifications/tools/list_changed``, a log line) is kept, in the order it came."""
     proc = subprocess.Popen(
         list(server), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={**os.environ, **(env or {})}
     )
-    inters = [Interaction(seq=0, kind="request", message=INIT, response=exchange(proc, INIT))]
-    inters.append(Interaction(seq=1, kind="notification", message=INITIALIZED))
-    assert proc.stdin is not None
-    proc.stdin.write(json.dumps(INITIALIZED).encode() + b"\n")
+    assert proc.stdin is not None and proc.stdout is not None
+    tape = Tape(Redactor())
+    exchange(proc, INIT, tape)
+    line = json.dumps(INITIALIZED).encode() + b"\n"
+    tape.client_line(line, time.monotonic())
+    proc.stdin.write(line)
     for i, req in enumerate(requests):
-        msg = {"jsonrpc": "2.0", "id": i + 1, **req}
-        inters.append(Interaction(seq=i + 2, kind="request", message=msg, response=exchange(proc, msg)))
+        exchange(proc, {"jsonrpc": "2.0", "id": i + 1, **req}, tape)
     proc.stdin.close()
+    for raw in proc.stdout:  # what the server still sends as it ends
+        tape.server_line(raw, time.monotonic())
     proc.wait(timeout=30)
-    save(with_lines(Cassette(meta={"server": list(server)}, interactions=tuple(inters))), path)
+    save(with_lines(Cassette(meta={"server": list(server)}, interactions=tuple(tape.interactions()))), path)
 
 
 def calc_calls(n: int) -> list[dict]:
