@@ -11,6 +11,7 @@ on 2.x).
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -20,6 +21,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.client.session import ClientRequestContext
+from mcp.shared.exceptions import MCPError
 from pydantic import FileUrl
 
 from e2e_helpers import PYTHON, SERVERS, command, record_through_proxy, replay
@@ -144,6 +146,34 @@ def test_a_pinned_sdk_recording_without_discover_replays_in_the_handshake_era(tm
     assert regressed.code == 1 and found == {("tools/call", "add", "value-change")}, regressed.describe()
 
 
+def test_a_recording_whose_discover_was_refused_replays_in_the_handshake_era(tmp_path: Path) -> None:
+    """The official 2.x client pinned to the revision, its session asked for a ``server/discover``
+    at a version the server does not speak (refused, -32022): that recording replays against the
+    1.x SDK build with ``--era handshake``, the refused discover not sent and the ``initialize``
+    built from the answered requests' ``_meta``."""
+    script = session(False)
+
+    async def refused_first(client: Client) -> dict[str, Any]:
+        with pytest.raises(MCPError):
+            await client.session.send_discover("2099-01-01")
+        return await script(client)
+
+    cassette = tmp_path / "sdk2-refused-discover.jsonl"
+    seen = record_through_proxy(
+        twin("2"), cassette, refused_first, mode="2026-07-28", elicitation=elicit, roots=roots, sampling=sample
+    )
+    assert seen["protocol_version"] == "2026-07-28"
+    [discover] = [json.loads(line) for line in cassette.read_text("utf-8").splitlines() if '"server/discover"' in line]
+    assert "error" in discover["response"], discover
+    run = replay(twin("1"), cassette, "--era", "handshake", report=tmp_path / "r.json")
+    assert run.code == 0 and run.findings() == [], run.describe()
+    got = statuses(run)
+    assert got[:2] == [("server/discover", "skipped"), ("tools/list", "pass")], got
+    regressed = replay(twin("1", "--regressed"), cassette, "--era", "handshake", report=tmp_path / "x.json")
+    found = {(f["method"], f["name"], f["kind"]) for f in regressed.findings()}
+    assert regressed.code == 1 and found == {("tools/call", "add", "value-change")}, regressed.describe()
+
+
 def test_a_stateless_recording_replays_clean_on_the_handshake_sdk(cassettes: dict[str, Path]) -> None:
     cassette = cassettes["2"]
     run = replay(twin("1"), cassette, "--era", "handshake", report=cassette.with_suffix(".as-handshake.json"))
@@ -240,6 +270,17 @@ def test_stateless_to_handshake_folds_input_required_legs() -> None:
     opened, _, first = pinned.cassette.interactions[:3]
     assert opened.method == "initialize" and opened.message["params"]["clientInfo"] == HELLO
     assert pinned.opened == {opened.seq} and opened.seq < 0 and first.seq == 1
+    # A server/discover the server refused (a version it does not speak) opens nothing: it is not
+    # sent, and the handshake opens as without one, from the answered requests' _meta.
+    refusing = {"jsonrpc": "2.0", "id": 0, "error": {"code": -32022, "message": "unsupported"}}
+    odd = {**meta, META_PROTOCOL_VERSION: "2099-01-01", META_CLIENT_INFO: {"name": "probe", "version": "0"}}
+    refused = replace(cassette.interactions[0], message={**cassette.interactions[0].message, "params": {"_meta": odd}})
+    refused = replace(refused, response=refusing)
+    unanswered = translate(Cassette(interactions=(refused, *cassette.interactions[1:])), "handshake")
+    opened, _, skipped = unanswered.cassette.interactions[:3]
+    assert opened.method == "initialize" and opened.message["params"]["clientInfo"] == HELLO, opened
+    assert unanswered.opened == {opened.seq} and skipped.seq == 0 and skipped.seq in unanswered.unsent
+    assert unanswered.unsent[0].startswith("an unanswered server/discover") and unanswered.listed() == ()
     bare = tuple(replace(i, message={**i.message, "params": {"name": "r"}}) for i in cassette.interactions[1:])
     with pytest.raises(CassetteError, match="no protocol era to translate from"):
         translate(Cassette(interactions=bare), "handshake")

@@ -13,9 +13,11 @@ skipped and listed; a server-to-client request the recording answered (roots, sa
 elicitation) is now an ``input_required`` round, answered from the recording by ``rounds``.
 
 Stateless to handshake: ``server/discover`` becomes an ``initialize`` built from the requests'
-``_meta`` (then ``notifications/initialized``); a recording without one (the official 2.x SDK's
-stateless client sends none) is opened by an ``initialize`` sent before its first request, whose
-answer nothing recorded (``Translation.opened``: not compared); the protocol keys leave ``_meta``; a multi
+``_meta`` (then ``notifications/initialized``); a recording without an answered one (the official
+2.x SDK's stateless client sends none, or a discover the server answered with an error) is opened
+by an ``initialize`` sent before its first request, whose answer nothing recorded
+(``Translation.opened``: not compared), and its unanswered discover is not sent; the protocol keys
+leave ``_meta``; a multi
 round-trip request's ``input_required`` legs are not sent (the server now asks mid-call, and is
 answered with what the recording answered: each leg's ``inputRequests`` beside the next leg's
 ``inputResponses``), and its last leg is sent without ``inputResponses``/``requestState``.
@@ -156,16 +158,22 @@ OPENED_SEQ = -1
 
 
 def _to_handshake(interactions: tuple[Interaction, ...], path: str) -> tuple[list[Interaction], dict[int, str]]:
-    opening = next((i for i in interactions if i.kind == "request" and i.method == "server/discover"), None)
+    discover = next((i for i in interactions if i.kind == "request" and i.method == "server/discover"), None)
+    answered = discover is not None and isinstance(discover.response, dict) and "result" in discover.response
+    opening = discover if answered else None
     meta = _protocol_meta(interactions)
+    unsent: dict[int, str] = {}
     if opening is None and meta:
-        # The official 2.x SDK's stateless client sends no server/discover: every request carries
-        # the protocol _meta an initialize needs. The handshake opens before the first request, as
-        # a request the recording never made (sent, its answer not compared).
+        # The official 2.x SDK's stateless client sends no server/discover, or one the server
+        # answered with an error (a version it does not speak): every request carries the protocol
+        # _meta an initialize needs. The handshake opens before the first request, as a request
+        # the recording never made (sent, its answer not compared); an unanswered discover is not sent.
         first = next(i for i in interactions if i.kind == "request")
         opening = Interaction(seq=OPENED_SEQ, kind="request", message={"id": "mcp-replay-initialize"}, line=first.line)
         interactions = tuple(i for j in interactions for i in ((opening, j) if j is first else (j,)))
-    elif opening is None or not isinstance(opening.response, dict) or "result" not in opening.response:
+        if discover is not None:
+            unsent[discover.seq] = "an unanswered server/discover: the handshake opens with an initialize instead"
+    elif opening is None:
         raise CassetteError(
             path, None, "--era handshake: no answered server/discover and no request _meta to open the handshake from"
         )
@@ -181,7 +189,6 @@ def _to_handshake(interactions: tuple[Interaction, ...], path: str) -> tuple[lis
     }
     initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     answers = _leg_answers(interactions)
-    unsent: dict[int, str] = {}
     out: list[Interaction] = []
     asked = OPENED_SEQ - 1  # the synthesized server requests' seqs: negative, apart from every recorded one
     for inter in interactions:
@@ -191,6 +198,9 @@ def _to_handshake(interactions: tuple[Interaction, ...], path: str) -> tuple[lis
         if inter is opening:
             out.append(replace(inter, message=initialize))
             out.append(Interaction(seq=inter.seq, kind="notification", message=initialized, line=inter.line))
+            continue
+        if inter.seq in unsent:  # the unanswered server/discover
+            out.append(inter)
             continue
         if inter.method in NOT_HANDSHAKE:
             unsent[inter.seq] = f"{_LACKING} the handshake era"
@@ -212,13 +222,18 @@ def _to_handshake(interactions: tuple[Interaction, ...], path: str) -> tuple[lis
 
 
 def _protocol_meta(interactions: Iterable[Interaction]) -> JSONObject:
-    """The first request's protocol ``_meta`` (the client's info and capabilities)."""
+    """The protocol ``_meta`` (the client's info and capabilities) of the first request the server
+    answered, else of the first request: a refused ``server/discover`` may have proposed a version
+    the server does not speak, and declared its capabilities for that version."""
+    first: JSONObject = {}
     for inter in interactions:
         params = inter.message.get("params") if inter.kind == "request" else None
         meta = params.get("_meta") if isinstance(params, dict) else None
         if isinstance(meta, dict) and META_PROTOCOL_VERSION in meta:
-            return meta
-    return {}
+            if isinstance(inter.response, dict) and "result" in inter.response:
+                return meta
+            first = first or meta
+    return first
 
 
 def _leg_answers(interactions: tuple[Interaction, ...]) -> dict[int, list[tuple[str, JSON, JSON]]]:
