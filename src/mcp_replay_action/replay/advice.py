@@ -7,14 +7,18 @@ Two things a replay cannot know by itself:
   first pass left (a ``--url`` server this replay did not start, with nothing to reset it): the
   pass is not run, and the note says what would make it possible (``--reset``);
 - whether a finding is state an earlier run left behind (a memory file, a database), when nothing
-  restores the recorded state before each start (``--setup``).
+  restores the recorded state before each start (``--setup``) and the session may have written
+  any (``effects.py``: a call of a tool not annotated read-only, or a method of unknown effect); a
+  session of reads alone leaves nothing for a later run to meet.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from mcp_replay_action.model.cassette import Cassette
 from mcp_replay_action.model.results import InteractionResult, weighted
+from mcp_replay_action.replay.effects import may_leave_state
 from mcp_replay_action.transport import Target
 
 UNCONFIRMED = (
@@ -33,9 +37,12 @@ def can_confirm(target: Target) -> bool:
     return target.fresh_each_start
 
 
-def notes_for(results: Sequence[InteractionResult], target: Target, confirm: bool) -> tuple[str, ...]:
+def notes_for(
+    results: Sequence[InteractionResult], target: Target, confirm: bool, cassette: Cassette | None = None
+) -> tuple[str, ...]:
     """The notes for a cassette's ``results`` replayed against ``target`` (``confirm``: a
-    confirmation pass was asked for). Read without building a result per interaction."""
+    confirmation pass was asked for). Read without building a result per interaction; the
+    ``cassette`` is read again only for a replay with findings and nothing to restore state."""
     failed = found = False
     for result, _ in weighted(results):
         failed = failed or result.status == "fail"
@@ -45,6 +52,6 @@ def notes_for(results: Sequence[InteractionResult], target: Target, confirm: boo
     notes = []
     if confirm and failed and not can_confirm(target):
         notes.append(UNCONFIRMED)
-    if found and not (target.setup or target.reset):
+    if found and not (target.setup or target.reset) and (cassette is None or may_leave_state(cassette.interactions)):
         notes.append(STATE)
     return tuple(notes)

@@ -741,7 +741,7 @@ def replay_cassette(
         stderr_tail=str(diag.get("stderr_tail", ""))[-2000:] if session.dead else "",
         non_json_lines=int(diag.get("non_json_lines", 0) or 0),
         listed=listings.listed(),
-        notes=advice.notes_for(results, options.target, confirm is not None and options.confirm),
+        notes=advice.notes_for(results, options.target, confirm is not None and options.confirm, cassette),
     )
     return redacted_result(result, session.redactor)
 
