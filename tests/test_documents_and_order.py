@@ -54,6 +54,19 @@ def test_an_app_is_masked_as_text_and_a_changed_byte_still_fails() -> None:
     assert "[-rendered-]{+rendred+}" in (changed[0].diff or ""), changed
 
 
+def test_a_changed_word_far_below_a_masked_render_time_is_the_first_difference() -> None:
+    """The time differs at the top and a word near the end: the finding is told at the word (a
+    position in the masked recorded text), not at the time."""
+    body = "<tr><td>steady</td><td>ledger</td></tr>\n" * 30_000
+    a = f'<meta name="rendered" content="2026-11-30T10:00:00.123Z">{body}<p>All rows reconciled.</p>'
+    b = a.replace("10:00:00.123Z", "10:00:04.9Z").replace("reconciled", "rejected")
+    [finding] = compare(resource(a), resource(b))
+    at = a.replace("2026-11-30T10:00:00.123Z", "<timestamp>").index("reconciled") + len("re")
+    assert finding.message.endswith(f"first difference at character {at}"), finding
+    assert "reconciled" in str(finding.before) and "rejected" in str(finding.after), finding
+    assert "[-reconciled-]{+rejected+}" in (finding.diff or ""), finding
+
+
 def test_which_contents_are_documents() -> None:
     assert is_document({"uri": "ui://a/b.html", "text": "<p>"})
     assert is_document({"uri": "https://x", "mimeType": "text/html; profile=mcp-app", "text": "<p>"})

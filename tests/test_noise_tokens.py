@@ -17,6 +17,7 @@ import pytest
 from mcp import Client
 
 from e2e_helpers import SERVERS, python_server, record_through_proxy, replay
+from mcp_replay_action.compare.document import first_unexplained
 from mcp_replay_action.compare.engine import compare
 from mcp_replay_action.compare.noise import learn, split
 from mcp_replay_action.compare.tokens import text_pattern
@@ -188,3 +189,37 @@ def test_a_long_text_learns_only_the_window_where_its_live_copies_differ() -> No
 
 def test_a_long_text_that_varies_in_two_far_places_is_not_learned() -> None:
     assert learn([_page(4242, far="a"), _page(977, far="b")]) == []
+
+
+def test_a_page_that_still_fails_is_shown_at_the_change_not_at_the_pid_learned_above_it() -> None:
+    """The PID near the top varied between the live runs and a cell 2,900 rows further changed:
+    the finding gates, and its first difference (message, renderings, word diff) is the cell's,
+    placed in each text (the PIDs' lengths differ, so the positions do)."""
+    rules = learn([_page(4242), _page(977)])
+    recorded, live = _page(31), _page(4242, cell="dlrow")
+    [naive] = compare(recorded, live)
+    text = recorded["result"]["contents"][0]["text"]
+    assert f"first difference at character {text.index('31</p>')}" in naive.message  # the PID
+    [kept], noise = split(compare(recorded, live), rules, recorded, None, live)
+    at = text.index("<td>hello world", text.index("003000")) + len("<td>hello ")
+    assert noise == () and kept.message.endswith(f"first difference at character {at}"), kept
+    assert "hello world" in str(kept.before) and "hello dlrow" in str(kept.after), kept
+    assert "[-world-]{+dlrow+}" in kept.diff and "4242" not in kept.diff, kept.diff
+    assert (kept.path, kept.rule, kept.cls) == (naive.path, naive.rule, naive.cls)
+
+
+def test_the_first_difference_no_window_explains() -> None:
+    a = "<p>pid 31</p>" + "x" * 50 + "<b>world</b>"
+    b = "<p>pid 4242</p>" + "x" * 50 + "<b>dlrow</b>"
+    number = r"\d++(?:\.\d++)?+"
+    assert first_unexplained(a, b, []) == (7, 7)  # no noise: the PID is the first difference
+    assert first_unexplained(a, b, [(7, number)]) == (a.index("world"), b.index("dlrow"))
+    # A change before the window stands; one inside it is where the window stops fitting.
+    assert first_unexplained("<P>" + a[3:], b, [(7, number)]) == (1, 1)
+    assert first_unexplained(a.replace("31", "3x"), b, [(7, number)]) == (8, 11)
+    assert first_unexplained(a.replace("31", "x1"), b, [(7, number)]) == (7, 7)  # fits neither
+    # Nothing differs past the window: what differs is in it, shown where it starts.
+    assert first_unexplained(a, a.replace("31", "977"), [(7, number)]) == (7, 7)
+    # Two windows, the second placed past what the first shifted.
+    c, d = "id 5 and 6 then end", "id 777 and 8888 then END"
+    assert first_unexplained(c, d, [(3, number), (9, number)]) == (c.index("end"), d.index("END"))

@@ -90,6 +90,9 @@ def test_timestamps_inside_text_are_masked(text: str, masked: str) -> None:
         "1234567890123456789",  # a big number, not an id
         "abcdefabcdefabcdef",  # a word made of hex letters
         "Mondays are hard",
+        # A weekday is the clock only as a whole value (mcp-server-time's day_of_week) or in a date.
+        "Today is Monday",
+        "Open Monday to Friday, 9 to 5",
     ],
 )
 def test_ordinary_text_is_left_alone(text: str) -> None:

@@ -27,7 +27,6 @@ The envelope's ``jsonrpc`` and ``id`` are never compared; ``id`` keys anywhere e
 from __future__ import annotations
 
 import difflib
-import hashlib
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from operator import is_not
 from typing import Any
 
 from mcp_replay_action.compare.classes import finding as _classed
+from mcp_replay_action.compare.document import document_changed
 from mcp_replay_action.compare.flips import (
     body_of,
     drop_false_is_error,
@@ -70,7 +70,6 @@ from mcp_replay_action.compare.options import CompareOptions
 from mcp_replay_action.compare.pairing import normalize_pair
 from mcp_replay_action.compare.render import (
     BRIEF_CAP,
-    RENDER_CAP,
     brief,
     quoted,
     render,
@@ -763,7 +762,7 @@ class _Differ:
         rule = self.changed_rule(steps, t1, t2)
         if isinstance(t1, str) and isinstance(t2, str) and steps and steps[-1].key == "text":
             if is_document(self.holder(steps)):
-                return _document_changed(path, rule, t1, t2)
+                return document_changed(path, rule, t1, t2)
         message = f"value changed: {brief(t1)} -> {brief(t2)}"
         if (
             isinstance(t1, str)
@@ -803,40 +802,6 @@ class _Differ:
         if self.error_result and keys[:2] == ["result", "content"] and isinstance(t1, str) and isinstance(t2, str):
             return "error-text-changed"
         return prompt_required_rule(keys, t1, t2) or _rule_for(steps, "value-changed", t2)
-
-
-def _document_changed(path: str, rule: str, t1: str, t2: str) -> Finding:
-    """A changed document (an MCP App's HTML, ``normalize.is_document``): its size and digest on
-    each side, and a word diff of the region that changed (the text between the common prefix
-    and the common suffix, a little context either side), never a diff of megabytes."""
-    at = common_prefix(t1, t2)
-    tail = _common_suffix(t1, t2, min(len(t1), len(t2)) - at)
-    digests = [hashlib.sha256(t.encode("utf-8", "surrogatepass")).hexdigest()[:16] for t in (t1, t2)]
-    message = (
-        f"document changed: {len(t1):,} -> {len(t2):,} characters, sha256 {digests[0]} -> {digests[1]}, "
-        f"first difference at character {at}"
-    )
-    start = max(0, at - _DOCUMENT_CONTEXT)
-    regions = [t[start : min(len(t) - tail + _DOCUMENT_CONTEXT, at + RENDER_CAP)] for t in (t1, t2)]
-    return _classed(
-        rule, "value-change", path, message, before=window(t1, at), after=window(t2, at), diff=word_diff(*regions)
-    )
-
-
-_DOCUMENT_CONTEXT = 40
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    """How many characters ``a`` and ``b`` share at their ends, at most ``limit`` (a binary search
-    over slices the C compare settles, not a loop over characters)."""
-    lo, hi = 0, max(0, limit)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[len(a) - mid :] == b[len(b) - mid :]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
 
 
 def _hint_finding(path: str, steps: list[_Step], before: Any, after: Any) -> Finding | None:

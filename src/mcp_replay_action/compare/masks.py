@@ -1,6 +1,7 @@
 """Masks: what is volatile in a text, found and replaced by a placeholder, so that it can never
 show up as a difference. Dates and times near a reference moment (ISO-8601, RFC 2822,
-``date(1)``, numeric and named dates, clock times, a bare weekday) become ``<timestamp>``, epoch
+``date(1)``, numeric and named dates, clock times, a value that is only a weekday name; a weekday
+inside other text only as part of a date) become ``<timestamp>``, epoch
 seconds under a key that names a moment too; UUIDs ``<uuid>``; runs of 16 or more hex characters
 mixing digits and letters ``<hex>``; object addresses (``at 0x7f...``) ``<address>``; temporary
 paths ``<tmp>``; a whole value that looks minted ``<opaque>``.

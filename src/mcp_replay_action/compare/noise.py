@@ -18,7 +18,8 @@ of those items (``order``), and a value fits it when, with every run of items so
 sorted order, it fits the pattern. A third order of the same items fits; an item added or removed,
 or a word changed, does not. A text longer than ``LEARN_MAX_CHARS`` (a document) is learned only
 in the short window where its live copies differ (``longtext.py``); what differs across a longer
-stretch still gates.
+stretch still gates, and a document that still gates is shown at its first difference outside
+every such window (``document.py``), not at the PID that varied above the word that changed.
 
 ``calibrate`` learns the same rules from N runs ahead of time and stores them in the cassette
 header (``noise``), where ``inspect`` shows them and every replay applies them.
@@ -30,6 +31,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from mcp_replay_action.compare.document import is_document_finding, past_noise
 from mcp_replay_action.compare.engine import CompareOptions, compare
 from mcp_replay_action.compare.longtext import learn_window, window_fits
 from mcp_replay_action.compare.normalize import BOX_TYPES, Keyed, normalize, parse_path
@@ -187,8 +189,20 @@ def split(
         if finding.kind in NOISE_KINDS and any(_explained(r, finding, sides) for r in rules):
             noise.append(finding)
         else:
-            kept.append(finding)
+            kept.append(_past_windows(finding, rules, sides))
     return tuple(kept), tuple(noise)
+
+
+def _past_windows(finding: Finding, rules: list[NoiseRule], sides: list[JSON]) -> Finding:
+    """A document's finding that still gates, told at the first difference its learned windows
+    do not explain (``document.past_noise``): not at a PID that varies above a changed word."""
+    windows = [(r.head, r.pattern) for r in rules if r.path == finding.path and r.head is not None and r.pattern]
+    if not windows or len(sides) < 2 or not is_document_finding(finding):
+        return finding
+    recorded, live = (resolve(side, finding.path) for side in sides)
+    if not (isinstance(recorded, str) and isinstance(live, str)):
+        return finding
+    return past_noise(finding, recorded, live, windows)
 
 
 def _explained(rule: NoiseRule, finding: Finding, sides: list[JSON]) -> bool:

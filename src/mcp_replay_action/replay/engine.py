@@ -793,7 +793,7 @@ def _confirmed(cassette: Cassette, first: _Session, confirm: Standby, options: P
                 kept, first.heard.differed.get(result.seq), *heard, first.compare_options
             )
             ignored = ignored + varied
-        if ignored:
+        if ignored or kept != result.findings:  # noise moved out, or a document's first difference past it
             result = replace(result, findings=kept, noise=result.noise + ignored, status=status_for(kept))
         out.append(result)
     return out
