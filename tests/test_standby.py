@@ -3,12 +3,15 @@ from its recording, the second start overlaps the first run's comparison of it, 
 run takes that server; a replay that never confirms stops it.
 
 Real processes: a stdio server (``_LONG_SERVER``) whose one tool answers a JSON text of about
-1.5 MB, one record changed when ``LONG_CHANGE=1`` (the same in every start: a real change).
+1.5 MB, one record changed when ``LONG_CHANGE=1`` (the same in every start: a real change); with
+``LONG_MINT=1`` the text opens with a snapshot id minted at each start, which a later ``keep`` call
+quotes (a threaded value, no reason to start a second server).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -27,11 +30,12 @@ from mcp_replay_action.transport.stdio import StdioTransport
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
 _LONG_SERVER = r"""
-import json, os, sys
+import json, os, secrets, sys
 records = [{"id": i, "name": f"record-{i}", "score": i % 7} for i in range(30000)]
 if os.environ.get("LONG_CHANGE") == "1":
     records[15000]["score"] = -1
-text = json.dumps({"records": records})
+minted = {"snapshot": "snap_" + secrets.token_hex(6)} if os.environ.get("LONG_MINT") == "1" else {}
+text = json.dumps({**minted, "records": records})
 for line in sys.stdin:
     msg = json.loads(line)
     if "id" not in msg:
@@ -40,7 +44,7 @@ for line in sys.stdin:
         result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
                   "serverInfo": {"name": "long", "version": "1"}}
     else:
-        result = {"content": [{"type": "text", "text": text}]}
+        result = {"content": [{"type": "text", "text": "kept" if msg["params"]["name"] == "keep" else text}]}
     sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
     sys.stdout.flush()
 """
@@ -54,10 +58,10 @@ INIT = {
 CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "dump", "arguments": {}}}
 
 
-def _answer(argv: list[str], message: dict[str, Any]) -> dict[str, Any]:
+def _answer(argv: list[str], message: dict[str, Any], env: dict[str, str] | None = None) -> dict[str, Any]:
     lines = json.dumps(INIT) + "\n" + json.dumps(message) + "\n"
-    out = subprocess.run(argv, input=lines, capture_output=True, text=True, timeout=60, check=True).stdout
-    return json.loads(out.splitlines()[-1])
+    run = subprocess.run(argv, input=lines, capture_output=True, text=True, timeout=60, check=True, env=env)
+    return json.loads(run.stdout.splitlines()[-1])
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +73,24 @@ def long_cassette(tmp_path_factory: pytest.TempPathFactory) -> tuple[Cassette, l
         Interaction(seq=0, kind="request", message=INIT, response=_answer(argv, INIT)),
         Interaction(seq=1, kind="notification", message={"jsonrpc": "2.0", "method": "notifications/initialized"}),
         Interaction(seq=2, kind="request", message=CALL, response=_answer(argv, CALL)),
+    )
+    return Cassette(meta={}, interactions=inters, path=str(script.with_suffix(".jsonl"))), argv
+
+
+@pytest.fixture(scope="module")
+def minting_cassette(tmp_path_factory: pytest.TempPathFactory) -> tuple[Cassette, list[str]]:
+    """The long answer mints a snapshot id, and a later call quotes it."""
+    script = tmp_path_factory.mktemp("mint") / "long_server.py"
+    script.write_text(_LONG_SERVER)
+    argv = [sys.executable, str(script)]
+    dump = _answer(argv, CALL, {**os.environ, "LONG_MINT": "1"})
+    snapshot = json.loads(dump["result"]["content"][0]["text"])["snapshot"]
+    keep = {**CALL, "id": 2, "params": {"name": "keep", "arguments": {"snapshot": snapshot}}}
+    inters = (
+        Interaction(seq=0, kind="request", message=INIT, response=_answer(argv, INIT)),
+        Interaction(seq=1, kind="notification", message={"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        Interaction(seq=2, kind="request", message=CALL, response=dump),
+        Interaction(seq=3, kind="request", message=keep, response=_answer(argv, keep)),
     )
     return Cassette(meta={}, interactions=inters, path=str(script.with_suffix(".jsonl"))), argv
 
@@ -119,6 +141,15 @@ def test_a_long_answer_that_differs_starts_the_confirming_server_while_it_is_com
 def test_an_unchanged_long_answer_starts_no_second_server(long_cassette: tuple[Cassette, list[str]]) -> None:
     result, log = _replay(long_cassette, {})
     assert all(r.status == "pass" for r in result.results), result.results
+    assert log == ["first started", "first closed"], log
+
+
+def test_a_long_answer_that_differs_by_its_threaded_id_alone_starts_no_second_server(
+    minting_cassette: tuple[Cassette, list[str]],
+) -> None:
+    result, log = _replay(minting_cassette, {"LONG_MINT": "1"})
+    assert all(r.status == "pass" for r in result.results), result.results
+    assert [r.substitutions != () for r in result.results if r.method == "tools/call"] == [True, True]
     assert log == ["first started", "first closed"], log
 
 

@@ -115,7 +115,7 @@ class _Session:
         # The recorded answers a learned value was threaded into (``Carry.expected``), by seq.
         self.expected: dict[int, JSON] = {}
         self.confirming = False
-        self.standby: Standby | None = None  # the confirming run's server (started ahead: ``_request``)
+        self.standby: Standby | None = None  # the confirming run's server (started ahead: ``_judge``)
         self.ending = False
         # Set on a confirming run: it compares nothing and keeps only the answers to these seqs
         # (the ones the first run failed on), which is all the confirmation reads.
@@ -399,8 +399,6 @@ class _Session:
         recorded = inter.response
         if recorded is not None and recorded != live:
             self.to_learn = answer  # it may hold a value the server minted afresh (``_learn``)
-            if self.standby is not None and not self.carry and prepared is not None and prepared.text() is not None:
-                self.standby.warm()  # a long answer differs, and by no threaded value (yet): a while to compare
         if self.gather is not None:
             if inter.seq in self.gather:
                 self.live[inter.seq] = self._redacted(answer)
@@ -471,6 +469,8 @@ class _Session:
             if recorded is not inter.response:
                 self.expected[inter.seq] = recorded
             substitutions = self.carry.minted_by(inter.seq, substitutions)
+        if self.standby is not None and answer.prepared is not None and answer.prepared.text() and recorded != live:
+            self.standby.warm()  # a long answer differs by more than its threaded values: a while to compare
         # The first answer's time is mostly the server starting: it says nothing about speed.
         slow = None if answer.first else slowdown(inter.latency_ms, answer.latency, self.options.max_slowdown)
         # An answer equal to its recording (the fast path above) cannot have grown.

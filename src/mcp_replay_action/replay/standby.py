@@ -4,12 +4,12 @@ A failing replay starts the server a second time to tell a regression from noise
 to wait until the first run was over; but when a long answer differs from its recording (a few
 megabytes), the first run spends hundreds of milliseconds comparing it, while the second server,
 a process of its own, could be starting on the other core. ``Standby`` holds that second server:
-``warm`` starts it as soon as such an answer arrives, ``take`` hands it to the confirming run
+``warm`` starts it as such an answer's comparison begins, ``take`` hands it to the confirming run
 (started, or opened then), and ``discard`` stops one no confirming run took.
 
-Not once the replay has threaded a value (``carry.py``): a long answer then most likely differs by
-the live ids alone, which is no reason to confirm, and an unchanged server that mints ids must
-start once. Only a stdio server with no ``--setup`` is started ahead: a setup command run while the first
+Not for an answer that differs by its threaded values alone (``carry.py``: the recording with the
+live values in place is the live answer): that is no reason to confirm, and an unchanged server
+that mints ids must start once, even when the answer that minted one is long. Only a stdio server with no ``--setup`` is started ahead: a setup command run while the first
 server still works would change the state under it, and an HTTP server's start waits for its port.
 A start that fails ahead raises its error where the confirming run would have started it.
 """
