@@ -204,9 +204,15 @@ def _near(day: int | None, days: tuple[int, ...]) -> bool:
     return any(abs(day - ref) <= DATA_AFTER_DAYS for ref in days)
 
 
+def key_words(key: str) -> list[str]:
+    """A key's words, lower case: ``createdAtMs`` -> ``created``, ``at``, ``ms``; ``duration_seconds``
+    -> ``duration``, ``seconds``."""
+    return [w.lower() for w in _KEY_WORD.findall(key)]
+
+
 def time_key(key: str) -> bool:
     """Whether a key names a moment (``createdAt``, ``updated_at``, ``timestamp_ms``, ``epoch``)."""
-    words = [w.lower() for w in _KEY_WORD.findall(key)]
+    words = key_words(key)
     if len(words) > 1 and words[-1] in _UNIT_WORDS:
         words.pop()
     return bool(words) and (words[-1] in _TIME_WORDS or words[0] in _TIME_WORDS - {"at"})

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 from mcp_replay_action.cassette import load
 from mcp_replay_action.cassette.jsonl import StreamedInteractions
 from mcp_replay_action.compare.correlate import Correlations, ThreadRules
+from mcp_replay_action.compare.durations import own_timing
 from mcp_replay_action.compare.eras import comparable
 from mcp_replay_action.compare.matchers import same_json, same_request, unchanged
 from mcp_replay_action.compare.options import CompareOptions
@@ -487,6 +488,7 @@ class _Session:
                 findings = _compared(recorded, live, self.compare_options, answer.prepared)
         finally:
             answer.close()
+        findings = own_timing(findings, inter.latency_ms, answer.latency)  # the server timing itself
         ignored: tuple[Finding, ...] = ()
         if findings or heard:
             self.live[inter.seq] = live

@@ -1,0 +1,44 @@
+"""An indexing MCP server that times its own work, the shape of PyPI's ``jcodemunch-mcp``: its
+``index`` tool reports progress per file and a log line, and answers with how long the call took
+(``duration_seconds``, measured with ``perf_counter`` and rounded as that server rounds); its
+``track`` tool answers with a length that is data (``duration_seconds: 215``), far longer than any
+call. Built with the official SDK's ``MCPServer``; run as a script (stdio).
+
+``TIMED_SERVER_VARIANT`` makes a drifted build: ``fewer`` (``index`` skips the last file),
+``recut`` (the track is a second shorter).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+
+VARIANT = os.environ.get("TIMED_SERVER_VARIANT", "")
+
+server = MCPServer("timed-indexer", version="1.0.0", log_level="WARNING")
+
+
+@server.tool()
+async def index(files: list[str], ctx: Context) -> dict[str, Any]:
+    """Parse each file, reporting progress, and say how long it took."""
+    started = time.perf_counter()
+    await ctx.info(f"indexing {len(files)} files")
+    done = files[:-1] if VARIANT == "fewer" else files
+    for i, name in enumerate(done, start=1):
+        time.sleep(random.uniform(0.002, 0.02))  # parsing: a different time on every run
+        await ctx.report_progress(i, len(done), f"parsed {name}")
+    return {"indexed": len(done), "files": done, "duration_seconds": round(time.perf_counter() - started, 3)}
+
+
+@server.tool()
+def track(title: str) -> dict[str, Any]:
+    """A track's length: data, not timing."""
+    return {"title": title, "duration_seconds": 214 if VARIANT == "recut" else 215}
+
+
+if __name__ == "__main__":
+    server.run()

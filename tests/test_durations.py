@@ -1,0 +1,129 @@
+"""A duration the server measured while it answered (compare/durations.py): masked when its key
+names a duration and it fits in the call it came with, so an unchanged replay of a server that
+times its own work starts the server once; a length that is data is still compared.
+
+Found on PyPI's ``jcodemunch-mcp`` (its ``index_folder`` answers ``"duration_seconds": 0.47``):
+every unchanged replay paid a confirmation pass, a second start, to learn that number as noise.
+End to end here with ``tests/servers/timed_server.py``, which has that shape (progress per file,
+a log line, the duration in the answer's JSON text and ``structuredContent``), recorded through
+``mcp-replay record`` with the official SDK client."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from e2e_helpers import PYTHON, ignore_progress, record_through_proxy, replay
+from mcp_replay_action.compare.durations import ms_per_unit, own_timing
+from mcp_replay_action.model.results import Finding
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
+
+TIMED = Path(__file__).parent / "servers" / "timed_server.py"
+REPLAYS = 3
+
+
+@pytest.mark.parametrize(
+    ("key", "per_unit"),
+    [
+        ("duration_seconds", 1000.0),
+        ("durationMs", 1.0),
+        ("elapsed", 1000.0),
+        ("took", 1000.0),
+        ("latency_us", 0.001),
+        ("queryTime", 1000.0),
+        ("processing_time_ms", 1.0),
+        ("time_ms", 1.0),
+        ("start_time", None),  # a moment
+        ("createdTime", None),
+        ("time", None),  # a moment or data: no unit, no other word
+        ("seconds", None),
+        ("title", None),
+        ("count", None),
+    ],
+)
+def test_which_keys_name_a_duration(key: str, per_unit: float | None) -> None:
+    assert ms_per_unit(key) == per_unit
+
+
+def changed(path: str, before: Any, after: Any) -> Finding:
+    return Finding("value-change", "breaking", path, "value changed", before, after, rule="value-changed")
+
+
+def test_a_duration_that_fits_in_its_call_is_the_server_timing_itself() -> None:
+    timed = changed("$.result.content[0].text{json}.duration_seconds", 0.47, 0.39)
+    assert own_timing((timed,), 547.3, 433.3) == ()
+    # Rounded up past the call by less than half its last digit (0.0035 s measured, 0.004 said).
+    assert own_timing((changed("$.result.took", 0.004, 0.003),), 3.6, 3.1) == ()
+    in_ms = changed("$.result.structuredContent.elapsedMs", 12, 30)
+    assert own_timing((in_ms,), 20.0, 31.0) == ()
+
+
+def test_a_duration_longer_than_its_call_or_not_a_number_is_compared() -> None:
+    longer = changed("$.result.duration_seconds", 0.47, 0.39)
+    assert own_timing((longer,), 547.3, 300.0) == (longer,)  # live: 390 ms in a 300 ms call
+    track = changed("$.result.structuredContent.duration_seconds", 215, 214)
+    assert own_timing((track,), 9.0, 8.0) == (track,)
+    assert own_timing((longer,), None, 900.0) == (longer,)  # no recorded time: nothing to bound it
+    flag = changed("$.result.duration", True, False)
+    word = changed("$.result.duration", "fast", "slow")
+    other = changed("$.result.jobs", 0, 0.001)
+    assert own_timing((flag, word, other), 50.0, 50.0) == (flag, word, other)
+
+
+# -- real processes ----------------------------------------------------------------------------------
+
+
+async def _session(client: Client) -> dict[str, Any]:
+    await client.list_tools()
+    files = ["a.py", "b.py", "c.py", "d.py"]
+    indexed = await client.call_tool("index", {"files": files}, progress_callback=ignore_progress)
+    assert not indexed.is_error, indexed
+    await client.call_tool("track", {"title": "Blue in Green"})
+    return {}
+
+
+@pytest.fixture(scope="module")
+def timed_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cassette = tmp_path_factory.mktemp("timed") / "timed.jsonl"
+    record_through_proxy(f"{shlex.quote(PYTHON)} {shlex.quote(str(TIMED))}", cassette, _session, log_level="debug")
+    text = cassette.read_text("utf-8")
+    assert '"notifications/progress"' in text and "indexing 4 files" in text and "duration_seconds" in text
+    return cassette
+
+
+def _counted(starts: Path, variant: str = "") -> str:
+    """The server's command, appending a line to ``starts`` each time it is started."""
+    run = f"env TIMED_SERVER_VARIANT={variant} {shlex.quote(PYTHON)} {shlex.quote(str(TIMED))}"
+    return "sh -c " + shlex.quote(f"echo start >> {starts}; exec {run}")
+
+
+def test_a_server_timing_its_own_work_replays_clean_with_one_start(timed_cassette: Path, tmp_path: Path) -> None:
+    starts = tmp_path / "starts"
+    for n in range(REPLAYS):
+        starts.unlink(missing_ok=True)
+        run = replay(_counted(starts), timed_cassette, report=tmp_path / "r.json", gate=False)
+        assert run.code == 0 and run.findings() == [], run.describe()
+        assert not any(i["noise"] for i in run.interactions()), run.describe()
+        assert len(starts.read_text().splitlines()) == 1, (n, run.describe())
+
+
+def test_a_change_next_to_the_duration_and_a_length_that_is_data_are_caught(
+    timed_cassette: Path, tmp_path: Path
+) -> None:
+    fewer = replay(_counted(tmp_path / "s1", "fewer"), timed_cassette, report=tmp_path / "f.json", gate=False)
+    assert fewer.code == 1, fewer.describe()
+    paths = {f["path"] for f in fewer.findings()}
+    assert "$.result.structuredContent.indexed" in paths, fewer.describe()
+    assert not any("duration" in p for p in paths), fewer.describe()
+    noise = {n["path"] for i in fewer.interactions() for n in i["noise"]}
+    assert not any("duration" in p for p in noise), fewer.describe()
+
+    recut = replay(_counted(tmp_path / "s2", "recut"), timed_cassette, report=tmp_path / "t.json", gate=False)
+    assert recut.code == 1, recut.describe()
+    [found] = recut.findings()
+    assert (found["path"], found["before"], found["after"]) == ("$.result.structuredContent.duration_seconds", 215, 214)
