@@ -205,4 +205,10 @@ def test_may_learn_from_is_false_only_for_answers_that_held_no_correlated_value_
             held = {v for v, _, _ in offered_values(result, ThreadRules())} & set(found.values)
             # A correlated value it holds was first quoted before it (or by its own request).
             for value in held:
-                assert found.source is not None and found.source[value] < inter.seq or value not in quoted_after
+                sources = [
+                    i.seq
+                    for i in recording
+                    if i.seq in found.holders
+                    and value in {v for v, _, _ in offered_values(i.response["result"], ThreadRules())}
+                ]
+                assert sources and sources[0] < inter.seq or value not in quoted_after

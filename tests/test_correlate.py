@@ -4,6 +4,8 @@ and declared rules (``--thread`` / ``--no-thread``)."""
 
 from __future__ import annotations
 
+import tracemalloc
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -36,7 +38,7 @@ def test_a_value_an_answer_gave_and_a_later_request_quoted_is_one_whatever_its_k
             call(2, {"id": "n0te-x", "ticket": 4821937}),
         ]
     )
-    assert found.values == {"n0te-x", "4821937"} and found.holders == {1}
+    assert found.values == {"n0te-x", "4821937"} and set(found.holders) == {1}
 
 
 @pytest.mark.parametrize("value", [True, "ok", "yes", "abc12", "true", "success", "string", 1.5])
@@ -169,3 +171,38 @@ def test_locating_in_adversarial_megabyte_texts_ends_and_finds_nothing_false() -
     assert locate("x: value_12345 y", "value_12345", "x: " * 300_000 + "y") is None
     found = correlate([call(1, {}, {"text": "b" * 2_000_000}), call(2, {"q": "b" * 10})])
     assert found.values == set()
+
+
+class _Calls:
+    """A long recording made as it is read, every time (as a streamed cassette is): ``add``
+    answers the sum, and ``echo`` later quotes that sum in prose ("message number 1007")."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def __iter__(self) -> Iterator[Interaction]:
+        for i in range(self.count):
+            if i % 2 == 0:
+                yield call(i, {"a": 3 * i, "b": 7}, {"content": [{"type": "text", "text": str(3 * i + 7)}]})
+            else:
+                text = f"message number {3 * i - 2}"
+                yield call(i, {"message": text}, {"content": [{"type": "text", "text": text}]})
+
+
+def test_a_long_recording_is_read_holding_its_correlations_not_every_value_it_sent() -> None:
+    count = 6000  # ~9,000 distinct values sent: the first pass's table grows several times
+    calls = _Calls(count)
+    # The sum 3i + 7 of call i is quoted by call i + 3, and occurs nowhere else (3 digits up).
+    expected = {str(3 * i + 7) for i in range(0, count - 3, 2) if 3 * i + 7 >= 100}
+    tracemalloc.start()
+    try:
+        found = correlate(calls)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found.values == expected and not found.declared
+    assert set(found.holders) == {i for i in range(0, count - 3, 2) if 3 * i + 7 >= 100}
+    assert 98 in found.holders and 99 not in found.holders and -1 not in found.holders
+    # What is held is the correlations and a few bytes per value sent, not the values sent:
+    # a dict of every value and a set of keys each held ~540 bytes an interaction.
+    assert peak < 250 * count, peak

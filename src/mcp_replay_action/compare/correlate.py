@@ -34,8 +34,10 @@ at a ``--no-thread`` place is. Every pattern here is linear in the text's length
 from __future__ import annotations
 
 import re
+from array import array
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mcp_replay_action.compare import intflow
 from mcp_replay_action.compare.intflow import is_decimal
@@ -169,105 +171,208 @@ def _matches(rule: str, path: Path) -> bool:
     return True
 
 
+class Seqs:
+    """A set of seqs, sorted in a flat array (4 bytes a seq where a frozenset of ints held ~60):
+    ``in`` is a binary search."""
+
+    def __init__(self, seqs: Iterable[int] = ()) -> None:
+        self._seqs = array("i", sorted(set(seqs)))
+
+    def __contains__(self, seq: object) -> bool:
+        at = bisect_left(self._seqs, seq)  # type: ignore[call-overload]
+        return at < len(self._seqs) and self._seqs[at] == seq
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._seqs)
+
+    def __len__(self) -> int:
+        return len(self._seqs)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Seqs) and self._seqs == other._seqs
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._seqs))
+
+    def __repr__(self) -> str:
+        return f"Seqs({list(self._seqs)!r})"
+
+
 @dataclass(frozen=True)
 class Correlations:
     """What the recording proves was threaded: ``values`` (strings; an integer by its decimal
     spelling) that a later request quotes from an earlier answer, ``declared`` those of them that
-    only a declared rule or a minted key made one (learned only at such a place), and ``source``:
-    the answer each came from, by seq."""
+    only a declared rule or a minted key made one (learned only at such a place)."""
 
     values: frozenset[str] = frozenset()
     declared: frozenset[str] = frozenset()
-    source: Mapping[str, int] | None = None
     # Every answer that held one of ``values`` before it was first quoted: the only answers a
     # replay learns live values from.
-    holders: frozenset[int] = frozenset()
+    holders: Seqs = field(default_factory=Seqs)
 
 
 NONE = Correlations()
 
 
 def correlate(interactions: Iterable[JSON], rules: ThreadRules | None = None) -> Correlations:
-    """The correlations of a recording (see the module docstring), read in one pass over its
-    interactions plus one over what the client sent."""
+    """The correlations of a recording (see the module docstring), read in one pass over what the
+    client sent plus one over the answers before the last first quote.
+
+    What the first pass keeps of every value the client sent is its first quote's seq and two
+    bits of the keys it was quoted under (``_Firsts``), not the value: a streamed cassette of
+    100,000 calls quotes ~100,000 distinct values, and a dict of them with a set of keys each
+    raised a replay's peak RSS from 31 to 80 MiB. The second pass keeps only the values an answer
+    held before their first quote."""
     rules = rules or ThreadRules()
     # Read twice: a cassette streamed from disk is iterated again, never held whole.
     items = list(interactions) if iter(interactions) is interactions else interactions
-    first_quote: dict[str, int] = {}  # value -> seq of the first client message holding it
-    quoted_under: dict[str, set[str | None]] = {}  # an integer -> the keys requests quoted it under
+    firsts = _Firsts()
+    last = -1  # the last first quote: an answer from there on cannot be a source
     for inter in items:
         if inter.kind in ("request", "notification"):
+            seq = inter.seq
             for value, key in quotes(inter.message):
-                first_quote.setdefault(value, inter.seq)
-                if is_decimal(value):
-                    quoted_under.setdefault(value, set()).add(key)
-    if not first_quote:
+                if firsts.note(value, seq, intflow.key_marks(key) if is_decimal(value) else 0):
+                    last = seq
+    if last < 0:
         return NONE
-    # An answer after the last first quote cannot be a source: it is never walked (a big last
-    # answer costs nothing here).
-    last = max(first_quote.values())
-    source: dict[str, int] = {}
+    # A value an answer held before its first quote -> the first such answer's seq << 2 | the
+    # marks of the keys those answers held an integer under; the later such answers, apart (few).
+    held: dict[str, int] = {}
+    more: dict[str, list[int]] = {}
     by_rule: set[str] = set()
-    held: dict[str, int] = {}  # answers holding a value before it was first quoted
-    holders: dict[str, list[int]] = {}
-    held_under: dict[str, set[str | None]] = {}  # an integer -> the keys those answers held it under
     declarations: list[tuple[int, JSON]] = []  # (seq, result): what an integer must not occur in
     for inter in items:
         response = inter.response
-        if inter.seq >= last:
-            break
+        seq = inter.seq
+        if seq >= last:
+            break  # an answer after the last first quote is never walked (a big last answer costs nothing)
         if inter.kind != "request" or not isinstance(response, dict):
             continue
         result = response.get("result")
         if not isinstance(result, (dict, list)):
             continue
         if inter.method in DECLARATIONS:
-            declarations.append((inter.seq, result))
+            declarations.append((seq, result))
             continue
-        seen: set[str] = set()
         for value, ruled, key in offered_values(result, rules):
-            quoted_at = first_quote.get(value)
-            if quoted_at is None or quoted_at <= inter.seq:
+            if firsts.first(value) <= seq:
                 continue  # never quoted, or the client held it before this answer came
-            if value not in seen:
-                seen.add(value)
-                held[value] = held.get(value, 0) + 1
-                holders.setdefault(value, []).append(inter.seq)
-            source.setdefault(value, inter.seq)
+            marks = intflow.key_marks(key) if is_decimal(value) else 0
+            packed = held.get(value)
+            if packed is None:
+                held[value] = seq << 2 | marks
+            else:
+                held[value] = packed | marks
+                if packed >> 2 != seq:
+                    later = more.setdefault(value, [])
+                    if not later or later[-1] != seq:
+                        later.append(seq)
             if ruled:
                 by_rule.add(value)
-            if value in quoted_under:
-                held_under.setdefault(value, set()).add(key)
-    declared_at = _declared_integers(declarations, held_under) if held_under else {}
-    by_flow = set()
-    for value in source:
-        if value in quoted_under:
-            if intflow.threads(
+    integers = [value for value in held if is_decimal(value)]
+    declared_at = _declared_integers(declarations, frozenset(integers)) if integers else {}
+    by_flow = []
+    for value, packed in held.items():
+        count = 1 + len(more.get(value, ()))
+        if is_decimal(value):
+            if intflow.flows(
                 value,
-                held_under[value],
-                quoted_under[value],
-                held=held[value],
+                packed & 3,
+                firsts.marks(value),
+                held=count,
                 many=MANY,
-                declared_before=declared_at.get(value, last) < first_quote[value],
+                declared_before=declared_at.get(value, last) < firsts.first(value),
             ):
-                by_flow.add(value)
-        elif plain_value(value) and held[value] <= MANY:
-            by_flow.add(value)
-    values = frozenset(by_flow | by_rule)
+                by_flow.append(value)
+        elif plain_value(value) and count <= MANY:
+            by_flow.append(value)
+    del firsts, integers  # gone before the sets below are made: a replay's peak is here
     # A value only a declared rule made a correlation is learned only at a rule's place.
-    declared = values - by_flow
-    return Correlations(
-        values, declared, {v: source[v] for v in values}, frozenset(seq for v in values for seq in holders[v])
-    )
+    declared = frozenset(by_rule.difference(by_flow))
+    values = frozenset(by_flow).union(declared) if declared else frozenset(by_flow)
+    del by_flow
+    holders = [held[v] >> 2 for v in values]
+    for value in more.keys() & values:
+        holders.extend(more[value])
+    return Correlations(values, declared, Seqs(holders))
 
 
-def _declared_integers(declarations: list[tuple[int, JSON]], wanted: Mapping[str, object]) -> dict[str, int]:
+class _Firsts:
+    """For every value the client sent: the seq of its first quote and the ``intflow`` marks of
+    the keys it was quoted under, found by the value's hash in two flat arrays (open addressing,
+    at most two thirds full), so no value is kept: 18 to 36 bytes a value, where a dict of the
+    values and a set of keys each held ~300. Two values whose 64-bit hashes are equal (about one
+    pair in 10^9 among 100,000) would read as one."""
+
+    def __init__(self) -> None:
+        self._hashes = array("q", bytes(8 * 1024))
+        self._data = array("i", bytes(4 * 1024))  # seq << 2 | marks
+        self._count = 0
+
+    def note(self, value: str, seq: int, marks: int) -> bool:
+        """Record a quote of ``value`` at ``seq`` (quotes come in seq order); True when it is the
+        value's first."""
+        h = hash(value) or 1  # 0 marks an empty slot
+        at = self._probe(h)
+        if self._hashes[at]:
+            if marks:
+                self._data[at] |= marks
+            return False
+        self._hashes[at] = h
+        self._data[at] = seq << 2 | marks
+        self._count += 1
+        if 3 * self._count > 2 * len(self._hashes):
+            self._grow()
+        return True
+
+    def _probe(self, h: int) -> int:
+        """The slot that holds hash ``h``, or the empty one it would go in."""
+        hashes = self._hashes
+        mask = len(hashes) - 1
+        at = h & mask
+        while True:
+            found = hashes[at]
+            if found == h or not found:
+                return at
+            at = (at + 1) & mask
+
+    def _slot(self, value: str) -> int:
+        at = self._probe(hash(value) or 1)
+        return at if self._hashes[at] else -1
+
+    def first(self, value: str) -> int:
+        """The seq of the first quote of ``value``; -1 when the client never sent it."""
+        at = self._slot(value)
+        return -1 if at < 0 else self._data[at] >> 2
+
+    def marks(self, value: str) -> int:
+        """The marks of the keys ``value`` was quoted under (0 for a value never sent)."""
+        at = self._slot(value)
+        return 0 if at < 0 else self._data[at] & 3
+
+    def _grow(self) -> None:
+        old = zip(self._hashes, self._data, strict=True)
+        size = 2 * len(self._hashes)
+        hashes = self._hashes = array("q", bytes(8 * size))
+        data = self._data = array("i", bytes(4 * size))
+        mask = size - 1
+        for h, packed in old:
+            if h:
+                at = h & mask
+                while hashes[at]:
+                    at = (at + 1) & mask
+                hashes[at] = h
+                data[at] = packed
+
+
+def _declared_integers(declarations: list[tuple[int, JSON]], wanted: frozenset[str]) -> dict[str, int]:
     """Where each integer of ``wanted`` first occurs in a declaration (seq), as a whole value or
     a number in text."""
     out: dict[str, int] = {}
     for seq, result in declarations:
-        for _, leaf in leaves(result, ("result",)):
-            found = [str(leaf)] if isinstance(leaf, int) else intflow.number_words(leaf)
+        for _, leaf in keyed_leaves(result, "result"):
+            found = intflow.number_words(leaf) if isinstance(leaf, str) else [str(leaf)]
             for value in found:
                 if value in wanted:
                     out.setdefault(value, seq)
@@ -286,11 +391,11 @@ def quotes(message: Mapping[str, JSON]) -> Iterator[tuple[str, str | None]]:
     params = message.get("params")
     if not isinstance(params, (dict, list)):
         return
-    for path, leaf in leaves(params, ("params",)):
-        key = key_of(path)
-        if isinstance(leaf, int):
+    for key, leaf in keyed_leaves(params, "params"):
+        if type(leaf) is int:
             yield str(leaf), key
             continue
+        assert isinstance(leaf, str)
         if len(leaf) <= LONGEST:
             yield leaf, key
         if len(leaf) > FLOOR:
@@ -305,14 +410,12 @@ def offered_values(result: JSON, rules: ThreadRules) -> Iterator[tuple[str, bool
     string and integer (by its decimal spelling), each word and number of its texts, whether a
     declared rule (a ``--thread`` place or a minted key) names its place, and the key it is held
     under; nothing at a ``--no-thread`` place."""
-    for path, leaf in leaves(result, ("result",)):
-        if rules and rules.refuses(path):
-            continue
-        key = key_of(path)
-        ruled = is_minted_key(key) or (bool(rules) and rules.threads(path))
-        if isinstance(leaf, int):
+    for key, leaf, path in _held(result, rules):
+        ruled = is_minted_key(key) or (path is not None and rules.threads(path))
+        if type(leaf) is int:
             yield str(leaf), ruled, key
             continue
+        assert isinstance(leaf, str)
         if ruled or plain_value(leaf):
             yield leaf, ruled, key
         if leaf[:1] in _JSON_STARTS:
@@ -323,6 +426,18 @@ def offered_values(result: JSON, rules: ThreadRules) -> Iterator[tuple[str, bool
                     yield word, False, key
         for number in intflow.number_words(leaf):
             yield number, ruled and number == leaf, key
+
+
+def _held(result: JSON, rules: ThreadRules) -> Iterator[tuple[str | None, str | int, Path | None]]:
+    """(key, leaf, path) for every leaf of an answer's ``result`` no ``--no-thread`` rule names;
+    the path only when rules are declared (only they read it: without, no path is built)."""
+    if not rules:
+        for key, leaf in keyed_leaves(result, "result"):
+            yield key, leaf, None
+        return
+    for path, leaf in leaves(result, ("result",)):
+        if not rules.refuses(path):
+            yield key_of(path), leaf, path
 
 
 def key_of(path: Path) -> str | None:
@@ -354,6 +469,30 @@ def leaves(value: JSON, path: Path) -> Iterator[tuple[Path, str | int]]:
                 stack.append((at + ("{json}",), inner))
         elif isinstance(node, int) and not isinstance(node, bool):
             yield at, node
+
+
+def keyed_leaves(value: JSON, key: str | None) -> Iterator[tuple[str | None, str | int]]:
+    """(key, leaf) for every leaf ``leaves`` gives, with the key it is held under (``key_of`` of
+    its path; ``key`` at the root and for the items of a root list), and no path built: this
+    walks every message of a recording."""
+    from mcp_replay_action.compare.normalize import json_text_of
+
+    stack: list[tuple[str | None, JSON]] = [(key, value)]
+    while stack:
+        at, node = stack.pop()
+        kind = type(node)
+        if kind is dict:
+            stack.extend(node.items())  # type: ignore[union-attr]
+        elif kind is list:
+            stack.extend((at, item) for item in node)  # type: ignore[union-attr]
+        elif kind is str:
+            yield at, node  # type: ignore[misc]
+            if node[:1] in _JSON_STARTS:  # type: ignore[index]
+                inner = json_text_of(node)  # type: ignore[arg-type]
+                if inner is not None:
+                    stack.append((at, inner))
+        elif kind is int:
+            yield at, node  # type: ignore[misc]
 
 
 def locate(recorded: str, word: str, live: str) -> str | None:

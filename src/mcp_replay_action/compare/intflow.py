@@ -115,6 +115,17 @@ def is_decimal(value: str) -> bool:
     return digits.isascii() and digits.isdigit() and (digits == "0" or digits[0] != "0")
 
 
+# What ``key_marks`` says of a key: it names a quantity, or an identifier.
+QUANTITY, IDENTIFIER = 1, 2
+
+
+@lru_cache(maxsize=4096)
+def key_marks(key: str | None) -> int:
+    """``QUANTITY`` and ``IDENTIFIER``, or'd, for what ``key`` names: all ``threads`` reads of a
+    key (a recording's integers are kept with these two bits, not with their keys)."""
+    return (QUANTITY if names_quantity(key) else 0) | (IDENTIFIER if names_identifier(key) else 0)
+
+
 def threads(
     value: str,
     held_by: Iterable[str | None],
@@ -129,9 +140,18 @@ def threads(
     ``quoted_by`` the keys requests quoted it under, ``held`` how many answers held it before
     that quote (at most ``many`` for an identifier), ``declared_before`` whether a declaration
     before that quote held it."""
-    held_by, quoted_by = set(held_by), set(quoted_by)
-    if any(names_quantity(k) for k in held_by | quoted_by):
+    held_marks = quoted_marks = 0
+    for key in held_by:
+        held_marks |= key_marks(key)
+    for key in quoted_by:
+        quoted_marks |= key_marks(key)
+    return flows(value, held_marks, quoted_marks, held=held, many=many, declared_before=declared_before)
+
+
+def flows(value: str, held_marks: int, quoted_marks: int, *, held: int, many: int, declared_before: bool) -> bool:
+    """``threads``, given the ``key_marks`` of the keys it was held and quoted under, or'd."""
+    if (held_marks | quoted_marks) & QUANTITY:
         return False
-    if any(map(names_identifier, held_by)) and any(map(names_identifier, quoted_by)):
+    if held_marks & quoted_marks & IDENTIFIER:
         return held <= many
     return held == 1 and not declared_before and len(value.lstrip("-")) >= UNIQUE_DIGITS
