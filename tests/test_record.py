@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EVERYTHING = Path(__file__).parent / "servers" / "node_modules" / ".bin" / "mcp-server-everything"
 TIME_SERVER = Path(sys.executable).parent / "mcp-server-time"
 PY = sys.executable
-PROXY = [PY, "-c", "import sys; from mcp_replay_action.record.stdio_proxy import _main; sys.exit(_main(sys.argv[1:]))"]
+PROXY = [PY, str(Path(__file__).parent / "stdio_proxy_cli.py")]  # record_stdio as a command of its own
 OPENAI_KEY = "sk-proj-Ab3dEf5gHi7jKl9mNo1pQr3sTu5vWx7yZ"
 GH_TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 

@@ -29,7 +29,6 @@ from typing import IO
 
 from mcp_replay_action.cassette.header import CassetteHeader, recorded_line
 from mcp_replay_action.compare.correlate import ThreadRules
-from mcp_replay_action.errors import ReplayError
 from mcp_replay_action.model import JSONObject
 from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.record.tape import Tape
@@ -339,50 +338,3 @@ def _read_lines(
             yield kept
     if partial and not dropping:
         yield [b"".join(partial)]
-
-
-def _main(argv: Sequence[str]) -> int:
-    """``--server CMD --cassette PATH [--redact KEY]... [--redact-pattern RE]... [--cwd DIR]
-    [--isolate] [--shutdown-grace S]``: the proxy without the CLI, for tests that run it as a
-    subprocess. The real command line is ``mcp-replay record``."""
-    args = list(argv)
-    opts: JSONObject = {"keys": [], "patterns": [], "isolate": False, "cwd": None, "grace": SHUTDOWN_GRACE}
-    command = cassette = None
-    while args:
-        flag = args.pop(0)
-        if flag == "--isolate":
-            opts["isolate"] = True
-            continue
-        value = args.pop(0)
-        if flag == "--server":
-            command = value
-        elif flag == "--cassette":
-            cassette = value
-        elif flag == "--redact":
-            opts["keys"].append(value)
-        elif flag == "--redact-pattern":
-            opts["patterns"].append(value)
-        elif flag == "--cwd":
-            opts["cwd"] = value
-        elif flag == "--shutdown-grace":
-            opts["grace"] = float(value)
-        else:
-            raise SystemExit(f"unknown option {flag}")
-    if not command or not cassette:
-        raise SystemExit("--server and --cassette are required")
-    try:
-        summary = record_stdio(
-            command,
-            cassette,
-            redactor=Redactor(keys=opts["keys"], patterns=opts["patterns"]),
-            cwd=opts["cwd"],
-            isolate=opts["isolate"],
-            shutdown_grace=opts["grace"],
-            announce=lambda line: print(f"mcp-replay: {line}", file=sys.stderr, flush=True),
-        )
-    except ReplayError as exc:
-        sys.stderr.write(f"mcp-replay: error: {exc.one_line()}\n")
-        return exc.exit_code
-    if not summary.saved and summary.server_failure:
-        sys.stderr.write(f"mcp-replay: error: {summary.server_failure}\n")
-    return 0
