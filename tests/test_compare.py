@@ -16,6 +16,7 @@ from mcp_replay_action.compare.engine import (
     CompareOptions,
     compare,
     compare_normal,
+    differences,
     status_for,
 )
 from mcp_replay_action.compare.matchers import same_json, unchanged
@@ -821,6 +822,7 @@ def test_the_fast_exit_gives_what_the_full_comparison_gives(body: Any) -> None:
     for live in (copy.deepcopy(body), _json_twin(body), _reverse_keys(body)):
         full = compare_normal(*normalize_pair({"result": body}, {"result": live}, NO_OPTIONS), NO_OPTIONS)
         assert compare(ok(body), ok(live), NO_OPTIONS) == full
+        assert differences(ok(body), ok(live), NO_OPTIONS) == full  # the replay's, past unchanged
         # What replay checks before it imports the compare engine at all.
         if unchanged(ok(body), ok(live, msg_id=7)):
             assert full == ()
@@ -828,6 +830,8 @@ def test_the_fast_exit_gives_what_the_full_comparison_gives(body: Any) -> None:
 
 def test_unchanged_is_the_same_answer_envelope_aside() -> None:
     assert unchanged(ok([1, "a"]), {"id": 9, "result": [1, "a"], "jsonrpc": "2.0"})
+    assert unchanged(ok([1, "a"]), {"id": 1, "result": [1, "a"], "jsonrpc": "2.0"})  # equal, keys reordered
+    assert not unchanged(ok([1, "a"]), {"id": 1, "result": [1, "a"], "jsonrpc": "2.0", "x": 1})
     assert not unchanged(ok([1]), ok([True]))
     assert not unchanged(ok([1]), err(1, "x"))
     assert not unchanged(None, ok(1)) and not unchanged(ok(1), None)

@@ -21,7 +21,7 @@ from mcp_replay_action.compare.engine import (
     compare_normal,
 )
 from mcp_replay_action.compare.normalize import Same, canonical, materialize, normalize
-from mcp_replay_action.compare.pairing import normalize_pair
+from mcp_replay_action.compare.pairing import normalize_pair, strictly_equal
 from mcp_replay_action.model.results import Finding
 from profiles import examples
 
@@ -81,12 +81,26 @@ def test_key_order_float_spelling_and_unicode_escapes_are_no_difference() -> Non
 
 
 def test_boolean_for_number_inside_an_equal_looking_record_is_found() -> None:
-    # True == 1 to Python, so the walk first takes these records as shared: the strict check
-    # must catch it and fall back to the full walk.
+    # True == 1 to Python, so ``==`` alone would take these records as shared: the walk must
+    # take only records equal beyond it (``strictly_equal``) as one ``Same``.
     before = answer({"records": records(20, _5={"score": 1})})
     after = answer({"records": records(20, _5={"score": True})})
     (finding,) = assert_pair_is_exact(before, after)
     assert finding.path.endswith("records[name=item-5].score") and "type changed" in finding.message
+
+
+def test_only_subtrees_equal_beyond_equality_are_shared() -> None:
+    assert strictly_equal({"a": [1, "x"], "b": None}, {"a": [1, "x"], "b": None})
+    assert not strictly_equal({"a": [1]}, {"a": [True]})  # == forgives it, the normal forms do not
+    assert not strictly_equal({"a": 1}, {"a": 1.0})
+    assert not strictly_equal({"a": 1, "b": 2}, {"b": 2, "a": 1})  # walked into, not shared whole
+    before = answer({"records": records(20, _5={"score": 1})})
+    after = answer({"records": records(20, _5={"score": True})})
+    na, nb = normalize_pair(before, after, CompareOptions())
+    items_a = na["result"]["content"][0]["text"]["{json}"]["records"]
+    items_b = nb["result"]["content"][0]["text"]["{json}"]["records"]
+    assert items_a["item-4"] is items_b["item-4"] and type(items_a["item-4"]) is Same
+    assert items_a["item-5"] is not items_b["item-5"]
 
 
 def test_int_against_float_under_a_minted_key_keeps_its_meaning() -> None:
@@ -505,7 +519,7 @@ def test_named_lists_with_the_same_names_in_order_line_up_as_before() -> None:
                 want = _align_every_name(slow, a, b, "$")
                 assert canonical(got) == canonical(want)
                 assert fast.findings == slow.findings
-                assert canonical(fast.dropped) == canonical([d for d in slow.dropped if d[0] is not d[1]])
+                assert fast.forgiven == slow.forgiven
                 assert _Differ(CompareOptions()).run(a, b) == _run_every_name(a, b)
 
 

@@ -54,6 +54,7 @@ from mcp_replay_action.compare.listing import (
 from mcp_replay_action.compare.matchers import unchanged
 from mcp_replay_action.compare.normalize import (
     BOX_TYPES,
+    WRITTEN_AS_EQUAL,
     Aligned,
     Base64Text,
     JsonText,
@@ -122,6 +123,19 @@ def compare(
     match after normalisation. ``prepared``: what the replay prepared for this answer (what was
     read ahead of the recording's long text, ``prepared.py``); the findings are the same without.
     """
+    if unchanged(recorded, live):
+        return ()  # the fastest exit
+    return differences(recorded, live, options, prepared)
+
+
+def differences(
+    recorded: dict[str, Any] | None,
+    live: dict[str, Any] | None,
+    options: CompareOptions | None = None,
+    prepared: Prepared | None = None,
+) -> tuple[Finding, ...]:
+    """``compare`` of two answers that ``matchers.unchanged`` already told apart (the replay asks
+    it before importing this module): the same findings, without asking it again."""
     options = options or CompareOptions()
     if live is None:
         if recorded is None:
@@ -140,8 +154,6 @@ def compare(
     flip = rpc_error_flip(recorded, live)
     if flip is not None:
         return (flip,)
-    if unchanged(recorded, live):
-        return ()  # the fastest exit
     raw_before, raw_after = body_of(recorded), body_of(live)
     flip = tool_error_flip(raw_before, raw_after)
     if flip is not None:
@@ -271,25 +283,15 @@ def _settle_schema(a: dict[str, Any], b: dict[str, Any], path: str, found: list[
 _MAPPING_TYPES = frozenset({dict, Keyed, JsonText, Base64Text, Aligned})
 
 
-def _strict_differences(a: Any, b: Any, path: str) -> list[Finding]:
-    """Leaf differences that ``==`` hides: a boolean where a number was, or the reverse."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        out: list[Finding] = []
-        for k in a:
-            if k in b:
-                out.extend(_strict_differences(a[k], b[k], path + _segment(a, k)))
-        return out
-    if isinstance(a, list) and isinstance(b, list):
-        out = []
-        for i, (x, y) in enumerate(zip(a, b, strict=False)):
-            out.extend(_strict_differences(x, y, f"{path}[{i}]"))
-        return out
+def _written_apart(path: str, a: Any, b: Any) -> Finding | None:
+    """Two scalars ``==`` takes as equal that are written apart (``True`` and ``1``, ``1e16`` and
+    ``10000000000000000``): a type change, a changed value, or None when they are written alike."""
     if _json_type(a) != _json_type(b):
-        return [_type_change(path, a, b)]
+        return _type_change(path, a, b)
     if canonical(a) != canonical(b):
         message = f"value changed: {brief(a)} -> {brief(b)}"
-        return [_classed("value-changed", "value-change", path, message, before=render(a), after=render(b))]
-    return []
+        return _classed("value-changed", "value-change", path, message, before=render(a), after=render(b))
+    return None
 
 
 def _type_change(path: str, a: Any, b: Any) -> Finding:
@@ -453,7 +455,6 @@ class _Differ:
         self,
         options: CompareOptions,
         *,
-        drop_equal: bool = True,
         settled: Sequence[Finding] = (),
         error_result: bool = False,
         prepared: Prepared | None = None,
@@ -461,14 +462,13 @@ class _Differ:
         self.options = options
         self.prepared = prepared  # counts the shortcut taken, if given
         self.allow_reorder = options.allow_reorder
-        self.drop_equal = drop_equal
         self.settled = tuple(settled)  # equivalent schema rewrites, settled before the differ ran
         self.error_result = error_result  # both answers are tool results with isError true
         self.findings: list[Finding] = list(settled)
-        # Equal members and subtrees are left out before DeepDiff, which would otherwise walk
-        # (and copy) every one of them. ``==`` forgives True == 1 and the order of named items,
-        # so each pair dropped on ``==`` alone is kept here and checked strictly, all at once.
-        self.dropped: list[tuple[Any, Any]] = []
+        # Scalars ``==`` takes as equal but written apart (True and 1), where a list of scalars is
+        # left to DeepDiff, which lines such lists up by ``==`` and so does not see them: noted
+        # as the list is lined up, reported when DeepDiff finds nothing else.
+        self.forgiven: list[tuple[str, Any, Any]] = []
         self.before: Any = None
 
     def run(self, before: Any, after: Any) -> tuple[Finding, ...]:
@@ -494,30 +494,20 @@ class _Differ:
                     params = level.path(output_format="list", use_t2=report_type.endswith("_added"))
                     self.findings.append(self.finding(report_type, params, level.t1, level.t2, a, b))
         if len(self.findings) == len(self.settled):
-            # DeepDiff forgives what Python's == forgives inside lists (False == 0, True == 1.0);
-            # the canonical forms differ, so the difference is real: find it leaf by leaf.
-            self.findings.extend(_strict_differences(a, b, "$"))
-        if self.dropped and not same_canonical([x for x, _ in self.dropped], [y for _, y in self.dropped]):
-            # Something ``==`` forgave (True == 1, the order of named items) was left out: look
-            # again with nothing left out.
-            again = _Differ(
-                self.options,
-                drop_equal=False,
-                settled=self.settled,
-                error_result=self.error_result,
-                prepared=self.prepared,
-            )
-            return again.run(materialize(before), materialize(after))
+            # The normal forms differ (``compare_normal``) and DeepDiff saw nothing: what differs
+            # is what it forgave.
+            self.findings.extend(f for f in (_written_apart(*note) for note in self.forgiven) if f is not None)
         return _finish(_drop_echoes(self.findings))
 
     def same(self, a: Any, b: Any) -> bool:
-        """Whether two members are equal, so DeepDiff need not see them (checked strictly later)."""
+        """Whether two members are equal as written, so DeepDiff need not see them: ``==`` first
+        (at C speed, it rejects nearly every differing pair), then what it forgives (True == 1, the
+        order of named items) ruled out."""
         if a is b and type(a) is Same:
             return True  # one subtree shared by both sides: normalize_pair checked it strictly
-        if not self.drop_equal or type(a) is not type(b) or not loosely_equal(a, b):
+        if type(a) is not type(b) or not loosely_equal(a, b):
             return False
-        self.dropped.append((a, b))
-        return True
+        return type(a) in WRITTEN_AS_EQUAL or same_canonical(a, b)
 
     # Lists are lined up before DeepDiff sees them: DeepDiff pairs lists of objects by
     # position, so one removed item would read as every later item changed.
@@ -656,6 +646,13 @@ class _Differ:
         na, nb = list(a), list(b)
         for i in moved:
             na[i], nb[i] = self.align(a[i], b[i], f"{path}[{i}]", None)
+        if _all_basic(a) and _all_basic(b):
+            # DeepDiff lines a list of scalars up by ``==``: what that forgives is noted here (one
+            # type and not a float: ``==`` is as strict as the writing).
+            for i in moved:
+                x, y = a[i], b[i]
+                if (type(x) is not type(y) or type(x) is float) and x == y:
+                    self.forgiven.append((f"{path}[{i}]", x, y))
         return na, nb
 
     @staticmethod

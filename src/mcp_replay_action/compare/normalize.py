@@ -811,10 +811,10 @@ def _same_canonical(a: Any, b: Any) -> bool:
             if not _same_canonical(x, y):
                 return False
         return True
-    if kind is type(b) and kind in _WRITTEN_AS_EQUAL:
+    if kind is type(b) and kind in WRITTEN_AS_EQUAL:
         return bool(a == b)
     return canonical(a) == canonical(b)
 
 
 # Types whose equal values json.dumps writes alike, and unequal ones differently (not float: NaN).
-_WRITTEN_AS_EQUAL = frozenset({str, int, bool, type(None)})
+WRITTEN_AS_EQUAL = frozenset({str, int, bool, type(None)})

@@ -33,7 +33,6 @@ from mcp_replay_action.compare.normalize import (
     is_document,
     loosely_equal,
     materialize,
-    normalize,
     normalizer_for,
     run_names,
 )
@@ -45,11 +44,10 @@ if TYPE_CHECKING:
     from mcp_replay_action.values.prepared import Prepared
 
 class _Pairer:
-    """One ``normalize_pair`` call: the walk, and every pair of subtrees it took as equal."""
+    """One ``normalize_pair`` call: the walk."""
 
     def __init__(self, normalizer: Normalizer, limits: Limits, prepared: Prepared | None = None) -> None:
         self.n = normalizer
-        self.equal: list[tuple[Any, Any]] = []
         self.limits = limits
         # Texts this long are narrowed (never, with the fast paths off).
         self.narrow_from = limits.narrow_min_chars if limits.fast else -1
@@ -63,8 +61,8 @@ class _Pairer:
         if kind is type(b) and depth <= MAX_DEPTH:
             if kind is dict or kind is list:
                 # "required" is read whole when an added property is classified: never left out.
-                if key != "required" and loosely_equal(a, b):
-                    same = self.shared(a, b, states, key, depth)
+                if key != "required" and strictly_equal(a, b):
+                    same = Same(n, a, states, key, depth)
                     return same, same
                 if kind is dict:
                     return self.mapping(a, b, states, depth)
@@ -115,11 +113,6 @@ class _Pairer:
             return DROP, DROP
         in_a, in_b = self.pair(both[0], both[1], inner, None, depth + 1)
         return JsonText({"{json}": in_a}), JsonText({"{json}": in_b})
-
-    def shared(self, a: Any, b: Any, states: State, key: str | None, depth: int) -> Same:
-        """The one ``Same`` standing for two subtrees ``==`` found equal (``strict`` checks them)."""
-        self.equal.append((a, b))
-        return Same(self.n, a, states, key, depth)
 
     def mapping(self, a: dict[str, Any], b: dict[str, Any], states: State, depth: int) -> tuple[Any, Any]:
         n = self.n
@@ -259,10 +252,10 @@ class _Pairer:
                     items_b.append(same)
                     continue
                 kind = type(x)
-                if (kind is dict or kind is list) and kind is type(y) and depth < MAX_DEPTH and loosely_equal(x, y):
+                if (kind is dict or kind is list) and kind is type(y) and depth < MAX_DEPTH and strictly_equal(x, y):
                     # What pair() makes of an equal item, without the call: a long list of
                     # equal records is mostly this.
-                    same = self.shared(x, y, sx, None, depth + 1)
+                    same = Same(n, x, sx, None, depth + 1)
                     items_a.append(same)
                     items_b.append(same)
                     continue
@@ -289,7 +282,7 @@ class _Pairer:
 
     def shared_tail(self, a: list[Any], b: list[Any], states: State, depth: int) -> list[Same]:
         """The objects and arrays two lists share at their ends, counted from the end (one
-        ``Slice`` on both sides, or subtrees ``==`` found equal, under the same ignore rules at
+        ``Slice`` on both sides, or subtrees strictly equal, under the same ignore rules at
         their two places), one ``Same`` each, in order."""
         n = self.n
         tail: list[Same] = []
@@ -304,8 +297,8 @@ class _Pairer:
                 at = step
             if x is y and type(x) is Slice and x.kind in "{[":
                 tail.append(Same(n, x, at, None, depth))
-            elif (type(x) is dict or type(x) is list) and type(x) is type(y) and loosely_equal(x, y):
-                tail.append(self.shared(x, y, at, None, depth))
+            elif (type(x) is dict or type(x) is list) and type(x) is type(y) and strictly_equal(x, y):
+                tail.append(Same(n, x, at, None, depth))
             else:
                 break
         tail.reverse()
@@ -451,18 +444,6 @@ class _Pairer:
             keyed_b[name] = items_b[j]
         return keyed_b
 
-    def strict(self) -> bool:
-        """Whether every pair taken as equal is equal beyond ``==`` (which says True == 1 and
-        1 == 1.0, where normalising tells them apart); key order aside, since it never matters."""
-        if not self.equal:
-            return True
-        try:
-            # marshal writes every type and every float bit: equal bytes are strictly equal values.
-            return marshal.dumps([x for x, _ in self.equal], 2) == marshal.dumps([y for _, y in self.equal], 2)
-        except (ValueError, TypeError):
-            return False
-
-
 _UNSURE = object()  # stretch_hashes: two names of the stretches have one hash
 
 
@@ -487,7 +468,16 @@ def normalize_pair(
     normalizer = normalizer_for(options)
     pairer = _Pairer(normalizer, options.limits if options is not None else Limits.from_env(), prepared)
     na, nb = pairer.pair(a, b, normalizer.start, None, 0)
-    if not pairer.strict():
-        # Something ``==`` forgave was taken as shared: normalise both sides in full.
-        return normalize(a, options), normalize(b, options)
     return (None if na is DROP else na), (None if nb is DROP else nb)
+
+
+def strictly_equal(a: Any, b: Any) -> bool:
+    """Whether two parsed subtrees are equal beyond ``==`` (which says True == 1 and 1 == 1.0,
+    where normalising tells them apart), so one ``Same`` may stand for both: ``==`` rejects nearly
+    every differing pair at C speed, and marshal writes every type and every float bit, so equal
+    bytes are strictly equal values. Key order counts (a pair in another order is walked into,
+    as any unequal pair)."""
+    try:
+        return loosely_equal(a, b) and marshal.dumps(a, 2) == marshal.dumps(b, 2)
+    except (ValueError, TypeError):
+        return False  # a value marshal does not write: walked into

@@ -642,12 +642,12 @@ def _compared(
 ) -> tuple[Finding, ...]:
     """``compare.compare(recorded, live, options, prepared)``, taking its fastest exit
     (``unchanged``) before importing it: a replay of an unchanged server never loads the compare
-    engine."""
+    engine, and an answer that differs is not asked again (``differences``)."""
     if unchanged(recorded, live):
         return ()
-    from mcp_replay_action.compare.engine import compare
+    from mcp_replay_action.compare.engine import differences
 
-    return compare(recorded, live, options, prepared)
+    return differences(recorded, live, options, prepared)
 
 
 def _declares_output_schema(live: JSONObject) -> bool:
