@@ -17,8 +17,8 @@ import pytest
 from mcp import Client
 
 from e2e_helpers import SERVERS, python_server, record_through_proxy, replay
-from mcp_replay_action.compare.document import first_unexplained
 from mcp_replay_action.compare.engine import compare
+from mcp_replay_action.compare.longtext import first_unexplained
 from mcp_replay_action.compare.noise import learn, split
 from mcp_replay_action.compare.tokens import text_pattern
 
@@ -223,3 +223,21 @@ def test_the_first_difference_no_window_explains() -> None:
     # Two windows, the second placed past what the first shifted.
     c, d = "id 5 and 6 then end", "id 777 and 8888 then END"
     assert first_unexplained(c, d, [(3, number), (9, number)]) == (c.index("end"), d.index("END"))
+
+
+@pytest.mark.parametrize("joint", ["\n", " "], ids=["lines", "one-line"])
+def test_a_long_text_that_still_fails_is_shown_past_its_learned_window(joint: str) -> None:
+    """Not only a document: a 40 KB log (lines, or one long line) whose worker PID varies near
+    its top and whose last entry changed is told at that entry."""
+
+    def log(pid: int, last: str = "done") -> dict[str, Any]:
+        entries = [f"worker pid {pid} started", *(f"step {i:05d} ok" for i in range(3000)), f"job {last}"]
+        return said(joint.join(entries))
+
+    rules = learn([log(4242), log(977)])
+    assert [(r.head is not None, r.evidence) for r in rules] == [(True, ("4242", "977"))], rules
+    recorded, live = log(31), log(4242, last="failed")
+    [kept], noise = split(compare(recorded, live), rules, recorded, None, live)
+    text = recorded["result"]["content"][0]["text"]
+    assert noise == () and f" at character {text.index('job done') + 4}" in kept.message, kept
+    assert "job done" in str(kept.before) and "job failed" in str(kept.after), kept

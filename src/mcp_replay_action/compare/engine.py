@@ -35,7 +35,6 @@ from operator import is_not
 from typing import Any
 
 from mcp_replay_action.compare.classes import finding as _classed
-from mcp_replay_action.compare.document import document_changed
 from mcp_replay_action.compare.flips import (
     body_of,
     drop_false_is_error,
@@ -74,9 +73,6 @@ from mcp_replay_action.compare.render import (
     brief,
     quoted,
     render,
-    text_diff,
-    window,
-    word_diff,
 )
 from mcp_replay_action.compare.schema_equal import (
     SCHEMA_LISTS,
@@ -86,10 +82,10 @@ from mcp_replay_action.compare.schema_equal import (
     validation_form,
     validation_keys,
 )
+from mcp_replay_action.compare.text_change import text_changed
 from mcp_replay_action.compare.twins import merge_twins
 from mcp_replay_action.host.gcpause import paused
 from mcp_replay_action.model.results import CLASS_ORDER, KIND_ORDER, Finding, Status
-from mcp_replay_action.values.narrow import common_prefix
 from mcp_replay_action.values.paths import box_segment, ident_segment, index_segment, key_segment, path_order
 from mcp_replay_action.values.prepared import Prepared
 
@@ -757,33 +753,11 @@ class _Differ:
         if hint is not None:
             return hint
         rule = self.changed_rule(steps, t1, t2)
-        if isinstance(t1, str) and isinstance(t2, str) and steps and steps[-1].key == "text":
-            if is_document(self.holder(steps)):
-                return document_changed(path, rule, t1, t2)
+        if isinstance(t1, str) and isinstance(t2, str):
+            document = bool(steps) and steps[-1].key == "text" and is_document(self.holder(steps))
+            if document or len(t1) > BRIEF_CAP or len(t2) > BRIEF_CAP or "\n" in t1 or "\n" in t2:
+                return text_changed(path, rule, t1, t2, document)
         message = f"value changed: {brief(t1)} -> {brief(t2)}"
-        if (
-            isinstance(t1, str)
-            and isinstance(t2, str)
-            and (len(t1) > BRIEF_CAP or len(t2) > BRIEF_CAP or "\n" in t1 or "\n" in t2)
-        ):
-            at = common_prefix(t1, t2)
-            if "\n" in t1 or "\n" in t2:
-                diff = text_diff(t1, t2)
-                lines = t1.count("\n") + 1, t2.count("\n") + 1
-                message = f"text changed ({lines[0]} -> {lines[1]} lines, first difference at character {at})"
-            else:
-                # One long line: a window around the first difference on both sides (never the
-                # same cut prefix twice) as the changed line of a unified diff, and for prose a
-                # word-level diff of those windows under it (``?``, as pytest marks a line).
-                w1, w2 = window(t1, at), window(t2, at)
-                diff = f"-{w1}\n+{w2}"
-                if " " in t1 + t2:
-                    diff += "\n? " + word_diff(w1, w2)
-                shown = BRIEF_CAP - 8
-                message = f"value changed at character {at}: {brief(window(t1, at, shown))} -> {brief(window(t2, at, shown))}"
-            return _classed(
-                rule, "value-change", path, message, before=window(t1, at), after=window(t2, at), diff=diff
-            )
         return _classed(rule, "value-change", path, message, before=render(t1), after=render(t2))
 
     def changed_rule(self, steps: list[_Step], t1: Any, t2: Any) -> str:

@@ -11,13 +11,14 @@ not learned, and what differs there still gates.
 A rule so learned holds the window's place (``head``: characters before it, ``tail``: after it) and
 explains a finding only beside the live text: the recorded and the live text share those
 ``head`` and ``tail`` characters exactly (a changed byte anywhere else still fails), and the
-window of each fits the pattern.
+window of each fits the pattern. A finding such a window does not explain (a real change
+elsewhere) is told at the first difference outside it (``first_unexplained``), not at what varied.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from mcp_replay_action.compare.tokens import Learned, text_pattern
@@ -69,3 +70,29 @@ def window_fits(recorded: str, live: str, head: int, tail: int, pattern: str) ->
         and len(t) - head - tail <= WINDOW_MAX_CHARS
         for t in (recorded, live)
     )
+
+
+def first_unexplained(a: str, b: str, windows: Iterable[tuple[int, str]]) -> tuple[int, int]:
+    """Where ``a`` and ``b`` first differ outside every window (``(head, pattern)``: a pattern
+    learned for the text from its ``head``th character on) both texts fit there, as a position in
+    each (a window may be longer in one text). Windows are taken in order of their place; one
+    that does not fit either text, or that the difference comes before, explains nothing, and
+    the difference found so far stands. Linear: slice comparisons, and each window's pattern
+    (which never backtracks) matched once per text."""
+    i = j = common_prefix(a, b)
+    for head, pattern in sorted(windows):
+        start = head + (j - i)  # where the window starts in ``b``: past what earlier windows shifted
+        if head > i or start < 0:
+            break  # the texts differ before this window: nothing it holds explains that
+        compiled = re.compile(pattern, re.DOTALL)
+        in_a, in_b = compiled.match(a, head), compiled.match(b, start)
+        if in_a is None or in_b is None:
+            break
+        end_a, end_b = in_a.end(), in_b.end()
+        if end_a < i or end_b < j:
+            continue  # the window closed before the difference: it is further on
+        same = common_prefix(a[end_a:], b[end_b:])
+        if end_a + same == len(a) and end_b + same == len(b):
+            break  # nothing differs past the window: what differs is inside it, shown as found
+        i, j = end_a + same, end_b + same
+    return i, j

@@ -18,8 +18,8 @@ of those items (``order``), and a value fits it when, with every run of items so
 sorted order, it fits the pattern. A third order of the same items fits; an item added or removed,
 or a word changed, does not. A text longer than ``LEARN_MAX_CHARS`` (a document) is learned only
 in the short window where its live copies differ (``longtext.py``); what differs across a longer
-stretch still gates, and a document that still gates is shown at its first difference outside
-every such window (``document.py``), not at the PID that varied above the word that changed.
+stretch still gates, and a long text that still gates is shown at its first difference outside
+every such window (``text_change.py``), not at the PID that varied above the word that changed.
 
 ``calibrate`` learns the same rules from N runs ahead of time and stores them in the cassette
 header (``noise``), where ``inspect`` shows them and every replay applies them.
@@ -31,10 +31,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from mcp_replay_action.compare.document import is_document_finding, past_noise
 from mcp_replay_action.compare.engine import CompareOptions, compare
 from mcp_replay_action.compare.longtext import learn_window, window_fits
 from mcp_replay_action.compare.normalize import BOX_TYPES, Keyed, normalize, parse_path
+from mcp_replay_action.compare.text_change import past_noise
 from mcp_replay_action.compare.tokens import EVIDENCE_CAP, text_pattern
 from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.results import Finding
@@ -194,10 +194,10 @@ def split(
 
 
 def _past_windows(finding: Finding, rules: list[NoiseRule], sides: list[JSON]) -> Finding:
-    """A document's finding that still gates, told at the first difference its learned windows
-    do not explain (``document.past_noise``): not at a PID that varies above a changed word."""
+    """A long text's finding that still gates, told at the first difference its learned windows
+    do not explain (``text_change.past_noise``): not at a PID that varies above a changed word."""
     windows = [(r.head, r.pattern) for r in rules if r.path == finding.path and r.head is not None and r.pattern]
-    if not windows or len(sides) < 2 or not is_document_finding(finding):
+    if not windows or len(sides) < 2:
         return finding
     recorded, live = (resolve(side, finding.path) for side in sides)
     if not (isinstance(recorded, str) and isinstance(live, str)):
