@@ -9,7 +9,9 @@ for ``python:3.12-slim`` with debootstrap (cached in /var/tmp/mcp-replay-rootfs)
 What is shown: the container replays cassettes against a Python sample server (healthy, then its
 regressed twin) and a Node server installed by the ``install`` input from the npm registry, and
 writes outputs, the job summary, annotations and one sticky comment to a fake GitHub API on
-127.0.0.1; and the dogfood workflow runs end to end through ``act`` on podman's Docker socket.
+127.0.0.1; with ``baseline: merge-base`` and no cassette, it checks the base commit of a real git
+repository out with the image's git and fails the gate on the head's breaking change; and the
+dogfood workflow runs end to end through ``act`` on podman's Docker socket.
 """
 
 from __future__ import annotations
@@ -157,14 +159,22 @@ def give_to_runner(*paths: Path) -> None:
 
 
 def run_action(
-    image: str, workspace: Path, rundir: Path, github: Any, inputs: dict[str, str], *, options: tuple[str, ...] = ()
+    image: str,
+    workspace: Path,
+    rundir: Path,
+    github: Any,
+    inputs: dict[str, str],
+    *,
+    options: tuple[str, ...] = (),
+    event: dict[str, Any] | None = None,
 ) -> Run:
     """The container, once, with GitHub's mounts and environment (tests/container/run-action.sh);
     the workspace, the home, the event and the file-command files belong to the runner's user, as
     they do on GitHub."""
     for name in ("home", "workflow", "file_commands"):
         (rundir / name).mkdir(parents=True, exist_ok=True)
-    (rundir / "workflow" / "event.json").write_text(json.dumps(pull_request_event()), encoding="utf-8")
+    payload = event if event is not None else pull_request_event()
+    (rundir / "workflow" / "event.json").write_text(json.dumps(payload), encoding="utf-8")
     for name in FILE_COMMANDS:  # fresh per step, as the runner gives them
         (rundir / "file_commands" / name).write_text("", encoding="utf-8")
     give_to_runner(workspace, rundir / "home", rundir / "workflow", rundir / "file_commands")
@@ -463,6 +473,44 @@ def test_the_code_under_test_reaches_none_of_the_runners_files(image: str, githu
     assert list(scratch.iterdir()) == [], "the run left scratch behind in /tmp"
 
 
+def test_baseline_merge_base_with_the_images_git(image: str, github: Any, tmp_path: Path) -> None:
+    """Issue 30, the image: no cassette, ``baseline: merge-base`` on a real git repository with two
+    commits (tests/baseline_repo.py: a server with a read-only tool, and the head where it answers
+    one more), owned by the runner's user as on GitHub. The image's git checks the base out beside
+    the workspace as that user (git's ownership check passes as it is; the ``post-checkout`` hook
+    the head's ``install`` planted runs as uid 1001, never as the token holder), the base is
+    explored and the head fails the gate with the breaking finding in the one comment; SARIF
+    points the finding at the workflow's ``baseline:`` line; the worktree is gone afterwards."""
+    from baseline_repo import BASELINE_LINE, REGRESSED, WORKFLOW, WORKFLOW_REF, repository
+
+    ws, base, head = repository(tmp_path / "repo", REGRESSED)
+    event = pull_request_event()
+    event["pull_request"]["head"]["sha"] = head
+    event["pull_request"]["base"]["sha"] = base
+    hook = "#!/bin/sh\nid -u >> /github/workspace/hook-ran-as\n"
+    plant = f"if [ -d .git ]; then printf '{hook}' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout; fi"
+    run = run_action(
+        image, ws, tmp_path / "run", github,
+        {"server": "python server.py", "baseline": "merge-base", "install": plant, "sarif-file": "mcp-replay.sarif"},
+        options=("-e", f"GITHUB_WORKFLOW_REF={WORKFLOW_REF}"), event=event,
+    )  # fmt: skip
+    assert run.returncode == 1, explain(run)
+    assert f"Comparing with the base build at {base[:12]} (merge-base)" in run.stdout, explain(run)
+    assert run.outputs["gate"] == "failed", run.outputs
+    (comment,) = comments(github)
+    body = comment["body"]
+    assert f"**Explored the base build** (`{base[:12]}`): 1 tool(s) called: `add`" in body, body
+    block = body.split("```json\n", 1)[1].split("\n```", 1)[0]
+    breaking = [(f["interaction"], f["path"]) for f in json.loads(block) if f["class"] == "breaking"]
+    assert breaking == [("tools/call add", "$.result.content[0].text")], body
+    assert (ws / "hook-ran-as").read_text(encoding="utf-8").split() == [str(RUNNER_UID)]
+    assert not list((ws / ".git" / "worktrees").glob("*")), "the base's worktree is still registered"
+    sarif = json.loads((ws / "mcp-replay.sarif").read_text(encoding="utf-8"))
+    (result,) = [r for r in sarif["runs"][0]["results"] if r["level"] == "error"]
+    physical = result["locations"][0]["physicalLocation"]
+    assert physical == {"artifactLocation": {"uri": WORKFLOW}, "region": {"startLine": BASELINE_LINE}}
+
+
 def test_dogfood_workflow_through_act(image: str, tmp_path: Path) -> None:
     """The repository's own dogfood workflow, run by act on podman's Docker socket, comments on
     the fake GitHub API (act lets --env override GITHUB_API_URL)."""
@@ -504,13 +552,14 @@ def test_image_fits_the_size_budget_with_dockers_layering(image: str) -> None:
         unpacked, compressed = int(sizes["image_unpacked"]), int(sizes["image_compressed"])
     assert unpacked <= BUDGET_UNPACKED, result.stdout
     assert compressed <= BUDGET_COMPRESSED, result.stdout
-    # The final stage adds exactly one layer with content: the copied environment.
+    # The final stage adds exactly one layer with content: the copied environment (git included).
     added = [layer for layer in sizes["added_layers"].split(",") if layer and int(layer.split("/")[0]) > 10_240]
     assert len(added) == 1, result.stdout
     tools = subprocess.run(
         [engine(), "run", "--rm", "--network", "none", "--entrypoint", "sh", image, "-c",
          "node --version && npm --version && npx --version && uv --version && uvx --version"
-         " && ! command -v git && python -c 'import sys; assert \"/opt/mcp-replay\" not in sys.prefix'"],
+         " && test \"$(command -v git)\" = /opt/mcp-replay/tools/git && git --version"
+         " && python -c 'import sys; assert \"/opt/mcp-replay\" not in sys.prefix'"],
         env=ENGINE_ENV, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert tools.returncode == 0, tools.stdout + tools.stderr

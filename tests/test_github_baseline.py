@@ -7,6 +7,7 @@ the comment."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +15,15 @@ import pytest
 
 from baseline_repo import BASELINE_LINE, REGRESSED, SAME, WORKFLOW, WORKFLOW_REF, repository, with_base
 from fakegithub import FakeGitHub, git
-from github_action_run import PY, run_action
+from github_action_run import PY, SYSTEM_PYTHON, run_action
 from github_events import REPO, pull_request
 from http_helpers import FAST_HTTP, free_port
 from mcp_replay_action.errors import EXIT_GATE, EXIT_OK, EXIT_USAGE
 from sarif_check import valid_sarif
 
 pytestmark = pytest.mark.integration
+
+OWNER = 4321  # the workspace's owner when the entrypoint runs as the image runs it (as root)
 
 # A user's server over Streamable HTTP: the SDK task tracker (tests/fakes/http_fast_server.py) as
 # the build FAST_SERVER_VARIANT names, on the port given as its argument.
@@ -150,3 +153,36 @@ def test_url_alone_cannot_start_the_base_and_is_refused(tmp_path: Path, fake: Fa
     run = _run(ws, fake, _event(head, base), server="", url="http://127.0.0.1:9/mcp")
     assert run.returncode == EXIT_USAGE, run.stdout + run.stderr
     assert "input baseline: with url alone the base build cannot be started" in run.stdout
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0 or SYSTEM_PYTHON is None,
+    reason="running as the image runs (dropping privileges) needs root, and a python3 another user can run",
+)
+def test_as_the_image_runs_it_git_runs_as_the_workspace_owner_never_the_token_holder(
+    reachable_tmp: Path, fake: FakeGitHub
+) -> None:
+    """The image: the entrypoint as root with ``MCP_REPLAY_RUN_AS=workspace-owner``, the workspace
+    another user's (as on GitHub, where the runner's user checked it out). git runs as that user,
+    so its ownership check passes with no exception configured, and a ``post-checkout`` hook the
+    head's ``install`` planted in ``.git`` runs as that user too, never as the token holder."""
+    ws, base, head = repository(reachable_tmp, REGRESSED)
+    ran_as = ws / "hook-ran-as"
+    hook = f"#!/bin/sh\nid -u >> {ran_as}\n"
+    plant = f"if [ -d .git ]; then printf '{hook}' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout; fi"
+    for path in [ws, *ws.rglob("*")]:
+        os.chown(path, OWNER, OWNER, follow_symlinks=False)
+    run = _run(
+        ws, fake, _event(head, base), python=SYSTEM_PYTHON or "python3", env={"MCP_REPLAY_RUN_AS": "workspace-owner"},
+        **{"install": plant, "sarif-file": "mcp-replay.sarif"},
+    )  # fmt: skip
+    assert run.returncode == EXIT_GATE, run.stdout + run.stderr
+    assert run.outputs["gate"] == "failed"
+    (comment,) = fake.comments[(REPO, 7)]
+    assert "tools/call add" in comment["body"] and "breaking" in comment["body"], comment["body"]
+    assert ran_as.read_text().split() == [str(OWNER)], "git worktree add ran the hook as someone else"
+    assert not list((ws / ".git" / "worktrees").glob("*")), "the base's worktree is still registered"
+    # Without GITHUB_WORKFLOW_REF there is no file to point the baseline's findings at: they are
+    # left out of the SARIF log, and a warning says so.
+    assert valid_sarif((ws / "mcp-replay.sarif").read_text("utf-8"))["runs"][0]["results"] == []
+    assert any("left out of the SARIF log" in a.data for a in run.annotations("warning")), run.stdout

@@ -7,14 +7,17 @@ runs there, and ``explore.builds.compare_builds`` explores it, learns its noise 
 starts and replays that against the workspace's build: the findings join the cassettes' (when the
 repository has some) in one report, one comment and one gate.
 
-git runs with an argument list (never a shell), as the user that checked the workspace out (git's
-own ownership check stays on), and its errors become one line that says what the checkout needs
-(``fetch-depth: 0``). The Docker image has no git: the
-input needs the composite action, or git in the job's own steps (docs/baseline.md).
+git runs with an argument list (never a shell) as the code under test runs (``host/privilege.py``):
+in the image, as the workspace's owner with a HOME of its own and the environment scrubbed of
+tokens, inside the fence that keeps the runner's files closed. So git's own ownership check passes
+as it is, with no exception configured, and whatever the head's ``install`` left in ``.git`` (a hook, a
+``core.fsmonitor`` command) runs with no more than that code already had, never as the token
+holder. Its errors become one line that says what the checkout needs (``fetch-depth: 0``).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -25,6 +28,7 @@ from pathlib import Path
 
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.github.event import Event
+from mcp_replay_action.host import privilege
 
 MERGE_BASE = "merge-base"
 # A ref as a workflow names one (a branch, a tag, a commit, ``origin/main``): no option-like
@@ -82,6 +86,7 @@ def checked_out(workspace: Path, commit: str) -> Iterator[Path]:
     scratch = Path(tempfile.mkdtemp(prefix="mcp-replay-base-"))
     tree = scratch / "base"
     try:
+        privilege.give_to_children(scratch)  # git, install and the base's server write there
         _git(workspace, ("worktree", "add", "--detach", str(tree), commit), f"cannot check out {commit[:12]}")
         yield tree
     finally:
@@ -97,15 +102,27 @@ def _git(workspace: Path, args: tuple[str, ...], failure: str) -> str:
     it fails, a ConfigError."""
     argv = ["git", "-C", str(workspace), *args]
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            env=privilege.child_environment(dict(os.environ)),
+            **privilege.popen_options(),
+        )
     except FileNotFoundError:
-        raise ConfigError(
-            "input baseline needs git, and there is none here (the Docker image has none: use the composite "
-            "action, see docs/baseline.md)"
-        ) from None
+        raise ConfigError("input baseline needs git, and there is none on PATH here") from None
     except subprocess.TimeoutExpired:
         raise ConfigError(f"{failure}: git did not finish within {GIT_TIMEOUT:g} s") from None
     if done.returncode != 0:
         said = " ".join(done.stderr.split())[:300]
+        if "dubious ownership" in said:
+            # Another user owns the checkout (a root-owned workspace gives the code under test
+            # uid 65532): not a fetch-depth matter, and no exception to git's check is made for it.
+            raise ConfigError(
+                f"input baseline: git refuses the checkout at {workspace}: it belongs to another user than "
+                "the one the code under test runs as (check out as the runner's user)"
+            )
         raise ConfigError(f"{failure}" + (f" (git: {said})" if said and failure else ""))
     return done.stdout.strip().splitlines()[0] if done.stdout.strip() else ""
