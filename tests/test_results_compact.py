@@ -219,3 +219,18 @@ def test_a_result_list_is_listed_as_its_results_are_listed_one_by_one() -> None:
             for verbose in (False, True):
                 expected = console.render(report(one_by_one), color=color, verbose=verbose)
                 assert console.render(report(held), color=color, verbose=verbose) == expected
+
+
+def test_the_differing_results_are_the_answered_ones_with_a_finding_failing_or_cosmetic() -> None:
+    cosmetic = replace(FINDING, cls="cosmetic")
+    missing = Finding("missing-response", "breaking", "$", "no response within 1 s")
+    results = ResultList(
+        (
+            InteractionResult(0, 2, "initialize", None, "pass"),
+            InteractionResult(1, 3, "tools/call", "a", "fail", findings=(FINDING,)),
+            InteractionResult(2, 4, "tools/list", None, "pass", findings=(cosmetic,)),
+            InteractionResult(3, 5, "tools/call", "b", "missing", findings=(missing,)),
+            InteractionResult(4, 6, "tools/call", "c", "pass", noise=(FINDING,)),
+        )
+    )
+    assert results.differing() == {1, 2}

@@ -646,7 +646,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "confirm",
         ("--confirm/--no-confirm",),
-        help="When an interaction fails, replay once more against a fresh start and report what differs "
+        help="When an interaction differs, replay once more against a fresh start and report what differs "
         "between the two live runs as noise (not gating).",
         default=True,
         show_default=True,

@@ -60,8 +60,8 @@ class Plan:
     max_growth: float | None = None
     # Sends of each side-effect-free request; the median latency is reported.
     repeat: int = 1
-    # When an interaction fails, replay once more against a fresh start and report what differs
-    # between the two live runs as noise (``noise.py``).
+    # When an interaction differs (a failing or a cosmetic change), replay once more against a fresh
+    # start and report what differs between the two live runs as noise (``noise.py``).
     confirm: bool = True
     # Declared threading rules (``--thread`` / ``--no-thread``: keys or paths of an answer), on
     # top of the ones each cassette's header stores (``correlate.ThreadRules``).

@@ -1,7 +1,7 @@
 """Noise learned, not guessed: what differs between two live runs of the same build is not a
 regression.
 
-When an interaction fails, the confirmation pass (``replay``) sends the same request sequence to a
+When an interaction differs, the confirmation pass (``replay``) sends the same request sequence to a
 fresh start of the same server and hands both live answers here. ``learn`` compares them and
 returns one ``NoiseRule`` per place that differs: its finding path and, for text, a pattern that
 holds the text's stable tokens literally and only the tokens that varied as wildcards, each as

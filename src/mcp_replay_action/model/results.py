@@ -43,6 +43,7 @@ Status = Literal["pass", "fail", "missing", "skipped"]
 
 REPORT_SCHEMA = "mcp-replay/report@1"
 
+
 @dataclass(frozen=True)
 class Finding:
     """One difference between a recorded and a live response.
@@ -257,6 +258,11 @@ class ResultList(Sequence[InteractionResult]):
             if held is None and sizes[2 * index + 1] > sizes[2 * index] >= 0:
                 held = self._item(index)  # an answer that grew says so on its row
             yield numbers[2 * index], _STATUSES[code & 3], labels[code >> 6], held
+
+    def differing(self) -> frozenset[int]:
+        """The seqs of the results that were answered and differ from their recording: a finding,
+        failing or cosmetic (what a confirmation pass re-checks), read without building the others."""
+        return frozenset(r.seq for r in self._whole.values() if r.findings and r.status in ("fail", "pass"))
 
     def statuses(self) -> Counter[str]:
         """How many results have each status, read from the packed codes (no result is built)."""

@@ -48,7 +48,6 @@ from mcp_replay_action.model.results import (
     InteractionResult,
     Report,
     ResultList,
-    status_counts,
 )
 from mcp_replay_action.plan import Plan
 from mcp_replay_action.redact import Redactor, redactor_for
@@ -680,9 +679,9 @@ def replay_cassette(
     given, is called in place of ``transport.start()``: ``early.py`` started it already), and
     close it after.
 
-    ``confirm`` opens a fresh transport to the same server: when an interaction fails, the
+    ``confirm`` opens a fresh transport to the same server: when an interaction differs, the
     cassette is replayed once more through it and what differs between the two live runs is moved
-    from the findings to ``noise`` (free when nothing fails).
+    from the findings to ``noise`` (free when nothing differs).
 
     ``on_live`` sees every live response as it arrives, unredacted, with the recorded request it
     answers (``--update`` keeps them, and what else the server sent in ``keep``); results never
@@ -726,7 +725,7 @@ def replay_cassette(
     mismatch = era_mismatch(sent, results, translated=translation.across)
     if mismatch:
         results = one_era_finding(results, sent, mismatch)
-    elif standby is not None and session.confirming and status_counts(results)["fail"]:
+    elif standby is not None and session.confirming and session.results.differing():
         results = _confirmed(cassette, session, standby, options)
     if standby is not None:
         standby.discard()  # started ahead, and no confirming run took it
@@ -760,7 +759,7 @@ def _confirmed(cassette: Cassette, first: _Session, confirm: Standby, options: P
         # Read from disk again on this pass: what the first run failed on, it still holds.
         cassette = replace(cassette, interactions=cassette.interactions.reusing(first.recorded.values()))
     second = _Session(cassette, transport, options)
-    second.gather = frozenset(r.seq for r in first.results if r.status == "fail")
+    second.gather = first.results.differing()  # a cosmetic change too: a set's order in a description
     second.hear_session = first.heard.row in second.gather
     second.twins = first.live
     second.correlations = first.carry.correlations if first.carry is not None else None
@@ -774,13 +773,13 @@ def _confirmed(cassette: Cassette, first: _Session, confirm: Standby, options: P
     out = ResultList()
     for result in first.results:
         live_a, live_b = first.live.get(result.seq), second.live.get(result.seq)
-        if result.status == "fail" and result.seq == first.heard.row and second.dead is None:
+        if result.seq in second.gather and result.seq == first.heard.row and second.dead is None:
             # The session's notifications, heard again to the end (``heard_again.py``).
             a, b = first.heard.live_heard(first.redactor.apply), second.heard.live_heard(second.redactor.apply)
             kept, ignored = heard_again.unrepeated(
                 result.findings, first.heard.recorded_session, a, b, first.compare_options
             )
-        elif result.status != "fail" or live_a is None or live_b is None:
+        elif result.seq not in second.gather or live_a is None or live_b is None:
             out.append(result)
             continue
         else:
