@@ -178,6 +178,10 @@ HEARD_CASES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {
     "progress-dropped": (_progress(3), []),
     "progress-added": ([], _progress(2)),
     "progress-changed": (_progress(3), _progress(2, total=2)),
+    "progress-unfinished": (  # as many, the last one short of the total
+        _progress(3),
+        [_note("notifications/progress", progressToken=1, progress=p, total=3, message="step") for p in (1, 1.5, 2)],
+    ),
     "progress-text-changed": (_progress(3), _progress(3, message="working")),
     "log-level-raised": ([_log("info", "placing order")], [_log("warning", "order REJECTED by fraud check")]),
     "log-changed": ([_log("info", "placing order")], [_log("info", "placing the order")]),

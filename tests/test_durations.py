@@ -6,7 +6,13 @@ Found on PyPI's ``jcodemunch-mcp`` (its ``index_folder`` answers ``"duration_sec
 every unchanged replay paid a confirmation pass, a second start, to learn that number as noise.
 End to end here with ``tests/servers/timed_server.py``, which has that shape (progress per file,
 a log line, the duration in the answer's JSON text and ``structuredContent``), recorded through
-``mcp-replay record`` with the official SDK client."""
+``mcp-replay record`` with the official SDK client.
+
+The same server reports progress as time allows (every 100 ms): a build that stops short of its
+total lands on another step, and sends another count, on each start, so the confirmation pass
+learned the count and the last value as noise and the change passed unseen (found by dropping
+jcodemunch's last progress step). That no start reaches the total any more is one finding,
+``progress-unfinished``, the same on every start (compare/notifications.py)."""
 
 from __future__ import annotations
 
@@ -98,7 +104,10 @@ def timed_cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _counted(starts: Path, variant: str = "") -> str:
     """The server's command, appending a line to ``starts`` each time it is started."""
-    run = f"env TIMED_SERVER_VARIANT={variant} {shlex.quote(PYTHON)} {shlex.quote(str(TIMED))}"
+    run = (
+        f"env TIMED_SERVER_VARIANT={variant} TIMED_SERVER_STARTS={shlex.quote(str(starts))} "
+        f"{shlex.quote(PYTHON)} {shlex.quote(str(TIMED))}"
+    )
     return "sh -c " + shlex.quote(f"echo start >> {starts}; exec {run}")
 
 
@@ -127,3 +136,22 @@ def test_a_change_next_to_the_duration_and_a_length_that_is_data_are_caught(
     assert recut.code == 1, recut.describe()
     [found] = recut.findings()
     assert (found["path"], found["before"], found["after"]) == ("$.result.structuredContent.duration_seconds", 215, 214)
+
+
+def test_progress_that_stops_short_at_another_step_on_each_start_is_still_caught(
+    timed_cassette: Path, tmp_path: Path
+) -> None:
+    starts = tmp_path / "starts"
+    run = replay(_counted(starts, "unfinished"), timed_cassette, report=tmp_path / "u.json", gate=False)
+    assert len(starts.read_text().splitlines()) == 2, run.describe()  # the confirmation pass ran
+    [found] = run.findings()
+    assert (found["rule"], found["path"], found["class"]) == (
+        "progress-unfinished",
+        "$.notifications.progress.finished",
+        "additive",
+    ), run.describe()
+    # What differed between the two starts (the count, the last step and its words) is noise.
+    noise = {n["path"] for i in run.interactions() for n in i["noise"]}
+    steps = {"$.notifications.progress", "$.notifications.progress.progress", "$.notifications.progress.message"}
+    assert noise <= steps, run.describe()
+    assert noise, run.describe()

@@ -72,6 +72,20 @@ def test_progress_by_count_and_last_value() -> None:
     assert [f.cls for f in compare_heard(progress(3), [])] == ["breaking"]
 
 
+def test_progress_that_stops_short_of_its_total_is_the_same_finding_at_any_step() -> None:
+    short = [rules(progress(3), progress(n))[-1] for n in (1, 2)]
+    assert short == [("progress-unfinished", "$.notifications.progress.finished")] * 2
+    unfinished = [f for n in (1, 2) for f in compare_heard(progress(3), progress(n)) if f.rule == "progress-unfinished"]
+    assert unfinished[0] == unfinished[1] and unfinished[0].cls == "additive"  # equal: never learned as noise
+    # Not this finding when the recording never reached its total either, or named none.
+    assert rules(progress(2), progress(1)) == [
+        ("progress-changed", "$.notifications.progress"),
+        ("progress-changed", "$.notifications.progress.progress"),
+    ]
+    untotalled = [note("notifications/progress", progressToken=7, progress=i) for i in (1, 2)]
+    assert "progress-unfinished" not in {r for r, _ in rules(untotalled, untotalled[:1])}
+
+
 def test_change_notices_by_presence() -> None:
     changed = note("notifications/tools/list_changed")
     assert rules([changed], [changed, changed]) == []  # a client refetches once either way

@@ -5,7 +5,10 @@
 call. Built with the official SDK's ``MCPServer``; run as a script (stdio).
 
 ``TIMED_SERVER_VARIANT`` makes a drifted build: ``fewer`` (``index`` skips the last file),
-``recut`` (the track is a second shorter).
+``recut`` (the track is a second shorter), ``unfinished`` (``index`` reports progress as time
+allows, as jcodemunch's every 100 ms, and never its last step: it lands on other files on each
+start, taken from how many lines ``TIMED_SERVER_STARTS`` holds, so its count and last value vary
+between starts while every start stops short of the total).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import os
 import random
 import time
+from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -28,10 +32,21 @@ async def index(files: list[str], ctx: Context) -> dict[str, Any]:
     started = time.perf_counter()
     await ctx.info(f"indexing {len(files)} files")
     done = files[:-1] if VARIANT == "fewer" else files
+    reported = _reported(len(done))
     for i, name in enumerate(done, start=1):
         time.sleep(random.uniform(0.002, 0.02))  # parsing: a different time on every run
-        await ctx.report_progress(i, len(done), f"parsed {name}")
+        if i in reported:
+            await ctx.report_progress(i, len(done), f"parsed {name}")
     return {"indexed": len(done), "files": done, "duration_seconds": round(time.perf_counter() - started, 3)}
+
+
+def _reported(files: int) -> range:
+    """The steps whose progress is sent: each one; in the ``unfinished`` build every other one,
+    from the first or the second as the start count alternates, never the last."""
+    if VARIANT != "unfinished":
+        return range(1, files + 1)
+    starts = Path(os.environ["TIMED_SERVER_STARTS"]).read_text().count("\n")
+    return range(1 + starts % 2, files, 2)
 
 
 @server.tool()

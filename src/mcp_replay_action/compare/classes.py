@@ -133,6 +133,8 @@ RULES: tuple[Rule, ...] = (
          "a client ignores what it did not ask to show"),
     Rule("progress-changed", "how many progress notifications came, or the last one's `progress` or `total`, "
          "changed (never their timing)", "additive", "the client still hears progress"),
+    Rule("progress-unfinished", "a request's progress no longer reaches its `total` (the recording's last "
+         "notification did)", "additive", "a client's progress bar stops short; the answer still comes"),
     Rule("log-changed", "a log message's data changed, its level changed below `warning`, or one was added below "
          "`warning` or removed (data masked as any text)", "additive",
          "a client does not branch on logs; a person reading them sees the change"),

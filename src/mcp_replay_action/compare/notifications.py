@@ -8,7 +8,8 @@ they came with; ``replay/heard.py`` gathers the live ones the same way. Each kin
 what a client can tell:
 
 - **progress** (``notifications/progress``): how many arrived, and the last one's ``progress``,
-  ``total`` and ``message``; never when they came.
+  ``total`` and ``message``, and whether it still reaches its ``total`` (``finished``); never
+  when they came.
 - **log messages**: as a sequence of (level, data), data masked like any text (times, UUIDs),
   lined up with ``difflib`` so one message added does not shift every later one into a change.
 - **change notices and any other notification**: by presence per method (a server may coalesce
@@ -148,7 +149,18 @@ def _progress(rec: list[JSONObject], now: list[JSONObject], options: CompareOpti
         said = f"progress notifications: recorded {len(rec)}, live {len(now)}"
         out.append(finding("progress-changed", "structure-change", path, said, before=len(rec), after=len(now)))
     last_rec, last_now = params_of(rec[-1]), params_of(now[-1])
-    for key in ("progress", "total"):
+    keys: tuple[str, ...] = ("progress", "total")
+    if _reached(last_rec) and _reached(last_now) is False:
+        # Said without the live values: a server that reports progress as time allows (every
+        # 100 ms, say) ends each start at another step and count, and a confirmation pass learns
+        # those as noise; that no start reaches the total any more is the same on every start.
+        said = (
+            "progress no longer reaches its total: the recording's last notification was "
+            f"{json.dumps(last_rec.get('progress'))} of {json.dumps(last_rec.get('total'))}"
+        )
+        out.append(finding("progress-unfinished", "value-change", f"{path}.finished", said, before=True, after=False))
+        keys = ("total",)
+    for key in keys:
         was, new = last_rec.get(key), last_now.get(key)
         if was != new:
             said = f"the last progress notification's {key}: {json.dumps(was)} -> {json.dumps(new)}"
@@ -160,6 +172,14 @@ def _progress(rec: list[JSONObject], now: list[JSONObject], options: CompareOpti
             finding("progress-text-changed", "value-change", f"{path}.message", said, before=was_text, after=new_text)
         )
     return out
+
+
+def _reached(params: dict[str, Any]) -> bool | None:
+    """Whether a progress notification says the work is done (``progress`` at its ``total``);
+    None when it names no total."""
+    progress, total = params.get("progress"), params.get("total")
+    numbers = all(type(v) in (int, float) for v in (progress, total))
+    return progress >= total if numbers else None  # type: ignore[operator]
 
 
 # -- log messages -----------------------------------------------------------------------------------
