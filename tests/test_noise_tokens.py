@@ -20,7 +20,7 @@ from e2e_helpers import SERVERS, python_server, record_through_proxy, replay
 from mcp_replay_action.compare.engine import compare
 from mcp_replay_action.compare.longtext import first_unexplained
 from mcp_replay_action.compare.noise import learn, split
-from mcp_replay_action.compare.tokens import text_pattern
+from mcp_replay_action.compare.tokens import first_unfit, text_pattern
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 
@@ -241,3 +241,35 @@ def test_a_long_text_that_still_fails_is_shown_past_its_learned_window(joint: st
     text = recorded["result"]["content"][0]["text"]
     assert noise == () and f" at character {text.index('job done') + 4}" in kept.message, kept
     assert "job done" in str(kept.before) and "job failed" in str(kept.after), kept
+
+
+def _small_page(text: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 2, "result": {"contents": [{"uri": "ui://a/small.html", "text": text}]}}
+
+
+@pytest.mark.parametrize("wrap", [said, _small_page], ids=["prose", "small-document"])
+def test_a_short_text_that_still_fails_is_shown_past_its_learned_tokens(wrap: Any) -> None:
+    """A text under the window's size is learned whole (one pattern, a wildcard per varying
+    token): the first difference shown is the first one that pattern does not allow."""
+    line = "<p>worker pid {pid} ready after {ms} ms; 3 jobs queued for the {when} build</p>"
+    rules = learn(
+        [wrap(line.format(pid=4242, ms=12.5, when="nightly")), wrap(line.format(pid=977, ms=8, when="nightly"))]
+    )
+    assert [r.head for r in rules] == [None], rules
+    recorded = wrap(line.format(pid=31, ms=40, when="nightly"))
+    live = wrap(line.format(pid=4242, ms=12.5, when="weekly"))
+    [naive] = compare(recorded, live)
+    assert naive.message.startswith(("value changed at character 14:", "document changed: ")), naive  # the PID
+    assert naive.message.startswith("value") or naive.message.endswith("first difference at character 14")
+    [kept], noise = split(compare(recorded, live), rules, recorded, None, live)
+    text = line.format(pid=31, ms=40, when="nightly")
+    assert noise == () and f" at character {text.index('nightly')}" in kept.message, kept
+    assert "nightly" in str(kept.before) and "weekly" in str(kept.after), kept
+    assert "[-nightly-]{+weekly+}" in kept.diff, kept.diff
+
+
+def test_first_unfit_is_none_when_the_recording_does_not_fit_or_no_one_change_breaks_it() -> None:
+    pattern = text_pattern(["pid 4242 ok", "pid 977 ok"]).pattern
+    assert first_unfit("pid 31 ok", "pid 4242 no", pattern) == (7, 9)
+    assert first_unfit("pid x ok!", "pid 4242 ok", pattern) is None  # the recording does not fit
+    assert first_unfit("pid 31 ok", "pid 4242 ok", pattern) is None  # every difference fits

@@ -189,20 +189,22 @@ def split(
         if finding.kind in NOISE_KINDS and any(_explained(r, finding, sides) for r in rules):
             noise.append(finding)
         else:
-            kept.append(_past_windows(finding, rules, sides))
+            kept.append(_past_noise(finding, rules, sides))
     return tuple(kept), tuple(noise)
 
 
-def _past_windows(finding: Finding, rules: list[NoiseRule], sides: list[JSON]) -> Finding:
-    """A long text's finding that still gates, told at the first difference its learned windows
-    do not explain (``text_change.past_noise``): not at a PID that varies above a changed word."""
-    windows = [(r.head, r.pattern) for r in rules if r.path == finding.path and r.head is not None and r.pattern]
-    if not windows or len(sides) < 2:
+def _past_noise(finding: Finding, rules: list[NoiseRule], sides: list[JSON]) -> Finding:
+    """A text's finding that still gates, told at the first difference its learned rules do not
+    explain (``text_change.past_noise``): not at a PID that varies above a changed word."""
+    here = [r for r in rules if r.path == finding.path and r.pattern is not None and r.order is None]
+    if not here or len(sides) < 2:
         return finding
     recorded, live = (resolve(side, finding.path) for side in sides)
     if not (isinstance(recorded, str) and isinstance(live, str)):
         return finding
-    return past_noise(finding, recorded, live, windows)
+    windows = [(r.head, str(r.pattern)) for r in here if r.head is not None]
+    patterns = [str(r.pattern) for r in here if r.head is None and max(len(recorded), len(live)) <= LEARN_MAX_CHARS]
+    return past_noise(finding, recorded, live, windows, patterns)
 
 
 def _explained(rule: NoiseRule, finding: Finding, sides: list[JSON]) -> bool:

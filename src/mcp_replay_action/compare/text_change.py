@@ -12,7 +12,8 @@ each and never the first difference. Noise the confirmation pass learned in a lo
 window (``longtext.py``) that a real change elsewhere keeps from explaining the finding;
 ``past_noise`` then tells the finding again at the first difference outside every window both
 texts fit (``longtext.first_unexplained``), so a page whose PID varies near its top and whose last
-word changed points at the word. Linear in the texts' length.
+word changed points at the word; a shorter text's learned pattern is read the same way
+(``tokens.first_unfit``). Linear in a long text's length.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Literal
 from mcp_replay_action.compare.classes import finding as _classed
 from mcp_replay_action.compare.longtext import first_unexplained
 from mcp_replay_action.compare.render import BRIEF_CAP, RENDER_CAP, brief, text_diff, window, word_diff
+from mcp_replay_action.compare.tokens import first_unfit
 from mcp_replay_action.model.results import Finding
 from mcp_replay_action.values.narrow import common_prefix, common_suffix
 
@@ -50,15 +52,25 @@ def text_changed(path: str, rule: str, t1: str, t2: str, document: bool = False)
     return _classed(rule, "value-change", path, message, before=before, after=after, diff=diff)
 
 
-def past_noise(finding: Finding, recorded: str, live: str, windows: Iterable[tuple[int, str]]) -> Finding:
+def past_noise(
+    finding: Finding,
+    recorded: str,
+    live: str,
+    windows: Iterable[tuple[int, str]] = (),
+    patterns: Iterable[str] = (),
+) -> Finding:
     """``finding`` (a long text's, on the masked ``recorded`` and ``live`` texts) told at the first
-    difference no learned window (``(head, pattern)``) explains; the same finding when that is
-    the first difference already, or when ``finding`` is not a long text's."""
+    difference no learned noise explains: no window of a long text (``(head, pattern)``) and no
+    pattern of a whole text (``tokens.first_unfit``); the same finding when that is the first
+    difference already, or when ``finding`` is not a long text's."""
     shape = next((s for s, start in _STARTS.items() if finding.message.startswith(start)), None)
     if shape is None:
         return finding
+    first = common_prefix(recorded, live)
     at = first_unexplained(recorded, live, windows)
-    if at[0] == at[1] == common_prefix(recorded, live):
+    for pattern in patterns if at == (first, first) else ():
+        at = first_unfit(recorded, live, pattern) or at
+    if at == (first, first):
         return finding
     message, before, after, diff = _told(shape, recorded, live, *at)
     return replace(finding, message=message, before=before, after=after, diff=diff)

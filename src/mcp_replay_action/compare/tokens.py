@@ -19,6 +19,9 @@ clause, a changed word or an added item next to the varying token still fails.
 
 Every wildcard is possessive and stops where the next literal must start: matching a pattern
 never backtracks, so it is linear in the text's length (servers send megabytes).
+
+A finding such a rule does not explain (a real change beside the varying token) is shown at the
+first run of tokens the rule does not allow (``first_unfit``), not at the token that varied.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
+
+from mcp_replay_action.values.narrow import common_prefix
 
 WORD_CHARS = r"[^\W_]"
 # A token (``tokenize``): a word, a run of whitespace, or one other character.
@@ -159,3 +164,43 @@ def _free(following: str, spaced: bool) -> str:
 
 def _spaced(text: str) -> bool:
     return any(c.isspace() for c in text)
+
+
+# How many differing runs of tokens ``first_unfit`` tries, each by one match of a text of at most
+# ``noise.LEARN_MAX_CHARS``: bounded work whatever the texts hold.
+UNFIT_TRIES = 64
+
+
+def first_unfit(recorded: str, live: str, pattern: str) -> tuple[int, int] | None:
+    """Where ``live`` first differs from ``recorded`` in a way ``pattern`` (a learned text rule
+    both were meant to fit) does not allow, as a position in each; None when it cannot be told
+    (``recorded`` does not fit, or no single difference breaks the fit).
+
+    The texts are lined up token by token; each run that differs is put, alone, into
+    ``recorded``: a run the pattern holds a wildcard for (a PID, a minted id) still fits, and the
+    first run after which it does not is the change."""
+    compiled = re.compile(pattern, re.DOTALL)
+    if compiled.fullmatch(recorded) is None:
+        return None
+    a, b = tokenize(recorded), tokenize(live)
+    at_a, at_b = _offsets(a), _offsets(b)
+    tries = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        tries += 1
+        if tries > UNFIT_TRIES:
+            return None
+        x, y = at_a[i1], at_b[j1]
+        if compiled.fullmatch(recorded[:x] + live[y : at_b[j2]] + recorded[at_a[i2] :]) is None:
+            same = common_prefix(recorded[x : at_a[i2]], live[y : at_b[j2]])
+            return x + same, y + same
+    return None
+
+
+def _offsets(tokens: list[str]) -> list[int]:
+    """Where each token starts, and the text's length after the last."""
+    out = [0]
+    for token in tokens:
+        out.append(out[-1] + len(token))
+    return out
