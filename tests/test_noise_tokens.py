@@ -152,6 +152,9 @@ def test_a_page_stamped_with_its_render_time_fails_only_on_a_changed_byte(clause
     assert finding["message"].startswith("document changed: "), finding
     assert "first difference at character" in finding["message"] and "sha256" in finding["message"], finding
     assert read["noise"] == [], read  # the PID's window does not explain a byte changed elsewhere
+    # ... and the finding is told at that byte, not at the PID the window holds above it.
+    assert "hello world" in finding["before"] and "hello dlrow" in finding["after"], finding
+    assert "[-world-]{+dlrow+}" in finding["diff"] and "pid" not in finding["diff"], finding
 
 
 def _page(pid: int, cell: str = "world", far: str = "") -> dict[str, Any]:
