@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -212,3 +213,53 @@ def test_may_learn_from_is_false_only_for_answers_that_held_no_correlated_value_
                     and value in {v for v, _, _ in offered_values(i.response["result"], ThreadRules())}
                 ]
                 assert sources and sources[0] < inter.seq or value not in quoted_after
+
+
+def test_may_hold_from_what_the_client_sent_alone_never_refuses_a_holder() -> None:
+    rng = random.Random(13)
+    refused = 0
+    for n in range(2000):
+        recording = _recording(rng)
+        rules = ThreadRules(("ref",), ("name",)) if n % 3 == 0 else ThreadRules()
+        holders = set(corr.correlate(recording, rules).holders)
+        flow = corr.Flow(recording, rules)
+        for inter in recording:
+            if inter.kind != "request":
+                continue
+            if not flow.may_hold(inter):
+                assert inter.seq not in holders, recording
+                refused += 1
+        # Once the second pass is read, exactly its holders.
+        flow.correlations()
+        assert {i.seq for i in recording if i.kind == "request" and flow.may_hold(i)} == holders
+    assert refused > 1000  # the first pass alone settled many answers
+
+
+class _Counted(list[Interaction]):
+    """A recording that counts how often it is read through (a streamed cassette: a read of the file)."""
+
+    reads = 0
+
+    def __iter__(self) -> Iterator[Interaction]:
+        self.reads += 1  # as the first line is read, as a file's generator does
+        yield from super().__iter__()
+
+
+def test_an_answer_that_differs_by_a_value_nobody_quotes_is_settled_by_the_first_pass_alone() -> None:
+    stamped = {
+        "content": [{"type": "text", "text": '{"time": "2026-12-07T05:42:11+00:00", "requestId": "f4091f47-e67e"}'}]
+    }
+    recording = _Counted(
+        [
+            Interaction(1, "request", {"method": "tools/call", "params": {"name": "now"}}, {"result": stamped}),
+            Interaction(2, "request", {"method": "tools/call", "params": {"a": 42, "b": 7}}, {"result": {"n": 49}}),
+            Interaction(3, "request", {"method": "tools/call", "params": {"id": "note_x7k2abcd"}}, {"result": {}}),
+        ]
+    )
+    carry = Carry(recording)
+    assert not carry.may_learn_from(1, recording[0]) and recording.reads == 1
+    assert not carry.may_learn_from(2, recording[1]) and recording.reads == 1
+    # A value a later request quotes, which could be one: the second pass decides (it is not).
+    minted = Interaction(1, "request", {"method": "tools/call", "params": {}}, {"result": {"ref": "note_x7k2abcd"}})
+    recording[0] = minted
+    assert Carry(recording).may_learn_from(1, minted) and recording.reads == 3

@@ -37,9 +37,9 @@ from mcp_replay_action.compare.correlate import (
     NONE,
     WORD,
     Correlations,
+    Flow,
     Path,
     ThreadRules,
-    correlate,
     key_of,
     locate,
     word_at,
@@ -65,7 +65,7 @@ class Carry:
     """
 
     def __init__(
-        self, interactions: Iterable[JSON] | Correlations | None = None, rules: ThreadRules | None = None
+        self, interactions: Iterable[JSON] | Flow | Correlations | None = None, rules: ThreadRules | None = None
     ) -> None:
         self.mapping: dict[str, str] = {}
         self.ints: dict[int, int] = {}  # the integers among them, sent as integers
@@ -73,18 +73,36 @@ class Carry:
         self._pattern: re.Pattern[str] | None = None
         self._short: bool | None = None  # ``_whole_only``, once asked (reset as ``_pattern`` is)
         self.rules = rules or ThreadRules()
+        # The recording's data flow, read as far as it is asked (``correlate.Flow``).
+        self.flow: Flow | None = None
+        self._found: Correlations | None = None
         if isinstance(interactions, Correlations):
-            self.correlations = interactions
+            self._found = interactions
+        elif isinstance(interactions, Flow):
+            self.flow = interactions
+        elif interactions is None:
+            self._found = NONE
         else:
-            self.correlations = NONE if interactions is None else correlate(interactions, self.rules)
+            self.flow = Flow(interactions, self.rules)
+
+    @property
+    def correlations(self) -> Correlations:
+        """What the recording proves was threaded (both of ``Flow``'s passes, once)."""
+        if self._found is None:
+            assert self.flow is not None
+            self._found = self.flow.correlations()
+        return self._found
 
     def __bool__(self) -> bool:
         return bool(self.mapping)
 
-    def may_learn_from(self, seq: int) -> bool:
+    def may_learn_from(self, seq: int, inter: JSON = None) -> bool:
         """False when ``learn`` of the answer to interaction ``seq`` would learn nothing, whatever
         the live answer is: only the answers that held a correlated value before it was quoted
-        are learned from."""
+        are learned from. Given the recorded interaction ``inter``, what the client sent alone
+        (``Flow.may_hold``) answers first, and most answers that differ are settled by it."""
+        if self._found is None and inter is not None and self.flow is not None and not self.flow.may_hold(inter):
+            return False
         return seq in self.correlations.holders
 
     def learn(self, recorded: JSON, live: JSON, seq: int) -> None:

@@ -216,26 +216,90 @@ NONE = Correlations()
 
 def correlate(interactions: Iterable[JSON], rules: ThreadRules | None = None) -> Correlations:
     """The correlations of a recording (see the module docstring), read in one pass over what the
-    client sent plus one over the answers before the last first quote.
+    client sent plus one over the answers before the last first quote (``Flow``)."""
+    return Flow(interactions, rules).correlations()
 
-    What the first pass keeps of every value the client sent is its first quote's seq and two
-    bits of the keys it was quoted under (``_Firsts``), not the value: a streamed cassette of
-    100,000 calls quotes ~100,000 distinct values, and a dict of them with a set of keys each
-    raised a replay's peak RSS from 31 to 80 MiB. The second pass keeps only the values an answer
-    held before their first quote."""
-    rules = rules or ThreadRules()
-    # Read twice: a cassette streamed from disk is iterated again, never held whole.
-    items = list(interactions) if iter(interactions) is interactions else interactions
-    firsts = _Firsts()
-    last = -1  # the last first quote: an answer from there on cannot be a source
-    for inter in items:
-        if inter.kind in ("request", "notification"):
-            seq = inter.seq
-            for value, key in quotes(inter.message):
-                if firsts.note(value, seq, intflow.key_marks(key) if is_decimal(value) else 0):
-                    last = seq
-    if last < 0:
-        return NONE
+
+class Flow:
+    """A recording's data flow, read as far as it is asked. ``may_hold`` needs only the first
+    pass (what the client sent), ``correlations`` the second too (every answer before the last
+    first quote, walked).
+
+    A replay asks ``may_hold`` of each answer that differs from its recording, and on an unchanged
+    server most such answers differ by a time or an id no request quotes: then the second pass is
+    never made. What the first pass keeps of every value the client sent is its first quote's seq
+    and two bits of the keys it was quoted under (``_Firsts``), not the value: a streamed cassette
+    of 100,000 calls quotes ~100,000 distinct values, and a dict of them with a set of keys each
+    raised a replay's peak RSS from 31 to 80 MiB."""
+
+    def __init__(self, interactions: Iterable[JSON], rules: ThreadRules | None = None) -> None:
+        self.rules = rules or ThreadRules()
+        # Read twice: a cassette streamed from disk is iterated again, never held whole.
+        self._items: Iterable[JSON] | None = list(interactions) if iter(interactions) is interactions else interactions
+        self._firsts: _Firsts | None = None
+        self._last = -1  # the last first quote: an answer from there on cannot be a source
+        self._found: Correlations | None = None
+
+    def correlations(self) -> Correlations:
+        """What the recording proves was threaded (read once)."""
+        if self._found is None:
+            self._first_pass()
+            items, self._items = self._items, None
+            assert items is not None  # let go only once found
+            # Handed over in a list the second pass empties: it lets go before its last sets.
+            handed = [self._firsts] if self._firsts is not None else []
+            self._firsts = None
+            self._found = NONE if not handed or self._last < 0 else _second_pass(items, self.rules, handed, self._last)
+        return self._found
+
+    def may_hold(self, inter: JSON) -> bool:
+        """False when the answer to ``inter`` (a request) cannot be among ``correlations().holders``:
+        none of the values it offers was first quoted after it and could be one whatever other
+        answers hold (a string long and rare enough, an integer of 3 digits or quoted under an
+        identifier and never a quantity, or a value a declared rule names). From the first pass
+        alone; once the second is read, exactly its answer."""
+        if self._found is not None:
+            return inter.seq in self._found.holders
+        firsts = self._first_pass()
+        response = inter.response
+        if inter.seq >= self._last or inter.method in DECLARATIONS or not isinstance(response, dict):
+            return False
+        result = response.get("result")
+        if not isinstance(result, (dict, list)):
+            return False
+        for value, ruled, key in offered_values(result, self.rules):
+            if firsts.first(value) <= inter.seq:
+                continue
+            if ruled:
+                return True
+            if not is_decimal(value):
+                if plain_value(value):
+                    return True
+                continue
+            marks = firsts.marks(value) | intflow.key_marks(key)
+            if marks & intflow.QUANTITY:
+                continue
+            if marks & intflow.IDENTIFIER or len(value.lstrip("-")) >= intflow.UNIQUE_DIGITS:
+                return True
+        return False
+
+    def _first_pass(self) -> _Firsts:
+        if self._firsts is None:
+            assert self._items is not None
+            firsts = self._firsts = _Firsts()
+            for inter in self._items:
+                if inter.kind in ("request", "notification"):
+                    seq = inter.seq
+                    for value, key in quotes(inter.message):
+                        if firsts.note(value, seq, intflow.key_marks(key) if is_decimal(value) else 0):
+                            self._last = seq
+        return self._firsts
+
+
+def _second_pass(items: Iterable[JSON], rules: ThreadRules, handed: list[_Firsts], last: int) -> Correlations:
+    """The correlations, from the answers before ``last`` and the first pass (``handed``: taken
+    out of the list, so it goes when this lets go of it)."""
+    firsts = handed.pop()
     # A value an answer held before its first quote -> the first such answer's seq << 2 | the
     # marks of the keys those answers held an integer under; the later such answers, apart (few).
     held: dict[str, int] = {}

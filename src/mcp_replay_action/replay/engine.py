@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from mcp_replay_action.cassette import load
 from mcp_replay_action.cassette.jsonl import StreamedInteractions
-from mcp_replay_action.compare.correlate import Correlations, ThreadRules
+from mcp_replay_action.compare.correlate import Correlations, Flow, ThreadRules
 from mcp_replay_action.compare.durations import own_timing
 from mcp_replay_action.compare.eras import comparable
 from mcp_replay_action.compare.matchers import same_json, same_request, unchanged
@@ -127,7 +127,7 @@ class _Session:
         self.carry: Carry | None = None  # made when an answer first differs (``_learn``)
         # What the recording proves was threaded, when already read (a confirming run reuses the
         # first run's: the same cassette is not read once more for it).
-        self.correlations: Correlations | None = None
+        self.correlations: Flow | Correlations | None = None
         # An answer that differs from its recording, learned from just before the next message is
         # sent: after the last one, nothing could quote what it minted, and a big last answer is
         # never walked.
@@ -224,7 +224,7 @@ class _Session:
                 ThreadRules(self.options.thread, self.options.no_thread)
             )
             self.carry = Carry(self.correlations or self.cassette.interactions, rules)
-        if not self.carry.may_learn_from(answer.inter.seq):
+        if not self.carry.may_learn_from(answer.inter.seq, answer.inter):
             # Nothing in it can be learned: its live answer is redacted and compared while the
             # server works on the next request (``_settle``), not before that request is sent.
             return
@@ -762,7 +762,7 @@ def _confirmed(cassette: Cassette, first: _Session, confirm: Standby, options: P
     second.gather = first.results.differing()  # a cosmetic change too: a set's order in a description
     second.hear_session = first.heard.row in second.gather
     second.twins = first.live
-    second.correlations = first.carry.correlations if first.carry is not None else None
+    second.correlations = first.carry.flow or first.carry.correlations if first.carry is not None else None
     try:
         start()
         second.run()
