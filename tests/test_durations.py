@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from e2e_helpers import PYTHON, ignore_progress, record_through_proxy, replay
+from e2e_helpers import PYTHON, cassette_lines, ignore_progress, record_through_proxy, replay
 from mcp_replay_action.compare.durations import ms_per_unit, own_timing
 from mcp_replay_action.model.results import Finding
 
@@ -155,3 +155,32 @@ def test_progress_that_stops_short_at_another_step_on_each_start_is_still_caught
     steps = {"$.notifications.progress", "$.notifications.progress.progress", "$.notifications.progress.message"}
     assert noise <= steps, run.describe()
     assert noise, run.describe()
+
+
+async def _long_session(client: Client) -> dict[str, Any]:
+    # 3 files, 0.8 s each: open longer than the 2 s a recording holds later lines back for.
+    args = {"files": ["a.py", "b.py", "c.py"], "pause": 0.8}
+    assert not (await client.call_tool("index", args, progress_callback=ignore_progress)).is_error
+    return {}
+
+
+def test_the_progress_of_a_call_written_before_it_is_its_own(tmp_path: Path) -> None:
+    """A request open longer than 2 s is written where its answer arrives, after its progress
+    (jcodemunch-mcp indexing 278 files): the progress is still the request's, by its token."""
+    cassette = tmp_path / "long.jsonl"
+    record_through_proxy(f"{shlex.quote(PYTHON)} {shlex.quote(str(TIMED))}", cassette, _long_session)
+    kinds = [(line["kind"], line["message"].get("method")) for line in cassette_lines(cassette)[1:]]
+    progress = ("server-notification", "notifications/progress")
+    assert kinds[: kinds.index(("request", "tools/call"))].count(progress) >= 2, kinds  # written before it
+
+    starts = tmp_path / "starts"
+    same = replay(_counted(starts), cassette, report=tmp_path / "r.json", gate=False)
+    assert same.code == 0 and same.findings() == [], same.describe()
+    assert not any(i["noise"] for i in same.interactions()), same.describe()
+    assert len(starts.read_text().splitlines()) == 1, same.describe()
+
+    quiet = replay(_counted(tmp_path / "q", "quiet"), cassette, report=tmp_path / "q.json", gate=False)
+    assert quiet.code == 1, quiet.describe()
+    assert [(f["rule"], f["path"]) for f in quiet.findings()] == [("progress-dropped", "$.notifications.progress")], (
+        quiet.describe()
+    )

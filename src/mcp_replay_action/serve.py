@@ -30,7 +30,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Literal
 
-from mcp_replay_action.compare.matchers import canonical, request_key, without_meta, without_progress_token
+from mcp_replay_action.compare.matchers import (
+    canonical,
+    progress_token,
+    request_key,
+    without_meta,
+    without_progress_token,
+)
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Cassette, Interaction
@@ -96,12 +102,6 @@ def _short(value: JSON, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _progress_token(message: JSONObject) -> JSON:
-    params = message.get("params")
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    return meta.get("progressToken") if isinstance(meta, dict) else None
-
-
 class Responder:
     """Answers requests from a cassette. Transport-neutral and thread-safe; one per client
     session, since repeats and sequential matching keep state."""
@@ -158,8 +158,8 @@ class Responder:
         response = dict(copy.deepcopy(found.response or {}))
         response["id"] = message["id"]
         before, after = self._server_side.get(found.seq, ([], []))
-        token = _progress_token(message)
-        recorded_token = _progress_token(found.message)
+        token = progress_token(message)
+        recorded_token = progress_token(found.message)
         return Answer(
             response=response,
             before=tuple(_retoken(i.message, recorded_token, token) for i in before),

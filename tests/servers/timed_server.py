@@ -5,7 +5,7 @@
 call. Built with the official SDK's ``MCPServer``; run as a script (stdio).
 
 ``TIMED_SERVER_VARIANT`` makes a drifted build: ``fewer`` (``index`` skips the last file),
-``recut`` (the track is a second shorter), ``unfinished`` (``index`` reports progress as time
+``recut`` (the track is a second shorter), ``quiet`` (``index`` reports no progress), ``unfinished`` (``index`` reports progress as time
 allows, as jcodemunch's every 100 ms, and never its last step: it lands on other files on each
 start, taken from how many lines ``TIMED_SERVER_STARTS`` holds, so its count and last value vary
 between starts while every start stops short of the total).
@@ -27,15 +27,16 @@ server = MCPServer("timed-indexer", version="1.0.0", log_level="WARNING")
 
 
 @server.tool()
-async def index(files: list[str], ctx: Context) -> dict[str, Any]:
-    """Parse each file, reporting progress, and say how long it took."""
+async def index(files: list[str], ctx: Context, pause: float = 0.0) -> dict[str, Any]:
+    """Parse each file (``pause`` seconds more each: a long call), reporting progress, and say how
+    long it took."""
     started = time.perf_counter()
     await ctx.info(f"indexing {len(files)} files")
     done = files[:-1] if VARIANT == "fewer" else files
     reported = _reported(len(done))
     for i, name in enumerate(done, start=1):
-        time.sleep(random.uniform(0.002, 0.02))  # parsing: a different time on every run
-        if i in reported:
+        time.sleep(pause + random.uniform(0.002, 0.02))  # parsing: a different time on every run
+        if i in reported and VARIANT != "quiet":
             await ctx.report_progress(i, len(done), f"parsed {name}")
     return {"indexed": len(done), "files": done, "duration_seconds": round(time.perf_counter() - started, 3)}
 

@@ -105,6 +105,13 @@ def without_progress_token(params: JSON) -> JSON:
     return params
 
 
+def progress_token(message: JSONObject) -> JSON:
+    """The ``progressToken`` a request asks its progress under (``params._meta``), else None."""
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return meta.get("progressToken") if isinstance(meta, dict) else None
+
+
 def canonical(value: JSON) -> str:
     """``value`` as canonical JSON text: sorted keys, no spaces, so equal values give equal text."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

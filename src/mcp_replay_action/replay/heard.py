@@ -2,7 +2,8 @@
 
 Progress (``notifications/progress``) names the request it reports on (its ``progressToken``), so
 it is compared per request: in the recording, the progress seen after the request and no later
-than its answer (the request's ``ts`` plus its ``latency_ms``); live, the progress read while the
+than its answer (the request's ``ts`` plus its ``latency_ms``), or written before a long request
+with its token (``ProgressOwners``); live, the progress read while the
 replay awaited that answer. Everything else (log messages, change notices, requests to the
 client) names no request: a server sends it from background work whenever that work gets there
 (npm server-everything asks ``roots/list`` a moment after the handshake, in whichever request's
@@ -29,14 +30,17 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
+from mcp_replay_action.compare.matchers import progress_token
 from mcp_replay_action.compare.options import CompareOptions
-from mcp_replay_action.model import JSONObject
+from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.model.results import Finding
 from mcp_replay_action.transport.session import ClientSession
 
 Redact = Callable[[JSONObject], JSONObject]
+T = TypeVar("T")
 
 
 @dataclass
@@ -67,6 +71,46 @@ def in_window(request: Interaction, line: Interaction) -> bool:
     return request.latency_ms is None or line.ts <= request.ts + request.latency_ms / 1000.0 + _SLACK
 
 
+class ProgressOwners(Generic[T]):
+    """Which recorded request each recorded progress line reports on, fed the cassette's requests
+    and progress lines in order (the replay's ``Heard`` and ``--update``'s ``update_heard``).
+
+    Mostly the request in hand, when the line came before its answer. But a request open longer
+    than 2 s is written where its answer arrives (docs/recording.md, "The order of the lines"),
+    after its own progress: PyPI's ``jcodemunch-mcp`` indexing 278 files for 5.8 s had its 45
+    progress lines before its request, compared as "no progress recorded". So a line whose token
+    the request in hand does not carry waits for the request that does (a later line), and goes
+    to it if it came before that request's answer."""
+
+    def __init__(self) -> None:
+        self.current: Interaction | None = None
+        self._waiting: dict[tuple[str, JSON], list[tuple[Interaction, T]]] = {}
+
+    def request(self, request: Interaction) -> list[T]:
+        """``request`` is the one in hand now; what was waiting for its token is its own."""
+        self.current = request
+        key = _key(progress_token(request.message))
+        waiting = self._waiting.pop(key, []) if key is not None else []
+        return [item for line, item in waiting if in_window(request, line)]
+
+    def progress(self, line: Interaction, item: T) -> Interaction | None:
+        """The request progress ``line`` (``item``) reports on, if it is known yet."""
+        params = line.message.get("params")
+        current, key = self.current, _key(params.get("progressToken") if isinstance(params, dict) else None)
+        if current is not None and in_window(current, line):
+            mine = _key(progress_token(current.message))
+            if key is None or mine is None or key == mine:
+                return current
+        if key is not None:
+            self._waiting.setdefault(key, []).append((line, item))
+        return None
+
+
+def _key(token: JSON) -> tuple[str, JSON] | None:
+    """A token as a dict key (``1`` and ``"1"`` stay apart), or None for no token or an odd one."""
+    return (type(token).__name__, token) if isinstance(token, (str, int)) and not isinstance(token, bool) else None
+
+
 class Heard:
     """One session's server notifications and requests to the client: progress by request, the
     rest in session order."""
@@ -91,6 +135,7 @@ class Heard:
         # The recorded progress of each request whose progress differed, for the confirmation pass.
         self.differed: dict[int, list[JSONObject]] = {}
         self._current: Interaction | None = None
+        self.owners: ProgressOwners[JSONObject] = ProgressOwners()  # whose each recorded progress line is
         self._last_seq = -1  # the highest recorded seq passed (a row past it is on no line)
         # What ``--update`` writes in place of the recording, when it may need it (``update_heard.py``).
         self.keep = keep
@@ -111,9 +156,9 @@ class Heard:
             if self.first_line is None:
                 self.first_line = inter
             return
-        current = self._current
-        if current is not None and in_window(current, inter):
-            self.recorded.setdefault(current.seq, []).append(inter.message)
+        owner = self.owners.progress(inter, inter.message)
+        if owner is not None:
+            self.recorded.setdefault(owner.seq, []).append(inter.message)
 
     # -- live -------------------------------------------------------------------------------------
 
@@ -122,6 +167,9 @@ class Heard:
         self._current = inter
         self._last_seq = max(self._last_seq, inter.seq)
         self.window = []
+        early = self.owners.request(inter)  # its progress written before it (a long call)
+        if early:
+            self.recorded.setdefault(inter.seq, [])[:0] = early
 
     def answered(self) -> list[JSONObject]:
         """The answer came (or never will): the progress read since the request was sent."""

@@ -36,7 +36,7 @@ from mcp_replay_action.compare.options import CompareOptions
 from mcp_replay_action.model import JSONObject
 from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.model.results import InteractionResult
-from mcp_replay_action.replay.heard import LiveHeard, in_window
+from mcp_replay_action.replay.heard import LiveHeard, ProgressOwners
 
 Redact = Callable[[JSONObject], JSONObject]
 
@@ -106,18 +106,19 @@ def _recorded_progress(interactions: Sequence[Interaction], ignore: tuple[str, .
     """The recorded progress lines of each request (indexes, by the request's seq), as the replay
     attributes them (``heard.Heard.recorded_line``)."""
     out: dict[int, list[int]] = {}
-    current: Interaction | None = None
+    owners: ProgressOwners[int] = ProgressOwners()
     for n, inter in enumerate(interactions):
         if inter.kind == "request":
-            current = inter
+            early = owners.request(inter)
+            if early:
+                out.setdefault(inter.seq, [])[:0] = early
         elif (
-            current is not None
-            and inter.kind == "server-notification"
+            inter.kind == "server-notification"
             and part_of(inter.message) == "progress"
             and comparable([inter.message], ignore)
-            and in_window(current, inter)
+            and (owner := owners.progress(inter, n)) is not None
         ):
-            out.setdefault(current.seq, []).append(n)
+            out.setdefault(owner.seq, []).append(n)
     return out
 
 
