@@ -46,6 +46,7 @@ VARIETY = (
     InteractionResult(7, 9, "tools/call", "job", "pass", substitutions=(Substitution("old", "new"),)),
     InteractionResult(8, 10, "tools/call", "add", "pass", noise=(FINDING,), live_error=False),
     InteractionResult(2**40, 2**33, "ping", None, "pass", latency_ms=-0.0, live_error=False),
+    InteractionResult(9, 11, "tools/call", "dump", "pass", recorded_bytes=1024, live_bytes=5 * 2**30),
 )
 
 
@@ -56,6 +57,8 @@ def test_every_result_reads_back_as_it_was_appended() -> None:
     assert held == VARIETY and held == list(VARIETY) and held == ResultList(VARIETY)
     assert held[-1] == VARIETY[-1] and held[1:3] == list(VARIETY[1:3])
     assert pickle.loads(pickle.dumps(held)) == VARIETY  # --jobs hands results between processes
+    # Sizes are 4 bytes each until one passes 2 GiB (the 5 GiB answer above).
+    assert ResultList(VARIETY[:-1])._sizes.itemsize == 4 and held._sizes.itemsize == 8
     # Only the results that carry more than numbers are kept as objects.
     assert sorted(held._whole) == [2, 4, 6, 7]
     # A packed result is rebuilt field by field without __init__: every field, nothing else.

@@ -158,7 +158,7 @@ class ResultList(Sequence[InteractionResult]):
     def __init__(self, results: Iterable[InteractionResult] = ()) -> None:
         self._numbers = array("i")  # seq, line per result (widened if one does not fit)
         self._latency = array("d")  # live, recorded per result (NaN: none)
-        self._sizes = array("q")  # recorded, live answer bytes per result (-1: none)
+        self._sizes = array("i")  # recorded, live answer bytes per result (-1: none; widened past 2 GiB)
         self._codes = array("I")  # label index << 6 | live error << 3 | recorded error << 2 | status
         self._labels: dict[tuple[str, str | None], int] = {}
         self._label_list: list[tuple[str, str | None]] = []
@@ -210,7 +210,11 @@ class ResultList(Sequence[InteractionResult]):
             self._numbers = array("q", self._numbers)
         self._numbers.extend((seq, line))
         self._latency.extend((_packed(latency_ms), _packed(recorded_latency_ms)))
-        self._sizes.extend((-1 if recorded_bytes is None else recorded_bytes, -1 if live_bytes is None else live_bytes))
+        recorded_size = -1 if recorded_bytes is None else recorded_bytes
+        live_size = -1 if live_bytes is None else live_bytes
+        if self._sizes.typecode == "i" and (recorded_size >= -_I32 or live_size >= -_I32):
+            self._sizes = array("q", self._sizes)
+        self._sizes.extend((recorded_size, live_size))
         code = number << 6 | _LIVE_ERROR.index(live_error) << 3 | int(recorded_error) << 2
         self._codes.append(code | _STATUSES.index(status))
 
