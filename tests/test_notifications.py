@@ -86,6 +86,16 @@ def test_progress_that_stops_short_of_its_total_is_the_same_finding_at_any_step(
     assert "progress-unfinished" not in {r for r, _ in rules(untotalled, untotalled[:1])}
 
 
+def test_how_many_progress_notifications_came_as_time_allowed_is_timing() -> None:
+    def sent(*steps: float) -> list[dict[str, Any]]:
+        return [note("notifications/progress", progressToken=7, progress=p, total=20) for p in steps]
+
+    # Steps of uneven size (jcodemunch-mcp sends at most every 100 ms): the count is not compared.
+    assert rules(sent(1, 4, 9, 13, 20), sent(1, 3, 7, 12, 16, 20)) == []
+    # Equal steps are each step reported: one fewer is a finding.
+    assert rules(sent(5, 10, 15, 20), sent(10, 20)) == [("progress-changed", "$.notifications.progress")]
+
+
 def test_change_notices_by_presence() -> None:
     changed = note("notifications/tools/list_changed")
     assert rules([changed], [changed, changed]) == []  # a client refetches once either way

@@ -27,16 +27,20 @@ server = MCPServer("timed-indexer", version="1.0.0", log_level="WARNING")
 
 
 @server.tool()
-async def index(files: list[str], ctx: Context, pause: float = 0.0) -> dict[str, Any]:
+async def index(files: list[str], ctx: Context, pause: float = 0.0, every: float = 0.0) -> dict[str, Any]:
     """Parse each file (``pause`` seconds more each: a long call), reporting progress, and say how
-    long it took."""
-    started = time.perf_counter()
+    long it took. With ``every``, progress goes out as time allows, as jcodemunch's does: the first
+    file, then at most once per ``every`` seconds, and the last."""
+    started = sent = time.perf_counter()
     await ctx.info(f"indexing {len(files)} files")
     done = files[:-1] if VARIANT == "fewer" else files
     reported = _reported(len(done))
     for i, name in enumerate(done, start=1):
         time.sleep(pause + random.uniform(0.002, 0.02))  # parsing: a different time on every run
+        if every and 1 < i < len(done) and time.perf_counter() - sent < every:
+            continue  # too soon after the last one sent
         if i in reported and VARIANT != "quiet":
+            sent = time.perf_counter()
             await ctx.report_progress(i, len(done), f"parsed {name}")
     return {"indexed": len(done), "files": done, "duration_seconds": round(time.perf_counter() - started, 3)}
 

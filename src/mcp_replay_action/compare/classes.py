@@ -131,8 +131,9 @@ RULES: tuple[Rule, ...] = (
          "the tool promises more than before"),
     Rule("progress-added", "progress notifications where the recording has none", "additive",
          "a client ignores what it did not ask to show"),
-    Rule("progress-changed", "how many progress notifications came, or the last one's `progress` or `total`, "
-         "changed (never their timing)", "additive", "the client still hears progress"),
+    Rule("progress-changed", "how many progress notifications came (when the recorded ones went up in equal "
+         "steps), or the last one's `progress` or `total`, changed (never their timing)", "additive",
+         "the client still hears progress"),
     Rule("progress-unfinished", "a request's progress no longer reaches its `total` (the recording's last "
          "notification did)", "additive", "a client's progress bar stops short; the answer still comes"),
     Rule("log-changed", "a log message's data changed, its level changed below `warning`, or one was added below "

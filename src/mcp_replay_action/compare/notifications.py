@@ -7,9 +7,10 @@ The recording keeps them as ``server-notification`` and ``server-request`` lines
 they came with; ``replay/heard.py`` gathers the live ones the same way. Each kind is compared for
 what a client can tell:
 
-- **progress** (``notifications/progress``): how many arrived, and the last one's ``progress``,
-  ``total`` and ``message``, and whether it still reaches its ``total`` (``finished``); never
-  when they came.
+- **progress** (``notifications/progress``): how many arrived (when the recorded ones went up in
+  equal steps: uneven steps are sent as time allows, and their count is timing), the last one's
+  ``progress``, ``total`` and ``message``, and whether it still reaches its ``total``
+  (``finished``); never when they came.
 - **log messages**: as a sequence of (level, data), data masked like any text (times, UUIDs),
   lined up with ``difflib`` so one message added does not shift every later one into a change.
 - **change notices and any other notification**: by presence per method (a server may coalesce
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -145,7 +147,7 @@ def _progress(rec: list[JSONObject], now: list[JSONObject], options: CompareOpti
     if not rec:
         return []
     out: list[Finding] = []
-    if len(rec) != len(now):
+    if len(rec) != len(now) and _stepwise(rec):
         said = f"progress notifications: recorded {len(rec)}, live {len(now)}"
         out.append(finding("progress-changed", "structure-change", path, said, before=len(rec), after=len(now)))
     last_rec, last_now = params_of(rec[-1]), params_of(now[-1])
@@ -172,6 +174,21 @@ def _progress(rec: list[JSONObject], now: list[JSONObject], options: CompareOpti
             finding("progress-text-changed", "value-change", f"{path}.message", said, before=was_text, after=new_text)
         )
     return out
+
+
+def _stepwise(messages: list[JSONObject]) -> bool:
+    """Whether recorded progress went up in equal steps (1, 2, 3 of 3; 25, 50, 75, 100): a server
+    that reports each step, whose count is part of what it says. Steps of uneven size are a server
+    sending progress as time allows (PyPI's jcodemunch-mcp: at most every 100 ms), whose count is
+    timing: 45 recorded, 37 to 56 live over 5 unchanged replays, each a second start to learn it."""
+    values: list[float] = []
+    for message in messages:
+        value = params_of(message).get("progress")
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return True
+        values.append(value)
+    steps = [b - a for a, b in zip(values, values[1:], strict=False)]
+    return all(math.isclose(step, steps[0], rel_tol=1e-9, abs_tol=1e-12) for step in steps)
 
 
 def _reached(params: dict[str, Any]) -> bool | None:
