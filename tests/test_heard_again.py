@@ -64,3 +64,55 @@ def test_an_answers_own_findings_are_never_moved_and_an_unknown_start_moves_noth
     kept, noise = unrepeated((answer, *heard), recorded, [], [note(TOOLS)], OPTIONS)
     assert kept == (answer,) and noise == heard
     assert unrepeated((answer, *heard), recorded, [], None, OPTIONS) == ((answer, *heard), ())
+
+
+# -- noise at the token: a changed text learned as the answers' noise rules learn it ---------------
+
+
+def progress(message: str) -> dict[str, Any]:
+    return note("notifications/progress", progressToken=1, progress=1, total=1, message=message)
+
+
+@pytest.mark.parametrize(
+    ("recorded", "live", "noise"),
+    [
+        ("sync job j_1b2c3d4e started (3 notes)", "sync job j_9e37c05a started (3 notes)", True),
+        ("sync job j_1b2c3d4e started (3 notes)", "sync job j_9e37c05a started", False),  # a clause dropped
+        ("sync job j_1b2c3d4e started (3 notes)", "sync job j_9e37c05a stopped (3 notes)", False),  # a word
+        ("sync job j_1b2c3d4e started (3 notes)", "sync job j_9e37c05a started (3 notes, 1 failed)", False),
+    ],
+)
+def test_a_log_message_varies_only_in_the_tokens_that_varied_between_the_starts(
+    recorded: str, live: str, noise: bool
+) -> None:
+    """The second start's job id is its own (``j_5f7d6ccd``): what varied between the two starts is
+    that one word, and only a difference from the recording in it is noise."""
+    again = live.replace("j_9e37c05a", "j_5f7d6ccd")
+    path = ["$.notifications.message[1]"]
+    rec, first, second = ([log("ready"), log(text)] for text in (recorded, live, again))
+    assert parted(rec, first, second) == (([], path) if noise else (path, []))
+    # The same in the last progress message.
+    path = ["$.notifications.progress.message"]
+    assert parted([progress(recorded)], [progress(live)], [progress(again)]) == (([], path) if noise else (path, []))
+
+
+def test_nested_data_varies_at_its_leaves_and_a_level_raised_beside_an_id_stays() -> None:
+    def structured(job: str, summary: str = "3 notes synced") -> dict[str, Any]:
+        return note("notifications/message", level="info", data={"job": job, "summary": summary})
+
+    # j_5bc04ace looks minted to the mask (<opaque>); the live ids, with two digits each, do not.
+    recorded = [structured("j_5bc04ace")]
+    assert parted(recorded, [structured("j_2ffdfad2")], [structured("j_99fdfad2")]) == (
+        [],
+        ["$.notifications.message[0]"],
+    )
+    dropped = [structured("j_2ffdfad2", "synced")], [structured("j_99fdfad2", "synced")]
+    assert parted(recorded, *dropped) == (["$.notifications.message[0]"], [])
+    raised = [log("job j_2ffdfad2 failed", "warning")], [log("job j_99fdfad2 failed", "warning")]
+    assert parted([log("job j_1b2c3d4e failed")], *raised) == (["$.notifications.message[0]"], [])
+
+
+def test_a_changed_text_the_second_start_did_not_send_stays_a_finding() -> None:
+    # Nothing was seen to vary at the token: no second text to learn it from.
+    recorded, first = [log("a"), log("job j_1b2c3d4e done")], [log("a"), log("job j_9e37c05a done")]
+    assert parted(recorded, first, [log("a")]) == (["$.notifications.message[1]"], [])

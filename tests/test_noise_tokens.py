@@ -276,3 +276,20 @@ def test_first_unfit_is_none_when_the_recording_does_not_fit_or_no_one_change_br
     assert first_unfit("pid 31 ok", "pid 4242 no", pattern) == (7, 9)
     assert first_unfit("pid x ok!", "pid 4242 ok", pattern) is None  # the recording does not fit
     assert first_unfit("pid 31 ok", "pid 4242 ok", pattern) is None  # every difference fits
+
+
+def test_a_recorded_id_the_mask_took_for_minted_is_explained_where_the_live_ids_varied() -> None:
+    """``j_5bc04ace`` looks minted to the mask (``<opaque>``); ``j_2ffdfad2`` and ``j_99fdfad2``,
+    with two digits each, do not: a value that varies between the live runs there is noise all
+    the same, and a word changed beside it still fails."""
+
+    def job(value: str, state: str = "done") -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": 1, "result": {"structuredContent": {"job": value, "state": state}}}
+
+    rules = learn([job("j_2ffdfad2"), job("j_99fdfad2")])
+    recorded, live = job("j_5bc04ace"), job("j_2ffdfad2")
+    assert [f.before for f in compare(recorded, live)] == ["<opaque>"]
+    assert split(compare(recorded, live), rules, recorded, None, live)[0] == ()
+    failed = job("j_2ffdfad2", "failed")
+    kept, noise = split(compare(recorded, failed), rules, recorded, None, failed)
+    assert [f.path for f in kept] == ["$.result.structuredContent.state"] and len(noise) == 1

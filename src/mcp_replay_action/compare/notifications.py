@@ -49,6 +49,7 @@ SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"  # a stream's event: 
 TIMED = frozenset({"notifications/tasks/status"})
 
 _NOTES = "$.notifications"
+_Opcode = tuple[str, int, int, int, int]  # difflib's: what to do, and the ranges on each side
 _ASKED = "$.server_requests"
 
 
@@ -213,12 +214,18 @@ def log_key(message: JSONObject, options: CompareOptions) -> str:
     return json.dumps([params.get("level"), params.get("logger"), masked(params.get("data"), options)])
 
 
-def _logs(rec: list[JSONObject], now: list[JSONObject], options: CompareOptions) -> list[Finding]:
+def _aligned(rec: list[JSONObject], now: list[JSONObject], options: CompareOptions) -> Sequence[_Opcode]:
+    """The recorded and live log messages lined up by what they are compared by (``log_key``):
+    ``difflib``'s opcodes, so one message added does not shift every later one into a change."""
     a, b = [log_key(m, options) for m in rec], [log_key(m, options) for m in now]
     if a == b:
-        return []
+        return [("equal", 0, len(a), 0, len(b))] if a else []
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+
+
+def _logs(rec: list[JSONObject], now: list[JSONObject], options: CompareOptions) -> list[Finding]:
     out: list[Finding] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for op, i1, i2, j1, j2 in _aligned(rec, now, options):
         if op == "equal":
             continue
         pairs = min(i2 - i1, j2 - j1) if op == "replace" else 0
@@ -247,6 +254,39 @@ def _log_changed(was: JSONObject, now: JSONObject, at: int) -> Finding:
 
 def _log_path(i: int) -> str:
     return _NOTES + ".message" + index_segment(i)
+
+
+def compared_at(
+    path: str, recorded: Sequence[JSONObject], live: Sequence[JSONObject], options: CompareOptions | None = None
+) -> tuple[JSONObject, JSONObject] | None:
+    """The texts a value change ``compare_heard`` found at ``path`` is about, recorded and live, as
+    plain values the answers' comparison and noise rules take (``noise.py``): a changed log
+    message's level, logger and data (beside the live message it is lined up with), or the last
+    progress message. None for any other place, or when ``live`` holds nothing there."""
+    rec, now = parted(recorded), parted(live)
+    if path == _NOTES + ".progress.message":
+        if not (rec["progress"] and now["progress"]):
+            return None
+        return {"message": params_of(rec["progress"][-1]).get("message")}, {
+            "message": params_of(now["progress"][-1]).get("message")
+        }
+    at = path.removeprefix(_NOTES + ".message[").removesuffix("]")
+    if not (path.startswith(_NOTES + ".message[") and at.isdigit() and int(at) < len(rec["log"])):
+        return None
+    i = int(at)
+    for op, i1, i2, j1, j2 in _aligned(rec["log"], now["log"], options or CompareOptions()):
+        if op in ("equal", "replace") and i1 <= i < i1 + min(i2 - i1, j2 - j1):
+            return _logged(rec["log"][i]), _logged(now["log"][j1 + i - i1])
+    return None
+
+
+def _logged(message: JSONObject) -> JSONObject:
+    """What a log message is compared by (``log_key``), as a value: level, logger and data."""
+    params = params_of(message)
+    data = params.get("data")
+    if isinstance(data, dict):
+        data = {k: v for k, v in data.items() if k != "_meta"}
+    return {"level": params.get("level"), "logger": params.get("logger"), "data": data}
 
 
 def _shown(message: JSONObject) -> str:

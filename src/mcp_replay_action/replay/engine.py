@@ -54,7 +54,7 @@ from mcp_replay_action.redact import Redactor, redactor_for
 from mcp_replay_action.replay import advice, deep, heard_again, streams, tasks
 from mcp_replay_action.replay.answer import Answer
 from mcp_replay_action.replay.era_check import era_mismatch, one_era_finding
-from mcp_replay_action.replay.heard import PARTIAL_HEARING, Heard, LiveHeard
+from mcp_replay_action.replay.heard import Heard, LiveHeard
 from mcp_replay_action.replay.measures import growth, slowdown
 from mcp_replay_action.replay.redacted import redacted_result
 from mcp_replay_action.replay.repeat import read_only_tools, side_effect_free
@@ -144,10 +144,7 @@ class _Session:
         self.deadline = 0.0
         # What the server sends besides its answers, recorded and live (replay/heard.py; ``keep``: --update's).
         self.heard = Heard(
-            options.compare.ignore_notifications,
-            asks=not self.translation.across,
-            heard_all=cassette.meta.get("transport") not in PARTIAL_HEARING,
-            keep=keep,
+            self.compare_options, self.redactor.apply, cassette.meta, asks=not self.translation.across, keep=keep
         )
         self.heard_live: dict[int, list[JSONObject]] = {}  # the live ones of a failing request, for confirming
         self.client = ClientSession(
@@ -205,7 +202,7 @@ class _Session:
                 self.results.append(result)
         if self.dead is None and (self.gather is None or self.hear_session):
             self.heard.drain(self.client, self.deadline)  # a confirming run keeps them (``_confirmed``)
-            heard = self.heard.session(self.redactor.apply, self.compare_options) if self.gather is None else None
+            heard = self.heard.session(self.carry) if self.gather is None else None
             if heard is not None:
                 self.results.append(judge(heard[0], heard[1], {}))
 
@@ -402,7 +399,7 @@ class _Session:
         if self.gather is not None:
             if inter.seq in self.gather:
                 self.live[inter.seq] = self._redacted(answer)
-                self.heard_live[inter.seq] = self.heard.live_of(inter.seq, heard, self.redactor.apply)
+                self.heard_live[inter.seq] = self.heard.live_of(heard)
             answer.close()
             return
         self.unsettled = answer
@@ -430,7 +427,7 @@ class _Session:
             answer.close()
             return
         checked = self._check_output(answer)
-        heard, heard_live = self.heard.findings(inter.seq, answer.heard, self.redactor.apply, self.compare_options)
+        heard, heard_live = self.heard.findings(inter.seq, answer.heard, self.carry)
         if heard:
             self.heard_live[inter.seq] = heard_live
         if (
@@ -771,13 +768,15 @@ def _confirmed(cassette: Cassette, first: _Session, confirm: Standby, options: P
     finally:
         transport.close()
     out = ResultList()
+    # The second start's notifications, its threaded values spelled as the first start's.
+    spelled = functools.partial(heard_again.spelled, theirs=second.carry, mine=first.carry)
     for result in first.results:
         live_a, live_b = first.live.get(result.seq), second.live.get(result.seq)
         if result.seq in second.gather and result.seq == first.heard.row and second.dead is None:
             # The session's notifications, heard again to the end (``heard_again.py``).
-            a, b = first.heard.live_heard(first.redactor.apply), second.heard.live_heard(second.redactor.apply)
+            a, b = first.heard.live_heard(), spelled(second.heard.live_heard())
             kept, ignored = heard_again.unrepeated(
-                result.findings, first.heard.recorded_session, a, b, first.compare_options
+                result.findings, first.heard.expected_session(first.carry), a, b, first.compare_options
             )
         elif result.seq not in second.gather or live_a is None or live_b is None:
             out.append(result)
@@ -789,7 +788,7 @@ def _confirmed(cassette: Cassette, first: _Session, confirm: Standby, options: P
             rules = noise.learn([live_a, live_b], first.compare_options, result.seq)
             recorded = first.expected.get(result.seq, first.recorded[result.seq].response)
             kept, ignored = noise.split(result.findings, rules, recorded, first.compare_options, live_a)
-            heard = first.heard_live.get(result.seq), second.heard_live.get(result.seq)
+            heard = first.heard_live.get(result.seq), spelled(second.heard_live.get(result.seq))
             kept, varied = heard_again.unrepeated(
                 kept, first.heard.differed.get(result.seq), *heard, first.compare_options
             )

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
 from mcp_replay_action.compare.matchers import progress_token
 from mcp_replay_action.compare.options import CompareOptions
@@ -38,6 +38,9 @@ from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.model.results import Finding
 from mcp_replay_action.transport.session import ClientSession
+
+if TYPE_CHECKING:
+    from mcp_replay_action.compare.carry import Carry
 
 Redact = Callable[[JSONObject], JSONObject]
 T = TypeVar("T")
@@ -116,12 +119,20 @@ class Heard:
     rest in session order."""
 
     def __init__(
-        self, ignore: tuple[str, ...] = (), asks: bool = True, heard_all: bool = True, keep: LiveHeard | None = None
+        self,
+        options: CompareOptions,
+        redact: Redact,
+        meta: Mapping[str, JSON],
+        asks: bool = True,
+        keep: LiveHeard | None = None,
     ) -> None:
-        self.ignore = ignore
-        # Whether the recording's transport heard every notification the server sent (stdio), or
-        # only those on a request's stream or an open GET stream (HTTP): see the module's doc.
-        self.heard_all = heard_all
+        self.options = options  # what is compared how, ``--ignore-notifications`` among it
+        self.ignore = options.ignore_notifications
+        self.redact = redact  # the live messages pass it before they are compared or kept
+        # Whether the recording's transport (the cassette header's, ``meta``) heard every
+        # notification the server sent (stdio), or only those on a request's stream or an open GET
+        # stream (HTTP): see the module's doc.
+        self.heard_all = meta.get("transport") not in PARTIAL_HEARING
         # Whether requests to the client are compared: not across eras, where one era's mid-call
         # request is the other's input_required round (``translate.py``), compared by its answers.
         self.asks = asks
@@ -199,47 +210,58 @@ class Heard:
         """A live request to the client, answered from the cassette (``on_server_request``)."""
         self.hear(request)
 
-    def live_of(self, seq: int, window: list[JSONObject], redact: Redact) -> list[JSONObject]:
-        """The live progress of request ``seq``, redacted."""
-        return [redact(m) for m in window]
+    def live_of(self, window: list[JSONObject]) -> list[JSONObject]:
+        """The live progress of a request, redacted."""
+        return [self.redact(m) for m in window]
 
     def findings(
-        self, seq: int, window: list[JSONObject], redact: Redact, options: CompareOptions
+        self, seq: int, window: list[JSONObject], carry: Carry | None = None
     ) -> tuple[tuple[Finding, ...], list[JSONObject]]:
-        """What differs in the progress request ``seq`` reported, recorded and live (``window``),
-        and the live progress compared (kept for a confirmation pass)."""
+        """What differs in the progress request ``seq`` reported, recorded (each value threaded so
+        far in its live spelling: ``carry.py``) and live (``window``), and the live progress
+        compared (kept for a confirmation pass)."""
         recorded = self.recorded.pop(seq, [])
         if not (recorded or window):
             return (), window
         from mcp_replay_action.compare.notifications import compare_heard
 
-        live = self.live_of(seq, window, redact)
-        findings = compare_heard(recorded, live, options)
+        if carry:
+            recorded = cast(list[JSONObject], carry.expected(recorded, seq))
+        live = self.live_of(window)
+        findings = compare_heard(recorded, live, self.options)
         if findings:
             self.differed[seq] = recorded
         return findings, live
 
-    def session(self, redact: Redact, options: CompareOptions) -> tuple[Interaction, tuple[Finding, ...]] | None:
+    def session(self, carry: Carry | None = None) -> tuple[Interaction, tuple[Finding, ...]] | None:
         """Once the session has replayed: the line to show them on and what differs in the log
         messages, change notices and requests to the client over the session, or None."""
         if not (self.recorded_session or self.live_session):
             return None
         from mcp_replay_action.compare.notifications import compare_heard
 
-        live = self.live_heard(redact)
+        live = self.live_heard()
         if not (self.recorded_session or live):
             return None
-        findings = compare_heard(self.recorded_session, live, options)
+        findings = compare_heard(self.expected_session(carry), live, self.options)
         if not findings:
             return None
         shown = self.first_line or Interaction(seq=self._last_seq + 1, kind="server-notification", message=_NOWHERE)
         self.row = shown.seq
         return shown, findings
 
-    def live_heard(self, redact: Redact) -> list[JSONObject]:
+    def expected_session(self, carry: Carry | None) -> list[JSONObject]:
+        """The recorded session messages as the live server should send them: a value an answer
+        minted and a later request quoted (``carry.py``) is threaded into the log messages that
+        carry it too, expected to differ there, never noise."""
+        if not carry:
+            return self.recorded_session
+        return cast(list[JSONObject], carry.apply(self.recorded_session))
+
+    def live_heard(self) -> list[JSONObject]:
         """The live log messages, change notices and requests to the client compared over the
         session, redacted."""
-        return [redact(m) for m in self.live_session if self._could_be_heard(m)]
+        return [self.redact(m) for m in self.live_session if self._could_be_heard(m)]
 
     def _could_be_heard(self, message: JSONObject) -> bool:
         """Whether the recording could have heard ``message`` (a live session message) had the
