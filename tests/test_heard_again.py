@@ -116,3 +116,15 @@ def test_a_changed_text_the_second_start_did_not_send_stays_a_finding() -> None:
     # Nothing was seen to vary at the token: no second text to learn it from.
     recorded, first = [log("a"), log("job j_1b2c3d4e done")], [log("a"), log("job j_9e37c05a done")]
     assert parted(recorded, first, [log("a")]) == (["$.notifications.message[1]"], [])
+
+
+def test_a_request_to_the_client_varies_at_the_token_too() -> None:
+    def elicit(message: str) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": 3, "method": "elicitation/create", "params": {"message": message}}
+
+    recorded = [elicit("Delete job j_1b2c3d4e (3 notes)?")]
+    path = ["$.server_requests[method=elicitation/create]"]
+    same = [elicit("Delete job j_9e37c05a (3 notes)?")], [elicit("Delete job j_5f7d6ccd (3 notes)?")]
+    assert parted(recorded, *same) == ([], path)
+    dropped = [elicit("Delete job j_9e37c05a?")], [elicit("Delete job j_5f7d6ccd?")]
+    assert parted(recorded, *dropped) == (path, [])

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from e2e_helpers import SERVERS, ignore_progress, python_server, record_through_proxy, replay
+from e2e_helpers import SERVERS, accept_elicitation, ignore_progress, python_server, record_through_proxy, replay
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 
@@ -103,3 +103,22 @@ def test_a_clause_dropped_beside_an_id_each_start_mints_still_fails(synced_casse
         "$.notifications.progress.message",  # job <job id> done (1 notes)
     ], run.describe()
     assert noise_of(run) == [], run.describe()
+
+
+async def purged_session(client: Client) -> dict[str, Any]:
+    assert (await client.call_tool("purge", {})).content[0].text == "purged"  # type: ignore[union-attr]
+    return {}
+
+
+def test_a_request_to_the_client_learns_its_job_id_at_the_token(tmp_path: Path) -> None:
+    """The handshake era, where the server asks ``elicitation/create`` in the middle of a call."""
+    cassette = tmp_path / "purged.jsonl"
+    record_through_proxy(python_server(NOTES), cassette, purged_session, mode="legacy", elicitation=accept_elicitation)
+    assert "Purge job j_" in cassette.read_text("utf-8")
+    starts = tmp_path / "starts"
+    run = replay(server(starts), cassette, "--fail-on", "any", report=tmp_path / "r.json", gate=False)
+    assert run.code == 0 and run.findings() == [], run.describe()
+    assert [n["path"] for n in noise_of(run)] == ["$.server_requests[method=elicitation/create]"], run.describe()
+    dropped = replay(server(starts, "clause"), cassette, "--fail-on", "any", report=tmp_path / "c.json", gate=False)
+    assert dropped.code == 1 and noise_of(dropped) == [], dropped.describe()
+    assert [f["path"] for f in dropped.findings()] == ["$.server_requests[method=elicitation/create]"], dropped.describe()

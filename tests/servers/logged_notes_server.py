@@ -7,7 +7,8 @@ notification. Built on the official ``mcp`` SDK (``MCPServer``); stdio.
 flow: it is threaded, and expected to differ in the log message too). ``sync`` runs a job whose id
 (``j_<hex>``) no answer gives: it logs ``sync job j_<hex> started (<n> notes)`` and, with the same
 data, ``{"event": "job j_<hex>", "summary": "<n> notes synced"}``, and its last progress says
-``job j_<hex> done (<n> notes)``; only a confirmation pass tells that id is noise.
+``job j_<hex> done (<n> notes)``; only a confirmation pass tells that id is noise. ``purge``
+asks the client to confirm ``Purge job j_<hex> (<n> notes)?`` (an elicitation) with such an id.
 
 ``LOGGED_NOTES_VARIANT=clause`` makes a changed build: every one of those texts loses its
 parenthesised clause (``created note n_<hex>``, ``sync job j_<hex> started``, ...) and the nested
@@ -21,6 +22,7 @@ import os
 import secrets
 
 from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel
 
 CLAUSE = os.environ.get("LOGGED_NOTES_VARIANT") == "clause"
 if os.environ.get("STARTS_FILE"):
@@ -59,6 +61,18 @@ async def sync(ctx: Context) -> str:
     await ctx.info({"event": f"job {job}", "summary": "synced" if CLAUSE else f"{count} synced"})
     await ctx.report_progress(1, 1, _said(f"job {job} done", count))
     return "synced"
+
+
+class Confirm(BaseModel):
+    ok: bool
+
+
+@server.tool()
+async def purge(ctx: Context) -> str:
+    """Purge the notes in a job whose id no answer gives, once the user confirms."""
+    job = "j_" + secrets.token_hex(4)
+    answer = await ctx.elicit(_said(f"Purge job {job}", f"{len(NOTES)} notes") + "?", Confirm)
+    return "purged" if answer.action == "accept" else "kept"
 
 
 if __name__ == "__main__":

@@ -257,19 +257,26 @@ def _log_path(i: int) -> str:
 
 
 def compared_at(
-    path: str, recorded: Sequence[JSONObject], live: Sequence[JSONObject], options: CompareOptions | None = None
+    found: Finding, recorded: Sequence[JSONObject], live: Sequence[JSONObject], options: CompareOptions | None = None
 ) -> tuple[JSONObject, JSONObject] | None:
-    """The texts a value change ``compare_heard`` found at ``path`` is about, recorded and live, as
-    plain values the answers' comparison and noise rules take (``noise.py``): a changed log
-    message's level, logger and data (beside the live message it is lined up with), or the last
-    progress message. None for any other place, or when ``live`` holds nothing there."""
-    rec, now = parted(recorded), parted(live)
+    """What a value change ``compare_heard`` found (``found``, from ``recorded`` against some live
+    messages) is about, recorded and as ``live`` holds it there, as plain values the answers'
+    comparison and noise rules take (``noise.py``): a changed log message's level, logger and data,
+    the last progress message, or a request to the client's params, each beside the live message
+    it is lined up with. None for any other finding, or when ``live`` holds nothing there."""
+    path, rec, now = found.path, parted(recorded), parted(live)
     if path == _NOTES + ".progress.message":
         if not (rec["progress"] and now["progress"]):
             return None
         return {"message": params_of(rec["progress"][-1]).get("message")}, {
             "message": params_of(now["progress"][-1]).get("message")
         }
+    if path.startswith(_ASKED):
+        for op, i1, i2, j1, j2 in _methods_aligned(rec["asked"], now["asked"]):
+            for i, j in zip(range(i1, i2), range(j1, j2), strict=False):
+                if op == "equal" and rec["asked"][i].get("params") == found.before:
+                    return _unmeta(params_of(rec["asked"][i])), _unmeta(params_of(now["asked"][j]))
+        return None
     at = path.removeprefix(_NOTES + ".message[").removesuffix("]")
     if not (path.startswith(_NOTES + ".message[") and at.isdigit() and int(at) < len(rec["log"])):
         return None
@@ -280,12 +287,17 @@ def compared_at(
     return None
 
 
+def _unmeta(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` without ``_meta`` (bookkeeping, never compared: ``masked``)."""
+    return {k: v for k, v in value.items() if k != "_meta"}
+
+
 def _logged(message: JSONObject) -> JSONObject:
     """What a log message is compared by (``log_key``), as a value: level, logger and data."""
     params = params_of(message)
     data = params.get("data")
     if isinstance(data, dict):
-        data = {k: v for k, v in data.items() if k != "_meta"}
+        data = _unmeta(data)
     return {"level": params.get("level"), "logger": params.get("logger"), "data": data}
 
 
@@ -320,10 +332,16 @@ def _presence(rec: list[JSONObject], now: list[JSONObject]) -> list[Finding]:
 # -- requests to the client -------------------------------------------------------------------------
 
 
+def _methods_aligned(rec: list[JSONObject], now: list[JSONObject]) -> Sequence[_Opcode]:
+    """The recorded and live requests to the client lined up by method (``difflib``'s opcodes)."""
+    a, b = [str(m.get("method")) for m in rec], [str(m.get("method")) for m in now]
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+
+
 def _asked(rec: list[JSONObject], now: list[JSONObject], options: CompareOptions) -> list[Finding]:
     a, b = [str(m.get("method")) for m in rec], [str(m.get("method")) for m in now]
     out: list[Finding] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for op, i1, i2, j1, j2 in _methods_aligned(rec, now):
         if op == "equal":
             for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
                 was, new = rec[i].get("params"), now[j].get("params")

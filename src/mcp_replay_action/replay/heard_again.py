@@ -18,8 +18,9 @@ not against each other, so a log message's place (its index in the recording,
 A changed text varies at the token, as an answer does (``compare/noise.py``): a log message
 ``sync job j_5f7d (3 notes)`` that is ``sync job j_9e37`` on the first start and ``sync job j_04c1``
 on the second varied in its job id, not in the clause it dropped. So a changed log message (its
-level, logger and data, strings nested in the data too) and a changed last progress message are
-learned as the answers' noise rules learn two live answers: the tokens that varied between the two
+level, logger and data, strings nested in the data too), a changed last progress message and a
+request to the client asked with changed params (an elicitation's message) are learned as the
+answers' noise rules learn two live answers: the tokens that varied between the two
 starts become wildcards, and the finding is noise only when those rules explain every difference
 from the recording. With no message lined up with it on the second start, nothing was seen to
 vary: it stays a finding. A value an answer minted and a later request quoted is threaded, not
@@ -78,10 +79,10 @@ def _past_tokens(
     text (a notice's presence, a progress count): the whole finding varied."""
     from mcp_replay_action.compare.notifications import compared_at
 
-    seen = compared_at(finding.path, recorded, first, options) if finding.kind == "value-change" else None
+    seen = compared_at(finding, recorded, first, options) if finding.kind == "value-change" else None
     if seen is None:
         return False
-    seen_again = compared_at(finding.path, recorded, again, options)
+    seen_again = compared_at(finding, recorded, again, options)
     if seen_again is None:
         return True
     from mcp_replay_action.compare import noise
