@@ -9,8 +9,8 @@ the error where it happens, inside ``refused``, and only then measures the answe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from types import TracebackType
 
 from mcp_replay_action.compare.classes import finding as classed
 from mcp_replay_action.grade.verdict import judge
@@ -25,21 +25,36 @@ def finding(depth: int, what: str = "the answer") -> Finding:
     return classed("too-deep", "structure-change", "$", too_deep(what, depth))
 
 
-@contextmanager
-def refused(
-    results: ResultList, inter: Interaction, live: Callable[[], JSON], before: Callable[[], None] | None = None
-) -> Iterator[None]:
+class refused:  # noqa: N801 - used as ``with deep.refused(...)``, as the generator it replaces
     """Judge ``inter`` with a ``too-deep`` finding when what runs inside meets a RecursionError:
     the deeper of its recorded answer and ``live()`` (the live one, None if none came) is named.
     ``before`` runs first (the replay judges an earlier answer still pending: results stay in
-    recorded order)."""
-    try:
-        yield
-    except RecursionError:
-        if before is not None:
-            before()
-        answer = live()
+    recorded order). A class, not a ``@contextmanager`` generator: every request and every answer
+    enters one, and a generator's frame cost ~2 us of each."""
+
+    __slots__ = ("results", "inter", "live", "before")
+
+    def __init__(
+        self,
+        results: ResultList,
+        inter: Interaction,
+        live: Callable[[], JSON],
+        before: Callable[[], None] | None = None,
+    ) -> None:
+        self.results, self.inter, self.live, self.before = results, inter, live, before
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> bool:
+        if kind is None or not issubclass(kind, RecursionError):
+            return False
+        if self.before is not None:
+            self.before()
+        answer = self.live()
+        inter = self.inter
         recorded, seen = depth_of(inter.response), depth_of(answer)
         what = "the recorded answer" if recorded > seen else "the answer"
         # Its sizes are left out: measuring them would recurse too.
-        results.append(judge(inter, (finding(max(recorded, seen), what),), {}, recorded_bytes=0, live_bytes=0))
+        self.results.append(judge(inter, (finding(max(recorded, seen), what),), {}, recorded_bytes=0, live_bytes=0))
+        return True
