@@ -25,7 +25,7 @@ NOTES = SERVERS / "logged_notes_server.py"
 
 async def threaded_session(client: Client) -> dict[str, Any]:
     """A note created, then read by the id its answer gave."""
-    made = await client.call_tool("create_note", {"title": "groceries"})
+    made = await client.call_tool("create_note", {"title": "groceries"}, progress_callback=ignore_progress)
     note_id = made.content[0].text  # type: ignore[union-attr]
     assert (await client.call_tool("get_note", {"id": note_id})).content[0].text == "groceries"  # type: ignore[union-attr]
     return {}
@@ -68,10 +68,16 @@ def test_an_id_threaded_into_a_log_message_needs_no_second_start(tmp_path: Path)
     run = replay(server(starts), cassette, "--fail-on", "any", report=tmp_path / "r.json", gate=False)
     assert run.code == 0 and run.findings() == [] and noise_of(run) == [], run.describe()
     assert starts_of(starts) == 1, run.describe()  # threaded, not noise: no confirmation pass
+    # Latency judged: each answer is compared before the next request is sent, and the progress
+    # of create_note is compared with the id its own answer minted already learned.
+    timed = replay(server(starts), cassette, "--max-slowdown", "1000", report=tmp_path / "t.json", gate=False)
+    assert timed.code == 0 and timed.findings() == [] and noise_of(timed) == [], timed.describe()
+    assert starts_of(starts) == 2, timed.describe()
     # A clause dropped beside the threaded id fails, told with the live id in place.
     dropped = replay(server(starts, "clause"), cassette, "--fail-on", "any", report=tmp_path / "c.json", gate=False)
     assert dropped.code == 1, dropped.describe()
-    assert [f["path"] for f in dropped.findings()] == ["$.notifications.message[0]"], dropped.describe()
+    found = sorted(f["path"] for f in dropped.findings())
+    assert found == ["$.notifications.message[0]", "$.notifications.progress.message"], dropped.describe()
     assert noise_of(dropped) == [], dropped.describe()
 
 
@@ -100,7 +106,8 @@ def test_a_clause_dropped_beside_an_id_each_start_mints_still_fails(synced_casse
         "$.notifications.message[0]",  # created note <threaded id> (groceries)
         "$.notifications.message[2]",  # sync job <job id> started (1 notes)
         "$.notifications.message[3]",  # {"event": "job <job id>", "summary": "1 notes synced"}
-        "$.notifications.progress.message",  # job <job id> done (1 notes)
+        "$.notifications.progress.message",  # create_note's: note <threaded id> stored (groceries)
+        "$.notifications.progress.message",  # sync's: job <job id> done (1 notes)
     ], run.describe()
     assert noise_of(run) == [], run.describe()
 

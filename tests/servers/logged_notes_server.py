@@ -2,8 +2,8 @@
 afresh by every start: the places where noise at the token must not swallow a real change in a
 notification. Built on the official ``mcp`` SDK (``MCPServer``); stdio.
 
-``create_note`` answers with the note's new id (``n_<hex>``) and logs
-``created note n_<hex> (<title>)``; ``get_note`` quotes the id back (so the recording proves its
+``create_note`` answers with the note's new id (``n_<hex>``), logs
+``created note n_<hex> (<title>)`` and ends its progress with ``note n_<hex> stored (<title>)``; ``get_note`` quotes the id back (so the recording proves its
 flow: it is threaded, and expected to differ in the log message too). ``sync`` runs a job whose id
 (``j_<hex>``) no answer gives: it logs ``sync job j_<hex> started (<n> notes)`` and, with the same
 data, ``{"event": "job j_<hex>", "summary": "<n> notes synced"}``, and its last progress says
@@ -42,6 +42,7 @@ async def create_note(title: str, ctx: Context) -> str:
     note_id = "n_" + secrets.token_hex(4)
     NOTES[note_id] = title
     await ctx.info(_said(f"created note {note_id}", title))
+    await ctx.report_progress(1, 1, _said(f"note {note_id} stored", title))
     return note_id
 
 

@@ -426,6 +426,8 @@ class _Session:
         if inter.seq in self.translation.opened:  # sent to open the session; nothing recorded to compare
             answer.close()
             return
+        if self.to_learn is answer and not self.ending:
+            self._learn()  # settled before the next request was sent; its own progress may quote what it minted
         checked = self._check_output(answer)
         heard, heard_live = self.heard.findings(inter.seq, answer.heard, self.carry)
         if heard:
@@ -453,8 +455,6 @@ class _Session:
                 live_bytes=size,
             )
             return
-        if self.to_learn is answer and not self.ending:
-            self._learn()  # settled before the next request was sent (latency judged alone)
         live, recorded = self._redacted(answer), inter.response
         substitutions = answer.substitutions
         if self.carry:
