@@ -154,6 +154,28 @@ def test_server_messages_recorded_during_a_request_come_first_with_live_progress
     assert answer.after == (late,)
 
 
+def test_the_progress_of_a_long_call_written_before_it_is_sent_while_it_is_open() -> None:
+    # A request open over 2 s is written where its answer arrives, after its own progress (as
+    # recorded from jcodemunch-mcp indexing 278 files): it is the long call's, not the one before.
+    listed = req(1, "tools/list")
+    call = req(2, "tools/call", {"name": "index", "_meta": {"progressToken": 2}})
+    step = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 2, "progress": 1}}
+    rec = make_cassette(
+        ("request", listed, ok(1, {"tools": []})),
+        ("server-notification", step, None),
+        ("request", call, ok(2, text("indexed"))),
+        t1=(1.0, 5.0),
+        t2=(2.5, None),
+        t3=(1.1, 4000.0),
+    )
+    responder = Responder(rec, "sequential")
+    first = responder.answer(req(7, "tools/list"))
+    assert first is not None and first.before == () and first.after == ()
+    second = responder.answer(req(8, "tools/call", {"name": "index", "_meta": {"progressToken": "live"}}))
+    assert second is not None
+    assert second.before == ({**step, "params": {"progressToken": "live", "progress": 1}},)
+
+
 # -- framing ---------------------------------------------------------------------------------------
 
 

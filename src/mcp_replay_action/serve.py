@@ -40,6 +40,7 @@ from mcp_replay_action.compare.matchers import (
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Cassette, Interaction
+from mcp_replay_action.replay.heard import PROGRESS, ProgressOwners
 from mcp_replay_action.transport.httpd import (
     DEFAULT_BOUNDS,
     BodyError,
@@ -124,15 +125,26 @@ class Responder:
 
     def _server_messages_by_request(self) -> dict[int, tuple[list[Interaction], list[Interaction]]]:
         """For each recorded request, the server-initiated messages recorded while it was open
-        (before its answer) and after it, up to the next message the client sent."""
+        (before its answer) and after it, up to the next message the client sent; a progress line
+        is its token's request's (``heard.ProgressOwners``), even when written before it."""
         out: dict[int, tuple[list[Interaction], list[Interaction]]] = {}
         current: Interaction | None = None
+        # A request open over 2 s is written after its own progress: that is sent while it is open.
+        owners: ProgressOwners[Interaction] = ProgressOwners()
         for inter in self.cassette.interactions:
             if inter.kind in _CLIENT_KINDS:
                 current = inter if inter.kind == "request" else None
                 if current is not None:
-                    out[current.seq] = ([], [])
+                    out[current.seq] = (owners.request(current), [])
                 continue
+            if inter.message.get("method") == PROGRESS:
+                owner = owners.progress(inter, inter)
+                if owner is not None:
+                    out[owner.seq][0].append(inter)
+                    continue
+                params = inter.message.get("params")
+                if isinstance(params, dict) and params.get("progressToken") is not None:
+                    continue  # waiting for the request that names its token, or no request's
             if current is None:
                 continue
             answered_at = current.ts + (current.latency_ms or 0.0) / 1000.0
