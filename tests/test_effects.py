@@ -1,4 +1,4 @@
-"""The ``--setup`` note is shown only when the recorded session may have left state
+"""The ``--setup`` notes are shown only when the recorded session may have left state
 (``replay/effects.py``, ``replay/advice.py``): a call of a tool its recorded listing does not
 annotate ``readOnlyHint: true``, or a method of unknown effect.
 
@@ -16,15 +16,16 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from e2e_helpers import SERVERS, command, record_through_proxy, replay
+from e2e_helpers import SERVERS, command, python_server, record_through_proxy, replay
 from mcp_replay_action.model.cassette import Interaction
-from mcp_replay_action.replay.advice import STATE
+from mcp_replay_action.replay.advice import LEARNED_STATE, STATE
 from mcp_replay_action.replay.effects import may_leave_state
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 SDK1_PYTHON = SERVERS / ".venv-sdk1" / "bin" / "python"  # FastMCP lives in the 1.x SDK
 TYPED = SERVERS / "typed_server.py"
+NOISY = python_server(SERVERS / "noisy_server.py")
 
 
 def request(seq: int, method: str, params: dict[str, Any] | None = None, result: Any = None) -> Interaction:
@@ -94,3 +95,30 @@ def test_the_setup_note_only_for_a_session_that_may_have_written(
     [result] = run.report["cassettes"]  # type: ignore[index]
     assert result["notes"] == notes, run.describe()
     assert ("--setup CMD" in run.stdout) == bool(notes), run.describe()
+
+
+async def noisy_session(client: Client) -> dict[str, Any]:
+    await client.call_tool("status", {})
+    await client.call_tool("echo", {"text": "hi"})
+    return {}
+
+
+@pytest.mark.parametrize(
+    ("extra", "notes"),
+    [((), [LEARNED_STATE]), (("--isolate",), []), (("--setup", "true"), [])],
+    ids=["nothing-restores-state", "isolated", "setup"],
+)
+def test_noise_learned_from_a_session_that_may_have_written_says_how_to_start_fresh(
+    tmp_path: Path, extra: tuple[str, ...], notes: list[str]
+) -> None:
+    """``noisy_server``'s tools are not annotated read-only, so its second start may have met what
+    the first one left: what the confirmation pass learned is noise only if each start began from
+    the recorded state, and with neither ``--setup`` nor ``--isolate`` the report says so."""
+    cassette = tmp_path / "noisy.jsonl"
+    record_through_proxy(NOISY, cassette, noisy_session)
+    run = replay(NOISY, cassette, *extra, report=tmp_path / "r.json", gate=False)
+    assert run.code == 0 and not run.findings(), run.describe()
+    [result] = run.report["cassettes"]  # type: ignore[index]
+    assert any(i["noise"] for i in result["interactions"]), run.describe()  # the pass did learn
+    assert result["notes"] == notes, run.describe()
+    assert ("--isolate if the server" in run.stdout) == bool(notes), run.describe()

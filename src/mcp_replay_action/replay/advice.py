@@ -31,6 +31,12 @@ STATE = (
     "file, a database), give --setup CMD to restore the recorded state before each start"
 )
 
+LEARNED_STATE = (
+    "what the confirmation pass learned as noise may be state the first pass left (the session may "
+    "have written, and its second start began where the first one ended): give --setup CMD to restore "
+    "the recorded state before each start, or --isolate if the server keeps its state under HOME or TMPDIR"
+)
+
 
 def can_confirm(target: Target) -> bool:
     """Whether a confirmation pass against ``target`` meets a server as fresh as the first pass."""
@@ -43,15 +49,18 @@ def notes_for(
     """The notes for a cassette's ``results`` replayed against ``target`` (``confirm``: a
     confirmation pass was asked for). Read without building a result per interaction; the
     ``cassette`` is read again only for a replay with findings and nothing to restore state."""
-    failed = found = False
+    failed = found = learned = False
     for result, _ in weighted(results):
         failed = failed or result.status == "fail"
         found = found or bool(result.findings)
-        if failed and found:
+        learned = learned or bool(result.noise)
+        if failed and found and learned:
             break
     notes = []
     if confirm and failed and not can_confirm(target):
         notes.append(UNCONFIRMED)
-    if found and not (target.setup or target.reset) and (cassette is None or may_leave_state(cassette.interactions)):
-        notes.append(STATE)
+    stateless = target.setup or target.reset
+    if (found or (learned and not target.isolate)) and not stateless:
+        if cassette is None or may_leave_state(cassette.interactions):
+            notes.append(STATE if found else LEARNED_STATE)
     return tuple(notes)
