@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from mcp_replay_action.model.cassette import Cassette
 from mcp_replay_action.model.results import InteractionResult, weighted
-from mcp_replay_action.replay.effects import may_leave_state
+from mcp_replay_action.replay.effects import Effects, may_leave_state
 from mcp_replay_action.transport import Target
 
 UNCONFIRMED = (
@@ -44,11 +44,16 @@ def can_confirm(target: Target) -> bool:
 
 
 def notes_for(
-    results: Sequence[InteractionResult], target: Target, confirm: bool, cassette: Cassette | None = None
+    results: Sequence[InteractionResult],
+    target: Target,
+    confirm: bool,
+    cassette: Cassette | None = None,
+    effects: Effects | None = None,
 ) -> tuple[str, ...]:
     """The notes for a cassette's ``results`` replayed against ``target`` (``confirm``: a
-    confirmation pass was asked for). Read without building a result per interaction; the
-    ``cassette`` is read again only for a replay with findings and nothing to restore state."""
+    confirmation pass was asked for). Read without building a result per interaction; whether the
+    session may have written is ``effects``', learned as the replay read the cassette, else the
+    ``cassette`` is read again (only for a replay with findings and nothing to restore state)."""
     failed = found = learned = False
     for result, _ in weighted(results):
         failed = failed or result.status == "fail"
@@ -61,6 +66,10 @@ def notes_for(
         notes.append(UNCONFIRMED)
     stateless = target.setup or target.reset
     if (found or (learned and not target.isolate)) and not stateless:
-        if cassette is None or may_leave_state(cassette.interactions):
+        if effects is not None and effects.complete:
+            writes = effects.may_leave_state()  # learned as the replay read the cassette
+        else:
+            writes = cassette is None or may_leave_state(cassette.interactions)
+        if writes:
             notes.append(STATE if found else LEARNED_STATE)
     return tuple(notes)

@@ -13,7 +13,7 @@ extension's, a later revision's): a method of unknown effect is taken to write.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.replay.repeat import read_only_tools
@@ -46,12 +46,34 @@ NO_LASTING_EFFECT = frozenset(
 def may_leave_state(interactions: Iterable[Interaction]) -> bool:
     """Whether any recorded request may change what the server keeps after the session: a call of
     a tool not annotated read-only in the recorded listing, or a method of unknown effect."""
-    requests = [i for i in interactions if i.kind == "request"]
-    read_only = read_only_tools(requests)
-    for inter in requests:
-        if inter.method == "tools/call":
-            if inter.tool_name not in read_only:
-                return True
-        elif inter.method not in NO_LASTING_EFFECT:
-            return True
-    return False
+    effects = Effects()
+    for _ in effects.watch(interactions):
+        pass
+    return effects.may_leave_state()
+
+
+class Effects:
+    """``may_leave_state``, learned from the interactions as the replay reads them (``watch``), so
+    a streamed cassette is not read once more for it: the tools called and the tools listed
+    read-only are kept (names only), and any other method of unknown effect settles it."""
+
+    def __init__(self) -> None:
+        self.called: set[str | None] = set()  # tools called, by name (None: a call naming none)
+        self.read_only: set[str] = set()
+        self.unknown = False  # a request of unknown effect was sent
+        self.complete = False  # every interaction was watched
+
+    def watch(self, interactions: Iterable[Interaction]) -> Iterator[Interaction]:
+        for inter in interactions:
+            if inter.kind == "request":
+                if inter.method == "tools/call":
+                    self.called.add(inter.tool_name)
+                elif inter.method == "tools/list":
+                    self.read_only |= read_only_tools((inter,))
+                elif inter.method not in NO_LASTING_EFFECT:
+                    self.unknown = True
+            yield inter
+        self.complete = True
+
+    def may_leave_state(self) -> bool:
+        return self.unknown or any(name not in self.read_only for name in self.called)

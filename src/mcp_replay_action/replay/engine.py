@@ -51,7 +51,7 @@ from mcp_replay_action.model.results import (
 )
 from mcp_replay_action.plan import Plan
 from mcp_replay_action.redact import Redactor, redactor_for
-from mcp_replay_action.replay import advice, deep, heard_again, streams, tasks
+from mcp_replay_action.replay import advice, deep, effects, heard_again, streams, tasks
 from mcp_replay_action.replay.answer import Answer
 from mcp_replay_action.replay.era_check import era_mismatch, one_era_finding
 from mcp_replay_action.replay.heard import Heard, LiveHeard
@@ -116,6 +116,7 @@ class _Session:
         self.expected: dict[int, JSON] = {}
         self.confirming = False
         self.standby: Standby | None = None  # the confirming run's server (started ahead: ``_judge``)
+        self.effects = effects.Effects()  # what the session may leave on the server (``advice.py``)
         self.ending = False
         # Set on a confirming run: it compares nothing and keeps only the answers to these seqs
         # (the ones the first run failed on), which is all the confirmation reads.
@@ -174,7 +175,7 @@ class _Session:
         # A confirming run stops after the last answer it gathers: nothing later can change it.
         to_gather = len(self.gather) if self.gather is not None and not self.hear_session else -1
         tick = self.tick
-        for done, inter in enumerate(self.cassette.interactions):
+        for done, inter in enumerate(self.effects.watch(self.cassette.interactions)):
             if to_gather == 0:
                 break
             if tick is not None:
@@ -739,7 +740,9 @@ def replay_cassette(
         stderr_tail=str(diag.get("stderr_tail", ""))[-2000:] if session.dead else "",
         non_json_lines=int(diag.get("non_json_lines", 0) or 0),
         listed=listings.listed(),
-        notes=advice.notes_for(results, options.target, confirm is not None and options.confirm, cassette),
+        notes=advice.notes_for(
+            results, options.target, confirm is not None and options.confirm, effects=session.effects
+        ),
     )
     return redacted_result(result, session.redactor)
 
