@@ -19,7 +19,7 @@ from mcp import Client
 from e2e_helpers import SERVERS, command, python_server, record_through_proxy, replay
 from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.replay.advice import LEARNED_STATE, STATE
-from mcp_replay_action.replay.effects import may_leave_state
+from mcp_replay_action.replay.effects import Effects
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
@@ -38,6 +38,14 @@ def request(seq: int, method: str, params: dict[str, Any] | None = None, result:
 def listing(**hints: dict[str, Any]) -> Interaction:
     tools = [{"name": name, "inputSchema": {"type": "object"}, "annotations": a} for name, a in hints.items()]
     return request(0, "tools/list", {}, {"tools": tools})
+
+
+def may_leave_state(interactions: list[Interaction]) -> bool:
+    """What the replay learns of ``interactions`` as it reads them (``Effects.watch``)."""
+    effects = Effects()
+    for _ in effects.watch(interactions):
+        pass
+    return effects.may_leave_state()
 
 
 def test_reads_subscriptions_and_read_only_tools_leave_no_state() -> None:

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mcp_replay_action.model.cassette import Cassette
 from mcp_replay_action.model.results import InteractionResult, weighted
-from mcp_replay_action.replay.effects import Effects, may_leave_state
+from mcp_replay_action.replay.effects import Effects
 from mcp_replay_action.transport import Target
 
 UNCONFIRMED = (
@@ -43,17 +42,11 @@ def can_confirm(target: Target) -> bool:
     return target.fresh_each_start
 
 
-def notes_for(
-    results: Sequence[InteractionResult],
-    target: Target,
-    confirm: bool,
-    cassette: Cassette | None = None,
-    effects: Effects | None = None,
-) -> tuple[str, ...]:
+def notes_for(results: Sequence[InteractionResult], target: Target, confirm: bool, effects: Effects) -> tuple[str, ...]:
     """The notes for a cassette's ``results`` replayed against ``target`` (``confirm``: a
-    confirmation pass was asked for). Read without building a result per interaction; whether the
-    session may have written is ``effects``', learned as the replay read the cassette, else the
-    ``cassette`` is read again (only for a replay with findings and nothing to restore state)."""
+    confirmation pass was asked for), read without building a result per interaction. Whether the
+    session may have written is ``effects``', learned as the replay read the cassette; a run that
+    stopped before its end is taken to have written (the note is a hint, never a gate)."""
     failed = found = learned = False
     for result, _ in weighted(results):
         failed = failed or result.status == "fail"
@@ -66,10 +59,6 @@ def notes_for(
         notes.append(UNCONFIRMED)
     stateless = target.setup or target.reset
     if (found or (learned and not target.isolate)) and not stateless:
-        if effects is not None and effects.complete:
-            writes = effects.may_leave_state()  # learned as the replay read the cassette
-        else:
-            writes = cassette is None or may_leave_state(cassette.interactions)
-        if writes:
+        if not effects.complete or effects.may_leave_state():
             notes.append(STATE if found else LEARNED_STATE)
     return tuple(notes)

@@ -43,19 +43,12 @@ NO_LASTING_EFFECT = frozenset(
 )
 
 
-def may_leave_state(interactions: Iterable[Interaction]) -> bool:
-    """Whether any recorded request may change what the server keeps after the session: a call of
-    a tool not annotated read-only in the recorded listing, or a method of unknown effect."""
-    effects = Effects()
-    for _ in effects.watch(interactions):
-        pass
-    return effects.may_leave_state()
-
-
 class Effects:
-    """``may_leave_state``, learned from the interactions as the replay reads them (``watch``), so
-    a streamed cassette is not read once more for it: the tools called and the tools listed
-    read-only are kept (names only), and any other method of unknown effect settles it."""
+    """Whether a recorded session may change what the server keeps after it (``may_leave_state``:
+    a call of a tool not annotated read-only in the recorded listing, or a method of unknown
+    effect), learned from the interactions as the replay reads them (``watch``), so a streamed
+    cassette is not read once more for it: the tools called and the tools listed read-only are
+    kept (names only), and any other method of unknown effect settles it."""
 
     def __init__(self) -> None:
         self.called: set[str | None] = set()  # tools called, by name (None: a call naming none)

@@ -740,9 +740,7 @@ def replay_cassette(
         stderr_tail=str(diag.get("stderr_tail", ""))[-2000:] if session.dead else "",
         non_json_lines=int(diag.get("non_json_lines", 0) or 0),
         listed=listings.listed(),
-        notes=advice.notes_for(
-            results, options.target, confirm is not None and options.confirm, effects=session.effects
-        ),
+        notes=advice.notes_for(results, options.target, confirm is not None and options.confirm, session.effects),
     )
     return redacted_result(result, session.redactor)
 
