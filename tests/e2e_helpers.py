@@ -102,19 +102,7 @@ def run_cli(
     argv = [str(a) for a in args]
     if report is not None:
         argv += ["--report", str(report)]
-    tag = uuid.uuid4().hex
-    try:
-        proc = subprocess.run(
-            [PYTHON, "-m", "mcp_replay_action", *argv],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            cwd=cwd or REPO,
-            stdin=subprocess.DEVNULL,
-            env={**os.environ, TAG_VAR: tag},
-        )
-    finally:
-        strays = reap_strays(tag)
+    proc, strays = run_tagged([PYTHON, "-m", "mcp_replay_action", *argv], timeout, cwd or REPO)
     loaded = None
     if report is not None and report.exists():
         loaded = json.loads(report.read_text("utf-8"))
@@ -187,6 +175,27 @@ def reap_strays(tag: str, grace: float = 3.0) -> tuple[int, ...]:
         except ProcessLookupError:
             pass
     return tuple(alive)
+
+
+def run_tagged(
+    argv: list[str], timeout: float, cwd: Path = REPO
+) -> tuple[subprocess.CompletedProcess[str], tuple[int, ...]]:
+    """Run ``argv`` to completion (bounded, no stdin, output captured) with every process it
+    starts tagged, then the tagged processes still alive (``reap_strays``: killed)."""
+    tag = uuid.uuid4().hex
+    try:
+        proc = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, TAG_VAR: tag},
+        )
+    finally:
+        strays = reap_strays(tag)
+    return proc, strays
 
 
 def replay(

@@ -10,8 +10,6 @@ proxy, polling every 10 ms while the task works 5 x 60 ms.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -19,7 +17,19 @@ from typing import Any
 
 import pytest
 
-from e2e_helpers import MCP_REPLAY, PYTHON, REPO, SERVERS, TAG_VAR, CliRun, cassette_lines, command, reap_strays, replay
+from e2e_helpers import (
+    MCP_REPLAY,
+    PYTHON,
+    REPO,
+    SERVERS,
+    TAG_VAR,
+    CliRun,
+    cassette_lines,
+    command,
+    reap_strays,
+    replay,
+    run_tagged,
+)
 from mcp_replay_action.model.cassette import Interaction
 from mcp_replay_action.replay.tasks import Polls, milestone, status_of
 from mcp_replay_action.transport.session import ClientSession
@@ -41,20 +51,8 @@ def cassette(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not SDK1_PYTHON.exists():
         pytest.skip("tests/run.sh builds tests/servers/.venv-sdk1 (the 1.x SDK)")
     path = tmp_path_factory.mktemp("tasks") / "tasks.jsonl"
-    tag = uuid.uuid4().hex
     record = [str(MCP_REPLAY), "record", "--server", server("--step-ms", "60"), "--cassette", str(path)]
-    try:
-        seen = subprocess.run(
-            [str(SDK1_PYTHON), str(CLIENT), "--poll-ms", "10", "--", *record],
-            capture_output=True,
-            text=True,
-            timeout=90,
-            cwd=REPO,
-            stdin=subprocess.DEVNULL,
-            env={**os.environ, TAG_VAR: tag},
-        )
-    finally:
-        strays = reap_strays(tag)
+    seen, strays = run_tagged([str(SDK1_PYTHON), str(CLIENT), "--poll-ms", "10", "--", *record], 90)
     assert seen.returncode == 0 and not strays, seen.stderr[-3000:]
     assert seen.stdout.splitlines()[-2:] == ["completed", "report on tides: 3 sources, all agree"], seen.stdout
     return path

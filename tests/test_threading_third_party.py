@@ -15,11 +15,9 @@ recording must still hold the whole session."""
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import subprocess
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -28,14 +26,12 @@ from mcp import Client
 
 from e2e_helpers import (
     MCP_REPLAY,
-    REPO,
     SERVERS,
-    TAG_VAR,
     VENV_BIN,
     cassette_lines,
-    reap_strays,
     record_through_proxy,
     run_cli,
+    run_tagged,
 )
 
 pytestmark = pytest.mark.integration
@@ -102,19 +98,9 @@ def test_a_task_id_minted_by_server_everything_is_threaded_with_one_start_per_re
     cassette = tmp_path / "everything.jsonl"
     record = [str(MCP_REPLAY), "record", "--server", server, "--cassette", str(cassette)]
     client = [str(SDK1_PYTHON), str(SERVERS / "tasks_client.py"), "--poll-ms", "500"]
-    tag = uuid.uuid4().hex
-    try:
-        seen = subprocess.run(
-            [*client, "--tool", "simulate-research-query", "--echo-key", "message", "--", *record],
-            capture_output=True,
-            text=True,
-            timeout=90,
-            cwd=REPO,
-            stdin=subprocess.DEVNULL,
-            env={**os.environ, TAG_VAR: tag},
-        )
-    finally:
-        strays = reap_strays(tag)
+    seen, strays = run_tagged(
+        [*client, "--tool", "simulate-research-query", "--echo-key", "message", "--", *record], 90
+    )
     assert seen.returncode == 0 and not strays, seen.stderr[-3000:]
     # The whole session reached the cassette, though the client killed the proxy on its way out.
     methods = [line["message"].get("method") for line in cassette_lines(cassette)[1:] if line["kind"] == "request"]
