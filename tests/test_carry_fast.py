@@ -263,3 +263,38 @@ def test_an_answer_that_differs_by_a_value_nobody_quotes_is_settled_by_the_first
     minted = Interaction(1, "request", {"method": "tools/call", "params": {}}, {"result": {"ref": "note_x7k2abcd"}})
     recording[0] = minted
     assert Carry(recording).may_learn_from(1, minted) and recording.reads == 3
+
+
+def test_may_hold_worked_out_ahead_is_what_it_is_asked_and_only_for_its_own_answer() -> None:
+    rng = random.Random(21)
+    for n in range(500):
+        recording = _recording(rng)
+        rules = ThreadRules(("ref",), ("name",)) if n % 3 == 0 else ThreadRules()
+        plain, ahead = corr.Flow(recording, rules), corr.Flow(recording, rules)
+        requests = [i for i in recording if i.kind == "request"]
+        if not requests:
+            continue
+        ahead.may_hold(requests[0])  # the first pass, made by the first answer that differs
+        for inter, after in zip(requests, requests[1:] + requests[:1], strict=True):
+            ahead.look_ahead(inter)
+            assert ahead.may_hold(after) == plain.may_hold(after)  # another answer: worked out afresh
+            ahead.look_ahead(inter)
+            assert ahead.may_hold(inter) == plain.may_hold(inter)
+
+
+def test_carry_looks_ahead_only_at_a_tool_whose_answer_differed_and_never_before_the_first_pass() -> None:
+    stamped = {"content": [{"type": "text", "text": '{"time": "2026-12-07T05:42:11+00:00"}'}]}
+
+    def now(seq: int) -> Interaction:
+        return Interaction(seq, "request", {"method": "tools/call", "params": {"name": "now"}}, {"result": stamped})
+
+    add = Interaction(3, "request", {"method": "tools/call", "params": {"name": "add", "a": 42}}, {"result": {}})
+    recording = _Counted([now(1), now(2), add, now(4)])
+    carry = Carry(recording)
+    carry.look_ahead(recording[1])  # nothing differed yet: the recording is not read
+    assert recording.reads == 0 and carry.flow is not None and carry.flow._ahead is None
+    assert not carry.may_learn_from(1, recording[0]) and recording.reads == 1
+    carry.look_ahead(add)  # "add" never differed: nothing worked out
+    assert carry.flow._ahead is None
+    carry.look_ahead(recording[3])
+    assert carry.flow._ahead == (4, False) and not carry.may_learn_from(4, recording[3])

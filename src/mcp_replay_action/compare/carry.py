@@ -76,6 +76,7 @@ class Carry:
         # The recording's data flow, read as far as it is asked (``correlate.Flow``).
         self.flow: Flow | None = None
         self._found: Correlations | None = None
+        self._differed: set[tuple[str, str | None]] = set()  # (method, tool) of answers that differed
         if isinstance(interactions, Correlations):
             self._found = interactions
         elif isinstance(interactions, Flow):
@@ -101,9 +102,19 @@ class Carry:
         the live answer is: only the answers that held a correlated value before it was quoted
         are learned from. Given the recorded interaction ``inter``, what the client sent alone
         (``Flow.may_hold``) answers first, and most answers that differ are settled by it."""
-        if self._found is None and inter is not None and self.flow is not None and not self.flow.may_hold(inter):
-            return False
+        if self._found is None and inter is not None and self.flow is not None:
+            self._differed.add((inter.method, inter.tool_name))
+            if not self.flow.may_hold(inter):
+                return False
         return seq in self.correlations.holders
+
+    def look_ahead(self, inter: JSON) -> None:
+        """While the server works on the request ``inter``, work out what ``may_learn_from``
+        will ask of its answer should it differ (``Flow.look_ahead``): when an answer to the
+        same method and tool differed before in this run (a tool that stamps the time differs
+        every call; one that never differed costs nothing)."""
+        if self._found is None and self.flow is not None and (inter.method, inter.tool_name) in self._differed:
+            self.flow.look_ahead(inter)
 
     def learn(self, recorded: JSON, live: JSON, seq: int) -> None:
         """Remember every correlated value that differs between the recorded and the live answer

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 
 from mcp_replay_action.compare import intflow
 from mcp_replay_action.compare.intflow import is_decimal
+from mcp_replay_action.compare.masks import json_text_of
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.model import JSON
 from mcp_replay_action.values.minted import is_minted_key
@@ -239,6 +240,7 @@ class Flow:
         self._firsts: _Firsts | None = None
         self._last = -1  # the last first quote: an answer from there on cannot be a source
         self._found: Correlations | None = None
+        self._ahead: tuple[int, bool] | None = None  # (seq, may_hold) worked out ahead
 
     def correlations(self) -> Correlations:
         """What the recording proves was threaded (read once)."""
@@ -260,23 +262,42 @@ class Flow:
         alone; once the second is read, exactly its answer."""
         if self._found is not None:
             return inter.seq in self._found.holders
+        ahead = self._ahead
+        if ahead is not None and ahead[0] == inter.seq:
+            return ahead[1]
+        return self._may_hold(inter)
+
+    def look_ahead(self, inter: JSON) -> None:
+        """Work out ``may_hold(inter)`` now and keep it (one answer's worth) for when it is asked:
+        a replay asks it of an answer that differs before it sends the next request, and asked
+        while the server still works on ``inter`` it costs nothing to wait for. Only once the
+        first pass is made (an answer differed) and until the second is."""
+        if self._found is None and self._firsts is not None:
+            self._ahead = (inter.seq, self._may_hold(inter))
+
+    def _may_hold(self, inter: JSON) -> bool:
         firsts = self._first_pass()
         response = inter.response
-        if inter.seq >= self._last or inter.method in DECLARATIONS or not isinstance(response, dict):
+        seq = inter.seq
+        if seq >= self._last or inter.method in DECLARATIONS or not isinstance(response, dict):
             return False
         result = response.get("result")
         if not isinstance(result, (dict, list)):
             return False
+        later = (seq + 1) << 2  # a packed first quote this high came after the answer
+        packed = firsts.packed
+        key_marks = intflow.key_marks
         for value, ruled, key in offered_values(result, self.rules):
-            if firsts.first(value) <= inter.seq:
-                continue
+            found = packed(value)
+            if found < later:
+                continue  # never quoted, or the client held it before this answer came
             if ruled:
                 return True
             if not is_decimal(value):
                 if plain_value(value):
                     return True
                 continue
-            marks = firsts.marks(value) | intflow.key_marks(key)
+            marks = found & 3 | key_marks(key)
             if marks & intflow.QUANTITY:
                 continue
             if marks & intflow.IDENTIFIER or len(value.lstrip("-")) >= intflow.UNIQUE_DIGITS:
@@ -289,12 +310,10 @@ class Flow:
             # About one value a client message quotes afresh (a calc cassette: 100,007 in 100,001).
             items = self._items
             firsts = self._firsts = _Firsts(len(items) if isinstance(items, Sized) else 0)
+            note = firsts.note_all
             for inter in self._items:
-                if inter.kind in ("request", "notification"):
-                    seq = inter.seq
-                    for value, key in quotes(inter.message):
-                        if firsts.note(value, seq, intflow.key_marks(key) if is_decimal(value) else 0):
-                            self._last = seq
+                if inter.kind in ("request", "notification") and note(quotes(inter.message), inter.seq):
+                    self._last = inter.seq
         return self._firsts
 
 
@@ -381,46 +400,62 @@ class _Firsts:
         self._data = array("i", bytes(4 * size))  # seq << 2 | marks
         self._count = 0
 
-    def note(self, value: str, seq: int, marks: int) -> bool:
-        """Record a quote of ``value`` at ``seq`` (quotes come in seq order); True when it is the
-        value's first."""
-        h = hash(value) or 1  # 0 marks an empty slot
-        at = self._probe(h)
-        if self._hashes[at]:
-            if marks:
-                self._data[at] |= marks
-            return False
-        self._hashes[at] = h
-        self._data[at] = seq << 2 | marks
-        self._count += 1
-        if 3 * self._count > 2 * len(self._hashes):
-            self._grow()
-        return True
+    def note_all(self, quoted: Iterable[tuple[str, str | None]], seq: int) -> bool:
+        """Record the quotes of one message at ``seq`` (``quotes``; messages come in seq order),
+        each value with the marks of its key when it spells an integer; True when one of them
+        is a value's first. Probed inline: the first pass notes every value a recording's client
+        sent, and a call per value was a third of its time."""
+        hashes, data = self._hashes, self._data
+        mask = len(hashes) - 1
+        key_marks = intflow.key_marks
+        fresh = False
+        for value, key in quoted:
+            h = hash(value) or 1  # 0 marks an empty slot
+            at = h & mask
+            found = hashes[at]
+            while found and found != h:
+                at = (at + 1) & mask
+                found = hashes[at]
+            # (``isdigit`` first: most values are not numbers, and it is a method, not a call here)
+            marks = key_marks(key) if (value.isdigit() or value[:1] == "-") and is_decimal(value) else 0
+            if found:
+                if marks:
+                    data[at] |= marks
+                continue
+            hashes[at] = h
+            data[at] = seq << 2 | marks
+            fresh = True
+            self._count += 1
+            if 3 * self._count > 2 * len(hashes):
+                self._grow()
+                hashes, data = self._hashes, self._data
+                mask = len(hashes) - 1
+        return fresh
 
-    def _probe(self, h: int) -> int:
-        """The slot that holds hash ``h``, or the empty one it would go in."""
+    def packed(self, value: str) -> int:
+        """The seq of the first quote of ``value``, shifted left two, or'd with the marks of the
+        keys it was quoted under; -1 when the client never sent it."""
         hashes = self._hashes
+        h = hash(value) or 1
         mask = len(hashes) - 1
         at = h & mask
         while True:
             found = hashes[at]
-            if found == h or not found:
-                return at
+            if found == h:
+                return self._data[at]
+            if not found:
+                return -1
             at = (at + 1) & mask
-
-    def _slot(self, value: str) -> int:
-        at = self._probe(hash(value) or 1)
-        return at if self._hashes[at] else -1
 
     def first(self, value: str) -> int:
         """The seq of the first quote of ``value``; -1 when the client never sent it."""
-        at = self._slot(value)
-        return -1 if at < 0 else self._data[at] >> 2
+        found = self.packed(value)
+        return -1 if found < 0 else found >> 2
 
     def marks(self, value: str) -> int:
         """The marks of the keys ``value`` was quoted under (0 for a value never sent)."""
-        at = self._slot(value)
-        return 0 if at < 0 else self._data[at] & 3
+        found = self.packed(value)
+        return 0 if found < 0 else found & 3
 
     def _grow(self) -> None:
         old = zip(self._hashes, self._data, strict=True)
@@ -455,25 +490,40 @@ def quoted_values(message: Mapping[str, JSON]) -> set[str]:
     return {value for value, _ in quotes(message)}
 
 
-def quotes(message: Mapping[str, JSON]) -> Iterator[tuple[str, str | None]]:
+def quotes(message: Mapping[str, JSON]) -> list[tuple[str, str | None]]:
     """(value, key) for every value a client message quotes: each whole string and integer of
     its ``params`` (JSON text entered), each word and each number of its strings, with the key
-    it was quoted under."""
+    it was quoted under. The walk of ``keyed_leaves``, inline: the first pass makes it for
+    every message a client sent."""
     params = message.get("params")
+    out: list[tuple[str, str | None]] = []
     if not isinstance(params, (dict, list)):
-        return
-    for key, leaf in keyed_leaves(params, "params"):
-        if type(leaf) is int:
-            yield str(leaf), key
-            continue
-        assert isinstance(leaf, str)
-        if len(leaf) <= LONGEST:
-            yield leaf, key
-        if len(leaf) > FLOOR:
-            for word in WORD.findall(leaf):
-                yield word, key
-        for number in intflow.number_words(leaf):
-            yield number, key
+        return out
+    add = out.append
+    words, numbers = WORD.findall, intflow.number_words
+    stack: list[tuple[str | None, JSON]] = [("params", params)]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        key, node = pop()
+        kind = type(node)
+        if kind is dict:
+            extend(node.items())  # type: ignore[union-attr]
+        elif kind is list:
+            extend((key, item) for item in node)  # type: ignore[union-attr]
+        elif kind is int:
+            add((str(node), key))
+        elif kind is str:
+            text: str = node  # type: ignore[assignment]
+            if text[:1] in _JSON_STARTS:
+                inner = json_text_of(text)
+                if inner is not None:
+                    stack.append((key, inner))
+            if len(text) <= LONGEST:
+                add((text, key))
+            if len(text) > FLOOR:
+                out.extend((word, key) for word in words(text))
+            out.extend((number, key) for number in numbers(text))
+    return out
 
 
 def offered_values(result: JSON, rules: ThreadRules) -> Iterator[tuple[str, bool, str | None]]:
@@ -524,8 +574,6 @@ def plain_value(value: str) -> bool:
 
 def leaves(value: JSON, path: Path) -> Iterator[tuple[Path, str | int]]:
     """(path, leaf) for every string and integer (not boolean) in ``value``, entering JSON text."""
-    from mcp_replay_action.compare.normalize import json_text_of
-
     stack: list[tuple[Path, JSON]] = [(path, value)]
     while stack:
         at, node = stack.pop()
@@ -546,8 +594,6 @@ def keyed_leaves(value: JSON, key: str | None) -> Iterator[tuple[str | None, str
     """(key, leaf) for every leaf ``leaves`` gives, with the key it is held under (``key_of`` of
     its path; ``key`` at the root and for the items of a root list), and no path built: this
     walks every message of a recording."""
-    from mcp_replay_action.compare.normalize import json_text_of
-
     stack: list[tuple[str | None, JSON]] = [(key, value)]
     while stack:
         at, node = stack.pop()
