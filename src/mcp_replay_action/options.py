@@ -20,7 +20,6 @@ import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -30,6 +29,8 @@ from mcp_replay_action.plan import REQUEST_TIMEOUT, Mode, Plan, make_target, sta
 from mcp_replay_action.wire.protocol import ERAS
 
 if TYPE_CHECKING:
+    from pathlib import Path  # a replay spawns its server before pathlib is needed
+
     from mcp_replay_action.transport import Target
 
 # What a click option decorates: a command's function, or a command (``click.option``'s own type).
@@ -284,7 +285,7 @@ def clean_cassettes(value: str) -> tuple[str, ...]:
         if not pattern or pattern.startswith("#"):
             continue
         bare = pattern[1:] if pattern.startswith("!") else pattern
-        if os.path.isabs(bare) or ".." in Path(bare).parts:
+        if os.path.isabs(bare) or ".." in bare.replace(os.sep, "/").split("/"):
             raise bad_input("cassettes", pattern, "glob patterns relative to the workspace, without '..'")
         patterns.append(pattern)
     if not [p for p in patterns if not p.startswith("!")]:

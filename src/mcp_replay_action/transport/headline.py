@@ -22,7 +22,6 @@ line's length (StderrTail caps a line at 4000 characters anyway).
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections.abc import Sequence
@@ -94,6 +93,8 @@ def _closest(path: str) -> str:
         names = os.listdir(directory)
     except OSError:
         return ""
+    import difflib  # only for a script that is not there
+
     found = difflib.get_close_matches(name, names, n=1, cutoff=0.75)
     return found[0] if found else ""
 
