@@ -32,6 +32,8 @@ from mcp_replay_action.compare.correlate import (
 from mcp_replay_action.compare.intflow import is_decimal
 from mcp_replay_action.compare.normalize import json_text_of
 from mcp_replay_action.model.cassette import Interaction
+from mcp_replay_action.values.limits import Limits
+from mcp_replay_action.values.prepared import Prepared
 
 pytestmark = [pytest.mark.unit, pytest.mark.usefixtures("limits")]
 
@@ -296,5 +298,11 @@ def test_carry_looks_ahead_only_at_a_tool_whose_answer_differed_and_never_before
     assert not carry.may_learn_from(1, recording[0]) and recording.reads == 1
     carry.look_ahead(add)  # "add" never differed: nothing worked out
     assert carry.flow._ahead is None
-    carry.look_ahead(recording[3])
+    # An answer holding a long JSON text is read ahead for the comparison, not walked for values.
+    long = Interaction(5, "request", {"method": "tools/call", "params": {"name": "now"}}, {"result": {}})
+    document = {"content": [{"type": "text", "text": '{"rows": "' + "x" * 200 + '"}'}]}
+    long_prepared = Prepared(Limits(read_ahead_chars=100), {"result": document})
+    carry.look_ahead(long, long_prepared)
+    assert carry.flow._ahead is None
+    carry.look_ahead(recording[3], Prepared(Limits(read_ahead_chars=100), recording[3].response))
     assert carry.flow._ahead == (4, False) and not carry.may_learn_from(4, recording[3])

@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from mcp_replay_action.compare.correlate import (
     FLOOR,
@@ -50,6 +51,9 @@ from mcp_replay_action.host.gcpause import paused
 from mcp_replay_action.model import JSON
 from mcp_replay_action.model.results import Substitution
 from mcp_replay_action.values.minted import is_minted_key
+
+if TYPE_CHECKING:
+    from mcp_replay_action.values.prepared import Prepared
 
 # How list items are paired: the identity keys comparison uses, then a plain ``id``.
 PAIR_KEYS = (*IDENTITY_KEYS, "id")
@@ -108,12 +112,16 @@ class Carry:
                 return False
         return seq in self.correlations.holders
 
-    def look_ahead(self, inter: JSON) -> None:
+    def look_ahead(self, inter: JSON, prepared: Prepared | None = None) -> None:
         """While the server works on the request ``inter``, work out what ``may_learn_from``
         will ask of its answer should it differ (``Flow.look_ahead``): when an answer to the
         same method and tool differed before in this run (a tool that stamps the time differs
-        every call; one that never differed costs nothing)."""
-        if self._found is None and self.flow is not None and (inter.method, inter.tool_name) in self._differed:
+        every call; one that never differed costs nothing), and the answer holds no long text
+        (``prepared``: that one is read ahead for the comparison instead, and walking it for
+        values could cost more than the server takes)."""
+        if self._found is not None or self.flow is None or (inter.method, inter.tool_name) not in self._differed:
+            return
+        if prepared is None or prepared.text() is None:
             self.flow.look_ahead(inter)
 
     def learn(self, recorded: JSON, live: JSON, seq: int) -> None:

@@ -326,7 +326,7 @@ class _Session:
             self.transport.send(message)
             self._settle()  # the previous answer, compared while the server works on this one
             if self.carry is not None:
-                self.carry.look_ahead(inter)  # what ``_learn`` will ask of this answer, if it differs
+                self.carry.look_ahead(inter, prepared)  # what ``_learn`` will ask of this answer, if it differs
             live = self.received = self._await(message.get("id"), wait, prepared)
             heard = self.heard.answered()
             if self.translation.era == "stateless" and self.translation.across and is_input_required(live):
