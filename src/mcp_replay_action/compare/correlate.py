@@ -490,40 +490,25 @@ def quoted_values(message: Mapping[str, JSON]) -> set[str]:
     return {value for value, _ in quotes(message)}
 
 
-def quotes(message: Mapping[str, JSON]) -> list[tuple[str, str | None]]:
+def quotes(message: Mapping[str, JSON]) -> Iterator[tuple[str, str | None]]:
     """(value, key) for every value a client message quotes: each whole string and integer of
     its ``params`` (JSON text entered), each word and each number of its strings, with the key
-    it was quoted under. The walk of ``keyed_leaves``, inline: the first pass makes it for
-    every message a client sent."""
+    it was quoted under."""
     params = message.get("params")
-    out: list[tuple[str, str | None]] = []
     if not isinstance(params, (dict, list)):
-        return out
-    add = out.append
-    words, numbers = WORD.findall, intflow.number_words
-    stack: list[tuple[str | None, JSON]] = [("params", params)]
-    pop, extend = stack.pop, stack.extend
-    while stack:
-        key, node = pop()
-        kind = type(node)
-        if kind is dict:
-            extend(node.items())  # type: ignore[union-attr]
-        elif kind is list:
-            extend((key, item) for item in node)  # type: ignore[union-attr]
-        elif kind is int:
-            add((str(node), key))
-        elif kind is str:
-            text: str = node  # type: ignore[assignment]
-            if text[:1] in _JSON_STARTS:
-                inner = json_text_of(text)
-                if inner is not None:
-                    stack.append((key, inner))
-            if len(text) <= LONGEST:
-                add((text, key))
-            if len(text) > FLOOR:
-                out.extend((word, key) for word in words(text))
-            out.extend((number, key) for number in numbers(text))
-    return out
+        return
+    for key, leaf in keyed_leaves(params, "params"):
+        if type(leaf) is int:
+            yield str(leaf), key
+            continue
+        assert isinstance(leaf, str)
+        if len(leaf) <= LONGEST:
+            yield leaf, key
+        if len(leaf) > FLOOR:
+            for word in WORD.findall(leaf):
+                yield word, key
+        for number in intflow.number_words(leaf):
+            yield number, key
 
 
 def offered_values(result: JSON, rules: ThreadRules) -> Iterator[tuple[str, bool, str | None]]:
