@@ -59,6 +59,14 @@ def test_every_result_reads_back_as_it_was_appended() -> None:
     assert pickle.loads(pickle.dumps(held)) == VARIETY  # --jobs hands results between processes
     # Sizes are 4 bytes each until one passes 2 GiB (the 5 GiB answer above).
     assert ResultList(VARIETY[:-1])._sizes.itemsize == 4 and held._sizes.itemsize == 8
+    # Latencies are whole microseconds in 4 bytes until one is not (the -0.0 above; a cassette's
+    # own 0.1234), then doubles, and every one reads back the very float appended.
+    assert ResultList(VARIETY[:8])._latency.itemsize == 4 and held._latency.itemsize == 8
+    odd = [*VARIETY[:3], InteractionResult(1, 3, "ping", None, "pass", latency_ms=0.2, recorded_latency_ms=0.1234)]
+    assert list(ResultList(odd)) == odd and ResultList(odd)._latency.itemsize == 8
+    assert [repr(r.latency_ms) for r in ResultList(odd)] == [repr(r.latency_ms) for r in odd]
+    big = [InteractionResult(1, 3, "ping", None, "pass", latency_ms=3_000_000.5)]  # 50 minutes: past 2^31 microseconds
+    assert list(ResultList(big)) == big and ResultList(big)._latency.itemsize == 8
     # Only the results that carry more than numbers are kept as objects.
     assert sorted(held._whole) == [2, 4, 6, 7]
     # A packed result is rebuilt field by field without __init__: every field, nothing else.

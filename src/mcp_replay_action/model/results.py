@@ -9,7 +9,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, overload
+from typing import Any, Literal, overload
 
 from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.coverage import Coverage, Listed
@@ -157,7 +157,10 @@ class ResultList(Sequence[InteractionResult]):
 
     def __init__(self, results: Iterable[InteractionResult] = ()) -> None:
         self._numbers = array("i")  # seq, line per result (widened if one does not fit)
-        self._latency = array("d")  # live, recorded per result (NaN: none)
+        # live, recorded per result, in whole microseconds (``_NONE``: none): a latency is kept to
+        # the microsecond (``round(ms, 3)``); one that is not (a cassette's own figure) widens it
+        # to milliseconds as doubles (NaN: none)
+        self._latency: array[Any] = array("i")
         self._sizes = array("i")  # recorded, live answer bytes per result (-1: none; widened past 2 GiB)
         self._codes = array("I")  # label index << 6 | live error << 3 | recorded error << 2 | status
         self._labels: dict[tuple[str, str | None], int] = {}
@@ -209,7 +212,14 @@ class ResultList(Sequence[InteractionResult]):
         if self._numbers.typecode == "i" and not (_I32 <= seq < -_I32 and _I32 <= line < -_I32):
             self._numbers = array("q", self._numbers)
         self._numbers.extend((seq, line))
-        self._latency.extend((_packed(latency_ms), _packed(recorded_latency_ms)))
+        if self._latency.typecode == "i":
+            live, recorded = _micros(latency_ms), _micros(recorded_latency_ms)
+            if live is not None and recorded is not None:
+                self._latency.extend((live, recorded))
+            else:
+                self._latency = array("d", (math.nan if x == _NONE else x / 1000 for x in self._latency))
+        if self._latency.typecode == "d":
+            self._latency.extend((_packed(latency_ms), _packed(recorded_latency_ms)))
         recorded_size = -1 if recorded_bytes is None else recorded_bytes
         live_size = -1 if live_bytes is None else live_bytes
         if self._sizes.typecode == "i" and (recorded_size >= -_I32 or live_size >= -_I32):
@@ -303,7 +313,7 @@ class ResultList(Sequence[InteractionResult]):
             return whole
         code = self._codes[index]
         method, name = self._label_list[code >> 6]
-        live_ms, recorded_ms = self._latency[2 * index], self._latency[2 * index + 1]
+        live_ms, recorded_ms = self._latency_at(2 * index), self._latency_at(2 * index + 1)
         recorded_bytes, live_bytes = self._sizes[2 * index], self._sizes[2 * index + 1]
         # Built without the frozen dataclass's __init__ (one object.__setattr__ per field, four
         # times the cost): a report reads every result several times (score, gate, totals,
@@ -328,6 +338,13 @@ class ResultList(Sequence[InteractionResult]):
         )
         return item
 
+    def _latency_at(self, at: int) -> float:
+        """A latency in milliseconds as appended (NaN: none)."""
+        value = self._latency[at]
+        if self._latency.typecode == "d":
+            return value
+        return math.nan if value == _NONE else value / 1000
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence) or isinstance(other, str):
             return NotImplemented
@@ -342,6 +359,23 @@ class ResultList(Sequence[InteractionResult]):
 
 def _packed(value: float | None) -> float:
     return math.nan if value is None else value
+
+
+_NONE = _I32  # no latency, in a list of microseconds
+
+
+def _micros(value: float | None) -> int | None:
+    """``value`` (milliseconds) in whole microseconds, when that reads back as the very same
+    float (``round(ms, 3)``, as the replay keeps it); ``_NONE`` for none; None when it cannot."""
+    if value is None:
+        return _NONE
+    try:
+        micros = round(value * 1000)
+    except (ValueError, OverflowError):  # NaN, infinity
+        return None
+    if 0 <= micros < -_I32 and micros / 1000 == value and math.copysign(1.0, value) > 0:
+        return micros
+    return None
 
 
 @dataclass(frozen=True)
