@@ -217,7 +217,7 @@ class ResultList(Sequence[InteractionResult]):
             if live is not None and recorded is not None:
                 self._latency.extend((live, recorded))
             else:
-                self._latency = array("d", (math.nan if x == _NONE else x / 1000 for x in self._latency))
+                self._latency = array("d", map(self._latency_at, range(len(self._latency))))
         if self._latency.typecode == "d":
             self._latency.extend((_packed(latency_ms), _packed(recorded_latency_ms)))
         recorded_size = -1 if recorded_bytes is None else recorded_bytes
