@@ -148,6 +148,36 @@ def test_a_notification_the_http_recording_could_not_hear_is_not_compared(
 
 
 @needs_node
+def test_a_notice_sent_as_the_handshake_ends_is_heard_by_every_http_replay(
+    everything_url: str, everything_cassette: Path, workdir: Path
+) -> None:
+    """The mirror of the test above: when the recording was in time to hear server-everything's
+    ``notifications/tools/list_changed`` (sent on ``notifications/initialized``, on the GET
+    stream), every replay over HTTP must hear it too. The replay opens its GET stream before it
+    posts ``notifications/initialized``, so it is never late for it (it was, about one replay in
+    three, and the replay failed on a dropped notification). The cassette is made to hold the
+    notice, as a recording in time would, whether or not this one was."""
+    changed = "notifications/tools/list_changed"
+    lines = cassette_lines(everything_cassette)
+    if not any(e.get("message", {}).get("method") == changed for e in lines[1:]):
+        after = next(
+            i for i, e in enumerate(lines) if e.get("message", {}).get("method") == "notifications/initialized"
+        )
+        notice = {
+            "kind": "server-notification",
+            "ts": lines[after]["ts"],
+            "message": {"jsonrpc": "2.0", "method": changed},
+        }
+        lines.insert(after + 1, notice)
+        for seq, entry in enumerate(lines[1:]):
+            entry["seq"] = seq
+    heard = workdir / "everything-heard-list-changed.jsonl"
+    heard.write_text("".join(json.dumps(e) + "\n" for e in lines), "utf-8")
+    for attempt in range(5):
+        assert_clean(replay_url(everything_url, heard, workdir / f"heard-{attempt}.json", *GATE))
+
+
+@needs_node
 def test_legacy_http_sse_server_records_and_replays_clean(workdir: Path) -> None:
     """The 2024-11-05 HTTP+SSE transport: server-everything's ``sse`` mode, recorded through the
     proxy with the SDK's SSE client, replayed with ``--url .../sse``."""

@@ -21,7 +21,10 @@ JOBS = 4 if os.environ.get("NOISY_SERVER_VARIANT") == "jobs" else 3
 @server.tool()
 def status() -> dict[str, Any]:
     """The worker's status, in prose and as data."""
-    took = round(random.uniform(0.5, 90.0), 2)
+    # A thousandth of a millisecond over a wide range: the two live runs a confirmation pass
+    # compares agree on it by chance once in about 900,000 (at 90 ms to the hundredth they did once
+    # in 9,000, and the duration then stood as a real difference, as the data said it was).
+    took = round(random.uniform(0.5, 900.0), 3)
     return {
         "summary": f"worker pid {os.getpid()} ready after {took} ms; {JOBS} jobs queued, oldest first",
         "duration_ms": took,

@@ -18,7 +18,9 @@ open, is lost to the recording (npm server-everything announces ``notifications/
 the moment the handshake ends, before the SDK client's ``GET`` stream is up). So for a cassette
 recorded over HTTP, a live notification of a method the recording never heard is not compared: its
 absence from the recording is the transport's, not the server's. Requests to the client stay
-compared (the replay answers them from the cassette, so one it has no answer for matters).
+compared (the replay answers them from the cassette, so one it has no answer for matters). The
+replay itself is never late: it opens its ``GET`` stream before it posts
+``notifications/initialized`` (``http_client.py``), so what a recording in time heard, it hears.
 
 The replay (``engine.py``) tells this module when a request is sent and answered, and hands it the
 recorded lines as it passes them.

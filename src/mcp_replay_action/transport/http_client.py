@@ -66,6 +66,10 @@ NAME_BEARING_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/
 RESUME_ATTEMPTS = 2
 _MAX_RETRY_WAIT = 2.0
 _CLOSE_WAIT = 2.0
+# How long the handshake waits for the server to answer the GET stream before it posts
+# ``notifications/initialized`` (``_open_listen_stream``): a server answers at once; one that
+# does not costs this much, once.
+LISTEN_READY_SECONDS = 1.0
 
 Mode = Literal["auto", "streamable", "sse"]
 
@@ -279,6 +283,7 @@ class HttpTransport:
         self._tools_list_ids: set[JSON] = set()
         self._param_headers: dict[str, dict[tuple[str, ...], str]] = {}
         self._listening = False
+        self._listen_ready = threading.Event()  # the GET stream was answered (``_open_listen_stream``)
         self._posted = 0
         self._facts: dict[str, HttpFacts] = {}
         self._non_json = 0
@@ -336,10 +341,10 @@ class HttpTransport:
             self._posted += 1
             self._spawn_thread(self._exchange, message, first)
             return
+        if message.get("method") == "notifications/initialized" and self._listen and self._session_id:
+            self._open_listen_stream()  # before the notice: what the server says on it is heard
         self._posted += 1
         self._post_one_way(message)
-        if message.get("method") == "notifications/initialized" and self._listen and self._session_id:
-            self._open_listen_stream()
 
     def receive(self, timeout: float, prepared: Prepared | None = None) -> JSONObject:
         """The next message from the server, in arrival order across every open stream
@@ -670,10 +675,16 @@ class HttpTransport:
                 self._deliver(doc)
 
     def _open_listen_stream(self) -> None:
+        """Open the GET stream, and wait (``LISTEN_READY_SECONDS`` at most) until the server has
+        answered it. Opened before ``notifications/initialized`` is posted: a server announces
+        things the moment the handshake ends (npm server-everything's ``tools/list_changed``), on
+        a stream that is dropped when it is not open yet, so a replay that opened it after the
+        notice heard them only when it won the race."""
         if self._listening:
             return
         self._listening = True
         self._spawn_thread(self._listen_loop)
+        self._listen_ready.wait(LISTEN_READY_SECONDS)
 
     def _listen_loop(self) -> None:
         """The optional GET stream of the handshake era: server messages tied to no request."""
@@ -685,6 +696,8 @@ class HttpTransport:
             )
         except httpx.HTTPError:
             return
+        finally:
+            self._listen_ready.set()  # answered, refused or failed: the handshake goes on
         try:
             if response.status_code != 200 or content_type_of(response) != "text/event-stream":
                 return  # 405: the server offers no such stream, which the spec allows
