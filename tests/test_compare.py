@@ -733,6 +733,26 @@ def test_booleans_and_numbers_inside_lists_are_told_apart(before: Any, after: An
     assert "boolean" in finding.message
 
 
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    [
+        (["a", True, "b"], ["z", 1, "b"], [("$.result.v[0]", "value-change"), ("$.result.v[1]", "structure-change")]),
+        ([1, 2, 3], [True, 2, 4], [("$.result.v[0]", "structure-change"), ("$.result.v[2]", "value-change")]),
+        ([0, 2, 3], [False, 9, 3], [("$.result.v[0]", "structure-change"), ("$.result.v[1]", "value-change")]),
+    ],
+)
+def test_a_boolean_told_apart_from_a_number_beside_another_change_in_the_list(
+    before: Any, after: Any, expected: list[tuple[str, str]]
+) -> None:
+    """DeepDiff lines a list of scalars up by ``==``, which takes True for 1: the difference it
+    forgives is still reported when it finds another one in the same list, not only when it
+    finds nothing."""
+    recorded = {"jsonrpc": "2.0", "id": 1, "result": {"v": before}}
+    live = {"jsonrpc": "2.0", "id": 1, "result": {"v": after}}
+    found = compare(recorded, live, CompareOptions())
+    assert sorted((f.path, f.kind) for f in found) == expected, found
+
+
 def _annotated(**hints: Any) -> dict[str, Any]:
     tool = {**TOOLS[0], "annotations": hints} if hints else dict(TOOLS[0])
     return tools_result([tool, *TOOLS[1:]])

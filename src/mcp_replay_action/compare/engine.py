@@ -463,7 +463,7 @@ class _Differ:
         self.findings: list[Finding] = list(settled)
         # Scalars ``==`` takes as equal but written apart (True and 1), where a list of scalars is
         # left to DeepDiff, which lines such lists up by ``==`` and so does not see them: noted
-        # as the list is lined up, reported when DeepDiff finds nothing else.
+        # as the list is lined up, reported beside what DeepDiff finds.
         self.forgiven: list[tuple[str, Any, Any]] = []
         self.before: Any = None
 
@@ -489,10 +489,13 @@ class _Differ:
                 for level in levels:
                     params = level.path(output_format="list", use_t2=report_type.endswith("_added"))
                     self.findings.append(self.finding(report_type, params, level.t1, level.t2, a, b))
-        if len(self.findings) == len(self.settled):
-            # The normal forms differ (``compare_normal``) and DeepDiff saw nothing: what differs
-            # is what it forgave.
-            self.findings.extend(f for f in (_written_apart(*note) for note in self.forgiven) if f is not None)
+        if self.forgiven:
+            # What DeepDiff forgave is a difference too, beside whatever else it found (a True
+            # that became 1 next to a changed word in the same list): each at its own place,
+            # unless DeepDiff told of that place already.
+            told = {f.path for f in self.findings}
+            found = (_written_apart(*note) for note in self.forgiven if note[0] not in told)
+            self.findings.extend(f for f in found if f is not None)
         return _finish(_drop_echoes(self.findings))
 
     def same(self, a: Any, b: Any) -> bool:
