@@ -244,6 +244,9 @@ def test_a_long_text_that_still_fails_is_shown_past_its_learned_window(joint: st
     text = recorded["result"]["content"][0]["text"]
     assert noise == () and f" at character {text.index('job done') + 4}" in kept.message, kept
     assert "job done" in str(kept.before) and "job failed" in str(kept.after), kept
+    if joint == "\n":  # the unified diff starts above the entry too, not at the PID 3,000 lines up
+        assert kept.diff.startswith("(from line 3000)\n") and "+job failed" in kept.diff, kept.diff
+        assert "pid" not in kept.diff, kept.diff
 
 
 def _small_page(text: str) -> dict[str, Any]:

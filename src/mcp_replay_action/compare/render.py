@@ -75,17 +75,23 @@ def quoted(value: Any) -> str:
     return "'" + cap(str(value), BRIEF_CAP) + "'"
 
 
-def text_diff(before: str, after: str) -> str:
-    """A unified diff of two texts, capped in lines, bytes and line width."""
+def text_diff(before: str, after: str, at: tuple[int, int] | None = None) -> str:
+    """A unified diff of two texts, capped in lines, bytes and line width. ``at``: where the
+    difference to show is in each text (characters), when it is not the first one (the lines
+    above it differ by learned noise): the diff starts two lines above it."""
     a, b = before.splitlines(), after.splitlines()
-    note = ""
-    if len(a) + len(b) > DIFFLIB_MAX_LINES:
+    start = 0  # the index of the first line shown: both texts are cut there
+    if at is not None:
+        start = max(0, min(_line_of(before, at[0]), _line_of(after, at[1])) - 2)
+    if len(a) + len(b) - 2 * start > DIFFLIB_MAX_LINES:
         # difflib can be quadratic: start at the first changed line and bound the window.
-        first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
-        start = max(0, first - 2)
-        half = DIFFLIB_MAX_LINES // 2
-        a, b = a[start : start + half], b[start : start + half]
-        note = f"(from line {start + 1})"
+        pairs = zip(a[start:], b[start:], strict=False)
+        first = start + next((i for i, (x, y) in enumerate(pairs) if x != y), min(len(a), len(b)) - start)
+        start = max(start, first - 2)
+        a, b = a[start : start + DIFFLIB_MAX_LINES // 2], b[start : start + DIFFLIB_MAX_LINES // 2]
+    elif start:
+        a, b = a[start:], b[start:]
+    note = f"(from line {start + 1})" if start else ""
     out: list[str] = [note] if note else []
     size = len(note)
     for line in difflib.unified_diff(a, b, "recorded", "live", lineterm="", n=2):
@@ -96,6 +102,12 @@ def text_diff(before: str, after: str) -> str:
         out.append(line)
         size += len(line) + 1
     return "\n".join(out)
+
+
+def _line_of(text: str, at: int) -> int:
+    """The index of the line (as ``splitlines`` cuts them) that holds character ``at``."""
+    head = text[:at].splitlines(keepends=True)
+    return len(head) - (1 if head and head[-1].splitlines()[0] == head[-1] else 0)
 
 
 WORDS = re.compile(r"\s+|\w+|[^\w\s]")

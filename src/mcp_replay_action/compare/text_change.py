@@ -83,7 +83,8 @@ def _told(shape: Shape, t1: str, t2: str, at1: int, at2: int) -> tuple[str, str,
     if shape == "lines":
         lines = t1.count("\n") + 1, t2.count("\n") + 1
         message = f"{_STARTS['lines']}{lines[0]} -> {lines[1]} lines, first difference at character {at1})"
-        return message, before, after, text_diff(t1, t2)
+        first = at1 == at2 == common_prefix(t1, t2)
+        return message, before, after, text_diff(t1, t2, None if first else (at1, at2))
     if shape == "line":
         # A window around the first difference on both sides (never the same cut prefix twice)
         # as the changed line of a unified diff, and for prose a word-level diff of those
