@@ -128,3 +128,47 @@ def test_a_request_to_the_client_varies_at_the_token_too() -> None:
     assert parted(recorded, *same) == ([], path)
     dropped = [elicit("Delete job j_9e37c05a?")], [elicit("Delete job j_5f7d6ccd?")]
     assert parted(recorded, *dropped) == (path, [])
+
+
+# -- the same rule ahead of time: ``calibrate``'s rules for notifications (noise.learn_heard) ------
+
+
+def calibrated(recorded: list[Any], starts: list[list[Any]]) -> list[Any]:
+    """The rules ``calibrate`` stores from these starts' messages, each judged against ``recorded``."""
+    from mcp_replay_action.compare.noise import learn_heard
+
+    found = [compare_heard(recorded, live, OPTIONS) for live in starts]
+    paths = dict.fromkeys(f.path for run in found for f in run)
+    return [r for p in paths for r in learn_heard([next((f for f in run if f.path == p), None) for run in found])]
+
+
+def split_paths(recorded: list[Any], live: list[Any], rules: list[Any]) -> tuple[list[str], list[str]]:
+    from mcp_replay_action.compare.noise import split_heard
+
+    kept, noise = split_heard(compare_heard(recorded, live, OPTIONS), rules, OPTIONS)
+    return [f.path for f in kept], [f.path for f in noise]
+
+
+def test_calibrated_rules_learn_an_id_at_the_token_and_a_notice_as_one() -> None:
+    recorded = [log("sync job j_5f7d started (3 notes)"), note(TOOLS)]
+    ids = ("9e37", "04c1", "b2a8")
+    starts = [[log(f"sync job j_{j} started (3 notes)")] + ([note(TOOLS)] if i % 2 else []) for i, j in enumerate(ids)]
+    rules = calibrated(recorded, starts)
+    assert sorted((r.path, r.pattern is None) for r in rules) == [
+        ("$.notifications.message[0].data", False),
+        (f"$.notifications[method={TOOLS}]", True),
+    ]
+    kept, noise = split_paths(recorded, [log("sync job j_d5e6 started (3 notes)")], rules)
+    assert kept == [] and sorted(noise) == ["$.notifications.message[0]", f"$.notifications[method={TOOLS}]"]
+    # A clause dropped beside the id, or the level raised, is not what varied.
+    assert split_paths(recorded, [log("sync job j_d5e6 started"), note(TOOLS)], rules)[0] == [
+        "$.notifications.message[0]"
+    ]
+    raised = [log("sync job j_d5e6 started (3 notes)", level="error"), note(TOOLS)]
+    assert split_paths(recorded, raised, rules)[0] == ["$.notifications.message[0]"]
+
+
+def test_a_difference_every_calibrating_start_gives_alike_is_no_rule() -> None:
+    recorded = [note(TOOLS), log("ready")]
+    starts = [[log("ready", level="warning")]] * 3
+    assert calibrated(recorded, starts) == []

@@ -10,13 +10,22 @@ through ``mcp-replay record``, opted in to logs.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
 
-from e2e_helpers import SERVERS, accept_elicitation, ignore_progress, python_server, record_through_proxy, replay
+from e2e_helpers import (
+    SERVERS,
+    accept_elicitation,
+    ignore_progress,
+    python_server,
+    record_through_proxy,
+    replay,
+    run_cli,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 
@@ -129,3 +138,34 @@ def test_a_request_to_the_client_learns_its_job_id_at_the_token(tmp_path: Path) 
     dropped = replay(server(starts, "clause"), cassette, "--fail-on", "any", report=tmp_path / "c.json", gate=False)
     assert dropped.code == 1 and noise_of(dropped) == [], dropped.describe()
     assert [f["path"] for f in dropped.findings()] == ["$.server_requests[method=elicitation/create]"], dropped.describe()
+
+
+def test_calibrate_learns_the_ids_in_notifications_at_the_token(synced_cassette: Path, tmp_path: Path) -> None:
+    """``calibrate`` learns what varies in the log messages and progress as it learns an answer's
+    noise: the job id, at the token. A replay then needs no second start to pass, and a clause
+    dropped beside the id still fails on the stored rules alone."""
+    cassette = tmp_path / "calibrated.jsonl"
+    cassette.write_bytes(synced_cassette.read_bytes())
+    starts = tmp_path / "starts"
+    done = run_cli("calibrate", "--server", server(starts), "--cassette", cassette, "--runs", "3")
+    assert done.code == 0 and starts_of(starts) == 3, done.describe()
+    rules = json.loads(cassette.read_text("utf-8").splitlines()[0])["meta"]["noise"]
+    heard = sorted((r["path"], "pattern" in r) for r in rules if r["path"].startswith("$.notifications"))
+    assert heard == [
+        ("$.notifications.message[2].data", True),  # sync job <j_...> started (1 notes)
+        ("$.notifications.message[3].data.event", True),  # job <j_...>
+        ("$.notifications.progress.message", True),  # job <j_...> done (1 notes)
+    ], rules
+    run = replay(server(starts), cassette, "--fail-on", "any", report=tmp_path / "r.json", gate=False)
+    assert run.code == 0 and run.findings() == [], run.describe()
+    assert starts_of(starts) == 4, run.describe()  # the stored rules explain it: no confirmation pass
+    assert sorted(n["path"] for n in noise_of(run)) == [
+        "$.notifications.message[2]",
+        "$.notifications.message[3]",
+        "$.notifications.progress.message",
+    ], run.describe()
+    dropped = replay(
+        server(starts, "clause"), cassette, "--no-confirm", "--fail-on", "any", report=tmp_path / "c.json", gate=False
+    )
+    assert dropped.code == 1 and noise_of(dropped) == [], dropped.describe()
+    assert "$.notifications.message[2]" in [f["path"] for f in dropped.findings()], dropped.describe()

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mcp_replay_action.compare.engine import CompareOptions, compare
 from mcp_replay_action.compare.longtext import learn_window, window_fits
@@ -192,6 +192,68 @@ def split(
         else:
             kept.append(_past_noise(finding, rules, sides))
     return tuple(kept), tuple(noise)
+
+
+# Where what the server sent besides its answers is found (``notifications.py``): a finding there
+# holds both values it is about, and is explained by rules learned from those values.
+HEARD_PATHS = ("$.notifications", "$.server_requests")
+_BOXED = "$.v"  # the key a heard finding's values are put under to be compared and learned
+
+
+def learn_heard(
+    found: Sequence[Finding | None], options: CompareOptions | None = None, seq: int | None = None
+) -> list[NoiseRule]:
+    """The rules that explain a finding about what the server sent besides its answers (a log
+    message, a notice, progress, a request to the client), as ``calibrate`` saw it on each of its
+    fresh starts (None: that start sent what the recording holds there). None when every start
+    gave the very same finding (a real difference, or a state the runs share). A value that varied
+    is learned at the token (``learn``): a log message quoting a job id each start mints gets a
+    wildcard for the id, and a clause dropped beside it still fails. Anything else that varied (a
+    notice on some starts only, a progress count) is one rule for the whole finding: one
+    notification, the smallest unit that differed."""
+    present = [f for f in found if f is not None]
+    if not present or (len(present) == len(found) and all(_same(f, present[0]) for f in present)):
+        return []
+    path = present[0].path
+    if all(f.kind == "value-change" for f in present):
+        values = [f.after for f in present] + ([present[0].before] if len(present) < len(found) else [])
+        learned = learn([{"v": v} for v in values], options, seq)
+        if learned and all(r.path.startswith(_BOXED) for r in learned):
+            return [replace(r, path=path + r.path[len(_BOXED) :]) for r in learned]
+    seen = tuple(dict.fromkeys(_show(f.after) for f in present))[:EVIDENCE_CAP]
+    return [NoiseRule(path, None, seen, seq)]
+
+
+def split_heard(
+    findings: Sequence[Finding], rules: Iterable[NoiseRule], options: CompareOptions | None = None
+) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
+    """``findings`` about what the server sent besides its answers, parted into (still gating,
+    explained by a calibrated rule as noise): a rule for the whole finding explains it, token
+    rules when they explain every difference between its two values."""
+    rules = [r for r in rules if r.path.startswith(HEARD_PATHS)]
+    if not rules or not findings:
+        return tuple(findings), ()
+    kept: list[Finding] = []
+    noise: list[Finding] = []
+    for finding in findings:
+        (noise if _heard_explained(finding, rules, options) else kept).append(finding)
+    return tuple(kept), tuple(noise)
+
+
+def _heard_explained(finding: Finding, rules: list[NoiseRule], options: CompareOptions | None) -> bool:
+    here = [r for r in rules if r.path == finding.path or _under(r.path, finding.path)]
+    if any(r.path == finding.path and r.pattern is None for r in here):
+        return True
+    if not here or finding.kind != "value-change":
+        return False
+    boxed = [replace(r, path=_BOXED + r.path[len(finding.path) :]) for r in here]
+    before, after = {"v": finding.before}, {"v": finding.after}
+    differ = compare(before, after, options)
+    return bool(differ) and not split(differ, boxed, before, options, after)[0]
+
+
+def _same(a: Finding, b: Finding) -> bool:
+    return (a.kind, a.rule, a.before, a.after) == (b.kind, b.rule, b.before, b.after)
 
 
 def _past_noise(finding: Finding, rules: list[NoiseRule], sides: list[JSON]) -> Finding:

@@ -2,7 +2,11 @@
 
 The cassette is replayed ``runs`` times, each against a fresh start of the same server; for every
 request, what differs between those live answers becomes a ``noise.NoiseRule`` (a finding path,
-for text a pattern that keeps the stable words, and the values seen as evidence). The rules are
+for text a pattern that keeps the stable words, and the values seen as evidence). So does what the
+server sent besides its answers, compared with the recording on each start (``noise.learn_heard``):
+a log message or progress text that quotes a fresh id on each start is learned at the token, a
+notice some starts send and others do not is learned as that one notice; a finding every start
+gives alike is no noise. The rules are
 stored in the cassette header under ``noise``: reviewable in the pull request that adds them,
 shown by ``inspect``, removed by ``calibrate --clear``, and applied by every replay (a finding a
 rule explains is reported as noise, never gating).
@@ -18,6 +22,7 @@ from mcp_replay_action.compare.correlate import ThreadRules
 from mcp_replay_action.errors import ConfigError
 from mcp_replay_action.model import JSON, JSONObject
 from mcp_replay_action.model.cassette import Cassette
+from mcp_replay_action.model.results import Finding
 from mcp_replay_action.plan import Plan
 
 MAX_RUNS = 20
@@ -52,15 +57,25 @@ def calibrate(plan: Plan, runs: int = 3) -> Calibration:
     declared = ThreadRules.from_meta(cassette.meta).merged(ThreadRules(plan.thread, plan.no_thread))
     once = replace(plan, confirm=False)
     lives: dict[int, list[JSON]] = {}
+    heard: list[dict[tuple[int, str], Finding]] = []  # each run's findings about what else the server sent
+    rows: list[set[int]] = []  # the seqs each run has a result for
     for _ in range(runs):
         seen: dict[int, JSONObject] = {}
-        replay_cassette(without_noise(cassette), open_transport(plan.target), once, on_live=keep_in(seen))
+        run = replay_cassette(without_noise(cassette), open_transport(plan.target), once, on_live=keep_in(seen))
         for seq, live in seen.items():
             lives.setdefault(seq, []).append(redactor.apply(live))
+        heard.append(
+            {(r.seq, f.path): f for r in run.results for f in r.findings if f.path.startswith(noise.HEARD_PATHS)}
+        )
+        rows.append({r.seq for r in run.results})
     rules: list[noise.NoiseRule] = []
     for seq, answers in sorted(lives.items()):
         if len(answers) == runs:
             rules.extend(noise.learn(answers, compare, seq))
+    every = set.intersection(*rows)
+    for seq, path in sorted({place for found in heard for place in found}):
+        if seq in every:  # a row some run never reached (its server died) tells nothing
+            rules.extend(noise.learn_heard([found.get((seq, path)) for found in heard], compare, seq))
     store(cassette, rules, declared)
     return Calibration(path=cassette.path, runs=runs, rules=tuple(rules))
 

@@ -205,7 +205,7 @@ class _Session:
             self.heard.drain(self.client, self.deadline)  # a confirming run keeps them (``_confirmed``)
             heard = self.heard.session(self.carry) if self.gather is None else None
             if heard is not None:
-                self.results.append(judge(heard[0], heard[1], {}))
+                self.results.append(judge(heard[0], heard[1][0], {}, noise=heard[1][1]))
 
     def _learn(self) -> None:
         """Learn the minted values of the last answer that differed, before the next message is
@@ -432,11 +432,12 @@ class _Session:
         if self.to_learn is answer and not self.ending:
             self._learn()  # settled before the next request was sent; its own progress may quote what it minted
         checked = self._check_output(answer)
-        heard, heard_live = self.heard.findings(inter.seq, answer.heard, self.carry)
+        (heard, ignored), heard_live = self.heard.findings(inter.seq, answer.heard, self.carry)
         if heard:
             self.heard_live[inter.seq] = heard_live
         if (
             not heard
+            and not ignored
             and not answer.substitutions
             and self.options.max_slowdown is None
             and not checked
@@ -488,7 +489,6 @@ class _Session:
         finally:
             answer.close()
         findings = own_timing(findings, inter.latency_ms, answer.latency)  # the server timing itself
-        ignored: tuple[Finding, ...] = ()
         if findings or heard:
             self.live[inter.seq] = live
             self.recorded[inter.seq] = inter

@@ -43,8 +43,10 @@ from mcp_replay_action.transport.session import ClientSession
 
 if TYPE_CHECKING:
     from mcp_replay_action.compare.carry import Carry
+    from mcp_replay_action.compare.noise import NoiseRule
 
 Redact = Callable[[JSONObject], JSONObject]
+Noted = tuple[tuple[Finding, ...], tuple[Finding, ...]]  # (gating findings, noise calibrated ahead)
 T = TypeVar("T")
 
 
@@ -152,6 +154,9 @@ class Heard:
         self._last_seq = -1  # the highest recorded seq passed (a row past it is on no line)
         # What ``--update`` writes in place of the recording, when it may need it (``update_heard.py``).
         self.keep = keep
+        # The noise ``calibrate`` learned, by seq (``noise.split_heard``): read when first needed.
+        self.rules: Mapping[int, list[NoiseRule]] | None = None if meta.get("noise") else {}
+        self._meta = meta
 
     def _kept(self, message: JSONObject) -> bool:
         from mcp_replay_action.compare.notifications import comparable
@@ -218,26 +223,37 @@ class Heard:
 
     def findings(
         self, seq: int, window: list[JSONObject], carry: Carry | None = None
-    ) -> tuple[tuple[Finding, ...], list[JSONObject]]:
+    ) -> tuple[Noted, list[JSONObject]]:
         """What differs in the progress request ``seq`` reported, recorded (each value threaded so
         far in its live spelling: ``carry.py``) and live (``window``), and the live progress
         compared (kept for a confirmation pass)."""
         recorded = self.recorded.pop(seq, [])
         if not (recorded or window):
-            return (), window
+            return ((), ()), window
         from mcp_replay_action.compare.notifications import compare_heard
 
         if carry:
             recorded = cast(list[JSONObject], carry.expected(recorded, seq))
         live = self.live_of(window)
-        findings = compare_heard(recorded, live, self.options)
+        findings, noise = self._calibrated(seq, compare_heard(recorded, live, self.options))
         if findings:
             self.differed[seq] = recorded
-        return findings, live
+        return (findings, noise), live
 
-    def session(self, carry: Carry | None = None) -> tuple[Interaction, tuple[Finding, ...]] | None:
+    def _calibrated(self, seq: int, findings: tuple[Finding, ...]) -> Noted:
+        """``findings`` parted into (gating, noise ``calibrate`` learned for row ``seq``)."""
+        if not findings or self.rules == {}:
+            return findings, ()
+        from mcp_replay_action.compare.noise import rules_by_seq, split_heard
+
+        if self.rules is None:
+            self.rules = rules_by_seq(self._meta)
+        return split_heard(findings, self.rules.get(seq, ()), self.options)
+
+    def session(self, carry: Carry | None = None) -> tuple[Interaction, Noted] | None:
         """Once the session has replayed: the line to show them on and what differs in the log
-        messages, change notices and requests to the client over the session, or None."""
+        messages, change notices and requests to the client over the session (gating, and noise
+        ``calibrate`` learned), or None."""
         if not (self.recorded_session or self.live_session):
             return None
         from mcp_replay_action.compare.notifications import compare_heard
@@ -250,7 +266,7 @@ class Heard:
             return None
         shown = self.first_line or Interaction(seq=self._last_seq + 1, kind="server-notification", message=_NOWHERE)
         self.row = shown.seq
-        return shown, findings
+        return shown, self._calibrated(shown.seq, findings)
 
     def expected_session(self, carry: Carry | None) -> list[JSONObject]:
         """The recorded session messages as the live server should send them: a value an answer
