@@ -192,6 +192,11 @@ def _doc(*items: object) -> dict[str, object]:
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 
 
+def _item(n: int, method: str) -> dict[str, object]:
+    request = {"jsonrpc": "2.0", "id": n, "method": method}
+    return {"type": "jsonrpc_request", "request": request, "response": {"jsonrpc": "2.0", "id": n, "result": {}}}
+
+
 def test_unknown_type_names_the_file_and_the_interactions_line(tmp_path: Path) -> None:
     good = {"type": "jsonrpc_request", "request": PING, "response": {"jsonrpc": "2.0", "id": 1, "result": {}}}
     bad = {"type": "websocket_frame", "request": PING, "response": None}
@@ -272,6 +277,37 @@ def test_type_spellings(tmp_path: Path, spelling: str) -> None:
     note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     path = _write(tmp_path, _doc({"type": spelling, "request": note, "response": None}))
     assert cassette.load(path).interactions[0].kind == "notification"
+
+
+def test_a_file_of_theirs_that_holds_the_servers_messages_keeps_them_when_rewritten(tmp_path: Path) -> None:
+    """A file with no key of ours (``--update``, ``calibrate`` and refresh write it back with
+    none) that files the server's messages as items of their own keeps them, in place: a rewrite
+    never drops a line it cannot put under our extension."""
+    from mcp_replay_action.replay.update import write_cassette
+
+    log = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}}
+    roots = {"jsonrpc": "2.0", "id": "s1", "method": "roots/list"}
+    items = [
+        _item(1, "tools/call"),
+        {"type": "server_notification", "request": log, "response": None},
+        {"type": "jsonrpc_server_request", "request": roots, "response": {"jsonrpc": "2.0", "id": "s1", "result": {}}},
+        _item(2, "tools/list"),
+    ]
+    path = _write(tmp_path, _doc(*items))
+    before = cassette.load(path)
+    write_cassette(replace(before, meta={**before.meta, "noise": []}))
+    doc = json.loads(path.read_text("utf-8"))
+    assert recorder_json.EXTENSION_KEY not in doc
+    assert [i["type"] for i in doc["interactions"]] == [
+        "jsonrpc_request",
+        "server_notification",
+        "server_request",
+        "jsonrpc_request",
+    ]
+    after = cassette.load(path)
+    assert [(i.kind, i.message, i.response) for i in after.interactions] == [
+        (i.kind, i.message, i.response) for i in before.interactions
+    ]
 
 
 def test_format_is_inferred_from_the_extension_or_given(tmp_path: Path) -> None:

@@ -194,3 +194,33 @@ def test_update_writes_a_new_log_line_and_an_unchanged_build_leaves_the_file_alo
     assert [line for line in new[1:] if line not in added] == old[1:]
     passed = replay(chatty, cassette, "--fail-on", "any", report=tmp_path / "passed.json", gate=False)
     assert passed.code == 0 and passed.findings() == [], passed.describe()
+
+
+def test_update_rewrites_the_notifications_of_an_mcp_recorder_json_cassette(
+    shop_cassette: Path, tmp_path: Path
+) -> None:
+    """The same rewrite in mcp-recorder's JSON format, where what the server sent besides its
+    answers lives under our ``x_mcp_replay`` key (``recorder_json.py``): ``--update`` rewrites it
+    there, the file stays mcp-recorder's format (its own loader still reads it), and the next
+    replay passes."""
+    from mcp_recorder._types import Cassette as RecorderCassette
+
+    from mcp_replay_action.cassette.convert import convert_file
+
+    cassette = tmp_path / "shop.json"
+    convert_file(shop_cassette, cassette, to="recorder-json")
+    before = json.loads(cassette.read_text("utf-8"))
+    methods = [m["message"].get("method") for m in before["x_mcp_replay"]["server_messages"]]
+    assert methods.count("notifications/progress") == 3, methods
+    build = drifted("quiet,fraud")
+    updated = replay(build, cassette, "--update", report=tmp_path / "update.json")
+    assert updated.code == 0 and f"updated {cassette}: 2 interactions" in updated.stdout, updated.describe()
+    after = json.loads(cassette.read_text("utf-8"))
+    told = after["x_mcp_replay"]["server_messages"]
+    assert [m["message"].get("method") for m in told] == [m for m in methods if m != "notifications/progress"]
+    [logged] = [m["message"] for m in told if m["message"].get("method") == "notifications/message"]
+    assert logged["params"]["level"] == "warning", logged
+    assert after["interactions"] == before["interactions"]  # the client's side and answers: unchanged
+    RecorderCassette.model_validate(after)  # still a cassette mcp-recorder loads
+    passed = replay(build, cassette, report=tmp_path / "passed.json")
+    assert passed.code == 0 and passed.findings() == [], passed.describe()

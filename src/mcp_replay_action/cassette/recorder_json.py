@@ -17,7 +17,10 @@ endpoint, no JSON-RPC message) have no place among interactions; they are kept i
 
 mcp-recorder has no place for what only we record (server-to-client messages, ``seq``/``ts``, the
 full header). Writing its format puts those under one extension key, ``x_mcp_replay``, which its
-loader ignores and ours reads back, so ours -> theirs -> ours loses nothing.
+loader ignores and ours reads back, so ours -> theirs -> ours loses nothing. A file written back
+without that key (one mcp-recorder wrote: ``--update``, ``calibrate`` and refresh add no key of
+ours to it) keeps the server's messages it filed as items of their own (another recorder's file,
+or one written by hand) as such items, in place.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import bisect
 import json
 import os
+from typing import Literal
 
 from mcp_replay_action.cassette.schema import interaction_from_json
 from mcp_replay_action.errors import CassetteError
@@ -49,6 +53,7 @@ _TYPE_TO_KIND: dict[str, str] = {
     "jsonrpc_server_notification": "server-notification",
 }
 _KIND_TO_TYPE = {"request": "jsonrpc_request", "notification": "notification"}
+_SERVER_KINDS = frozenset({"server-request", "server-notification"})
 _LIFECYCLE_TYPES = frozenset({"lifecycle", "http_lifecycle"})
 _TRANSPORTS = frozenset({"stdio", "http", "sse"})
 
@@ -198,11 +203,16 @@ def from_recorder_text(text: str, *, path: str = "<string>") -> Cassette:
     return Cassette(meta=meta, interactions=tuple(interactions), path=path, source_format="mcp-recorder-json")
 
 
+def _type_name(spelled: str) -> str:
+    """An item's type as ``_TYPE_TO_KIND`` names it, whatever its case and separator."""
+    return spelled.strip().lower().replace("-", "_")
+
+
 def _kind_of(item: JSONObject, *, path: str, line: int, index: int) -> str:
     type_name = item.get("type")
     if not isinstance(type_name, str):
         raise CassetteError(path, line, f'interaction {index}: missing "type"')
-    norm = type_name.strip().lower().replace("-", "_")
+    norm = _type_name(type_name)
     if norm in _LIFECYCLE_TYPES:
         return "lifecycle"
     kind = _TYPE_TO_KIND.get(norm)
@@ -303,21 +313,28 @@ def _meta_from_recorder(metadata: JSONObject, saved: JSON) -> JSONObject:
 # --------------------------------------------------------------------------- writing
 
 
-def to_recorder_json(cassette: Cassette, *, extensions: bool = True) -> JSONObject:
-    """The cassette as an mcp-recorder JSON document (a dict ready for ``json.dumps``).
-    ``extensions=False`` leaves out the ``x_mcp_replay`` keys (and so what only we record): for
-    rewriting a file mcp-recorder wrote, which must not gain keys."""
+def to_recorder_json(cassette: Cassette, *, form: Form = "extension") -> JSONObject:
+    """The cassette as an mcp-recorder JSON document (a dict ready for ``json.dumps``), what only
+    we record in the ``form`` given (``written_form``): ``theirs`` leaves it out, for rewriting a
+    file mcp-recorder wrote, which must not gain keys."""
+    extensions = form == "extension"
     meta = cassette.meta
-    client_side = [i for i in cassette.interactions if i.kind in ("request", "notification")]
-    server_side = [i for i in cassette.interactions if i.kind not in ("request", "notification")]
+    server_side = [i for i in cassette.interactions if i.kind not in _KIND_TO_TYPE]
     lifecycle = [e for e in meta.get("http_lifecycle") or () if isinstance(e, dict)]
 
     items: list[JSONObject] = []
     pending = sorted(lifecycle, key=lambda e: int(e.get("position") or 0))
-    for index, inter in enumerate(client_side):
-        while pending and int(pending[0].get("position") or 0) <= index:
-            items.append(_lifecycle_item(pending.pop(0)))
-        items.append(_recorder_item(inter, extensions=extensions))
+    index = 0  # client-side items written so far: where a lifecycle entry goes
+    for inter in cassette.interactions:
+        if inter.kind in _KIND_TO_TYPE:
+            while pending and int(pending[0].get("position") or 0) <= index:
+                items.append(_lifecycle_item(pending.pop(0)))
+            items.append(_recorder_item(inter, extensions=extensions))
+            index += 1
+        elif form == "items":
+            # A file that held the server's messages as items of their own (another recorder's, or
+            # written by hand: ``_TYPE_TO_KIND``) keeps them there, in place: never dropped.
+            items.append(_server_item(inter))
     items.extend(_lifecycle_item(e) for e in pending)
 
     ext_meta = {k: v for k, v in meta.items() if k != "http_lifecycle"}
@@ -334,19 +351,31 @@ def to_recorder_json(cassette: Cassette, *, extensions: bool = True) -> JSONObje
     return doc
 
 
-def has_extension(path: str | os.PathLike[str]) -> bool:
-    """Whether the mcp-recorder file at ``path`` carries our ``x_mcp_replay`` keys (we wrote it),
-    so that rewriting it may keep them; a file mcp-recorder wrote gets none."""
+Form = Literal["extension", "items", "theirs"]
+
+
+def written_form(path: str | os.PathLike[str]) -> Form:
+    """How the mcp-recorder file at ``path`` holds what only we record, so that rewriting it keeps
+    that form: under our ``x_mcp_replay`` keys (``extension``: we wrote it), the server's messages
+    as items of their own (``items``: another recorder's file, or one written by hand), or not at
+    all (``theirs``: mcp-recorder wrote it, and it gains no key and no item type it cannot read)."""
     try:
         doc = json.loads(inside.read_bytes(path))
     except (OSError, ValueError):
-        return True
-    return isinstance(doc, dict) and EXTENSION_KEY in doc
+        return "extension"
+    if not isinstance(doc, dict) or EXTENSION_KEY in doc:
+        return "extension"
+    items = doc.get("interactions")
+    for item in items if isinstance(items, list) else ():
+        if isinstance(item, dict) and _TYPE_TO_KIND.get(_type_name(str(item.get("type")))) in _SERVER_KINDS:
+            return "items"
+    return "theirs"
 
 
-def dumps_recorder_json(cassette: Cassette, *, extensions: bool = True) -> str:
-    """The text mcp-recorder itself writes: indented JSON and a final newline."""
-    return json.dumps(to_recorder_json(cassette, extensions=extensions), indent=2, ensure_ascii=False) + "\n"
+def dumps_recorder_json(cassette: Cassette, form: Form = "extension") -> str:
+    """The text mcp-recorder itself writes: indented JSON and a final newline (``form``:
+    ``written_form``)."""
+    return json.dumps(to_recorder_json(cassette, form=form), indent=2, ensure_ascii=False) + "\n"
 
 
 def _recorder_metadata(meta: JSONObject) -> JSONObject:
@@ -388,6 +417,11 @@ def _recorder_item(inter: Interaction, *, extensions: bool = True) -> JSONObject
         item[EXTENSION_KEY] = {"seq": inter.seq, "ts": inter.ts, "latency_ms": inter.latency_ms}
         item[EXTENSION_KEY]["transport"] = inter.transport
     return item
+
+
+def _server_item(inter: Interaction) -> JSONObject:
+    """A message the server sent, as an item of the type ``_TYPE_TO_KIND`` reads back."""
+    return {"type": inter.kind.replace("-", "_"), "request": inter.message, "response": inter.response}
 
 
 def _lifecycle_item(entry: JSONObject) -> JSONObject:

@@ -133,10 +133,10 @@ def write_cassette(cassette: Cassette, original: Cassette | None = None) -> None
     """Write a cassette back to its own path in its own format, atomically; a JSONL line whose
     interaction is the same as in ``original`` keeps its original text."""
     if cassette.source_format == "mcp-recorder-json":
-        from mcp_replay_action.cassette.recorder_json import dumps_recorder_json, has_extension
+        from mcp_replay_action.cassette.recorder_json import dumps_recorder_json, written_form
 
         # A file mcp-recorder wrote gains no keys of ours: it must stay a file mcp-recorder owns.
-        atomic_write_text(cassette.path, dumps_recorder_json(cassette, extensions=has_extension(cassette.path)))
+        atomic_write_text(cassette.path, dumps_recorder_json(cassette, written_form(cassette.path)))
     elif original is not None and original.path == cassette.path:
         atomic_write_text(cassette.path, dumps_over(cassette, original))
     else:
