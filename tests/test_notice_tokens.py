@@ -105,9 +105,7 @@ def test_an_id_each_start_mints_is_noise_at_the_token(synced_cassette: Path, tmp
 
 def test_a_clause_dropped_beside_an_id_each_start_mints_still_fails(synced_cassette: Path, tmp_path: Path) -> None:
     starts = tmp_path / "starts"
-    run = replay(
-        server(starts, "clause"), synced_cassette, "--fail-on", "any", report=tmp_path / "c.json", gate=False
-    )
+    run = replay(server(starts, "clause"), synced_cassette, "--fail-on", "any", report=tmp_path / "c.json", gate=False)
     assert run.code == 1, run.describe()
     assert starts_of(starts) == 2, run.describe()
     found = sorted(f["path"] for f in run.findings())
@@ -137,7 +135,9 @@ def test_a_request_to_the_client_learns_its_job_id_at_the_token(tmp_path: Path) 
     assert [n["path"] for n in noise_of(run)] == ["$.server_requests[method=elicitation/create]"], run.describe()
     dropped = replay(server(starts, "clause"), cassette, "--fail-on", "any", report=tmp_path / "c.json", gate=False)
     assert dropped.code == 1 and noise_of(dropped) == [], dropped.describe()
-    assert [f["path"] for f in dropped.findings()] == ["$.server_requests[method=elicitation/create]"], dropped.describe()
+    assert [f["path"] for f in dropped.findings()] == ["$.server_requests[method=elicitation/create]"], (
+        dropped.describe()
+    )
 
 
 def test_calibrate_learns_the_ids_in_notifications_at_the_token(synced_cassette: Path, tmp_path: Path) -> None:
@@ -169,3 +169,17 @@ def test_calibrate_learns_the_ids_in_notifications_at_the_token(synced_cassette:
     )
     assert dropped.code == 1 and noise_of(dropped) == [], dropped.describe()
     assert "$.notifications.message[2]" in [f["path"] for f in dropped.findings()], dropped.describe()
+
+
+def test_update_says_a_new_request_to_the_client_is_not_written(tmp_path: Path) -> None:
+    """A build that asks the client once more: ``--update`` writes no answer it cannot know, and
+    says so in those words, not as an interaction "without a live response"."""
+    cassette = tmp_path / "purged.jsonl"
+    record_through_proxy(python_server(NOTES), cassette, purged_session, mode="legacy", elicitation=accept_elicitation)
+    before = cassette.read_bytes()
+    starts = tmp_path / "starts"
+    done = replay(server(starts, "twice"), cassette, "--update", report=tmp_path / "u.json", gate=False)
+    said = done.stdout + done.stderr
+    assert f"not written to {cassette}: 1 new request to the client" in said, done.describe()
+    assert "without a live response" not in said and done.code == 1, done.describe()  # a change is left
+    assert cassette.read_bytes() == before, done.describe()

@@ -11,6 +11,7 @@ rewrites the notification lines, and the next replay passes with every other lin
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +105,20 @@ def test_log_messages_are_lined_up_and_a_masked_equal_one_keeps_its_bytes() -> N
         lines[3],
         lines[4],
     )
+
+
+def test_a_log_message_whose_only_difference_is_noise_keeps_its_line_beside_a_real_change() -> None:
+    """The confirmation pass (or ``calibrate``) explained message 0 (a job id each start mints);
+    message 1 rose to ``warning``: only message 1's line is written."""
+    lines = [call(0, 1.0), heard(1, log("info", "sync job j_5f7d"), 1.01), heard(2, log("info", "ok"), 1.02)]
+    live = LiveHeard(session=[log("info", "sync job j_9e37"), log("warning", "ok")], during=[0, 0])
+    noise = Finding(kind="value-change", path="$.notifications.message[0]", message="", cls="additive")
+    result = replace(row(0, "$.notifications.message[1]"), noise=(noise,))
+    out = update_heard(lines, [result], live, dict, OPTIONS).interactions
+    assert out[1] is lines[1] and out[2].message["params"] == {"level": "warning", "data": "ok"}
+    # Without the noise said, both differ and both are written.
+    both = update_heard(lines, [row(0, "$.notifications.message[1]")], live, dict, OPTIONS).interactions
+    assert both[1].message["params"]["data"] == "sync job j_9e37"
 
 
 def test_a_change_notice_by_presence_and_what_is_left_out() -> None:

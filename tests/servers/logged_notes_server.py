@@ -12,7 +12,8 @@ asks the client to confirm ``Purge job j_<hex> (<n> notes)?`` (an elicitation) w
 
 ``LOGGED_NOTES_VARIANT=clause`` makes a changed build: every one of those texts loses its
 parenthesised clause (``created note n_<hex>``, ``sync job j_<hex> started``, ...) and the nested
-summary its count. With ``STARTS_FILE`` set, each start appends a line to it (a test counts the
+summary its count. ``LOGGED_NOTES_VARIANT=twice`` makes ``purge`` ask a second time (a request to
+the client the recording never saw). With ``STARTS_FILE`` set, each start appends a line to it (a test counts the
 server starts a replay made).
 """
 
@@ -25,6 +26,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
 
 CLAUSE = os.environ.get("LOGGED_NOTES_VARIANT") == "clause"
+TWICE = os.environ.get("LOGGED_NOTES_VARIANT") == "twice"
 if os.environ.get("STARTS_FILE"):
     with open(os.environ["STARTS_FILE"], "a") as starts:
         starts.write("start\n")
@@ -73,6 +75,8 @@ async def purge(ctx: Context) -> str:
     """Purge the notes in a job whose id no answer gives, once the user confirms."""
     job = "j_" + secrets.token_hex(4)
     answer = await ctx.elicit(_said(f"Purge job {job}", f"{len(NOTES)} notes") + "?", Confirm)
+    if TWICE and answer.action == "accept":
+        answer = await ctx.elicit("Purge for good?", Confirm)
     return "purged" if answer.action == "accept" else "kept"
 
 

@@ -92,10 +92,16 @@ def replay(
         # With --json on stdout, these lines go to stderr so the JSON stays parseable.
         if summary.updated:
             click.echo(f"updated {summary.path}: {_count(summary.updated, 'interaction')}", err=as_json)
-        if summary.kept:
+        if summary.kept > summary.asked:
             click.echo(
-                f"not updated in {summary.path}: {_count(summary.kept, 'interaction')} without a live response"
-                " (the recording is kept)",
+                f"not updated in {summary.path}: {_count(summary.kept - summary.asked, 'interaction')} without a"
+                " live response (the recording is kept)",
+                err=as_json,
+            )
+        if summary.asked:
+            click.echo(
+                f"not written to {summary.path}: {_count(summary.asked, 'new request')} to the client"
+                " (what a client would answer, a replay cannot know: record that session again)",
                 err=as_json,
             )
     if outcome.settled and not outcome.report.gate.passed:

@@ -49,6 +49,7 @@ SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"  # a stream's event: 
 TIMED = frozenset({"notifications/tasks/status"})
 
 _NOTES = "$.notifications"
+LOG_AT = _NOTES + ".message["  # a log message's finding path, up to its index in the recording
 _Opcode = tuple[str, int, int, int, int]  # difflib's: what to do, and the ranges on each side
 _ASKED = "$.server_requests"
 
@@ -277,8 +278,8 @@ def compared_at(
                 if op == "equal" and rec["asked"][i].get("params") == found.before:
                     return _unmeta(params_of(rec["asked"][i])), _unmeta(params_of(now["asked"][j]))
         return None
-    at = path.removeprefix(_NOTES + ".message[").removesuffix("]")
-    if not (path.startswith(_NOTES + ".message[") and at.isdigit() and int(at) < len(rec["log"])):
+    at = path.removeprefix(LOG_AT).removesuffix("]")
+    if not (path.startswith(LOG_AT) and at.isdigit() and int(at) < len(rec["log"])):
         return None
     i = int(at)
     for op, i1, i2, j1, j2 in _aligned(rec["log"], now["log"], options or CompareOptions()):

@@ -45,6 +45,7 @@ class UpdateSummary:
     # interactions that differed but got no live response, left as recorded, and new requests to
     # the client, whose answer a replay cannot know (``update_heard.py``)
     kept: int
+    asked: int = 0  # how many of ``kept`` are such requests to the client
 
     @property
     def written(self) -> bool:
@@ -184,4 +185,5 @@ def rewrite(
             new = _stamped(new, notes.interactions, new.meta.get("updated_at"))
         rewritten |= notes.rows
         kept += notes.kept
-    return new, UpdateSummary(path=result.path, updated=len(rewritten), kept=kept)
+    asked = notes.kept if heard is not None else 0
+    return new, UpdateSummary(path=result.path, updated=len(rewritten), kept=kept, asked=asked)

@@ -31,7 +31,15 @@ import difflib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from mcp_replay_action.compare.notifications import comparable, log_key, masked, params_of, part_at, part_of
+from mcp_replay_action.compare.notifications import (
+    LOG_AT,
+    comparable,
+    log_key,
+    masked,
+    params_of,
+    part_at,
+    part_of,
+)
 from mcp_replay_action.compare.options import CompareOptions
 from mcp_replay_action.model import JSONObject
 from mcp_replay_action.model.cassette import Interaction
@@ -83,6 +91,7 @@ def update_heard(
     if session:
         heard = list(zip(live.session, live.during, strict=True))
         recorded = [n for n, i in enumerate(interactions) if _session_line(i, ignore)]
+        edit.quiet = _noise_only(interactions, recorded, results, options)
         if "log" in session:
             edit.logs(recorded, heard)
         if "other" in session:
@@ -91,6 +100,28 @@ def update_heard(
             edit.asked(recorded, heard)
         rows.update(seq for seq, named in parts.items() if named - {"progress"})
     return HeardUpdate(edit.done(), frozenset(rows), edit.kept)
+
+
+def _noise_only(
+    lines: Sequence[Interaction], recorded: list[int], results: Iterable[InteractionResult], options: CompareOptions
+) -> set[int]:
+    """The recorded log messages and requests to the client (indexes into ``lines``) whose only
+    difference is noise (the confirmation pass's, or ``calibrate``'s): they keep their bytes, though
+    a real change beside them in the same part is written. A log message is named by its index in
+    the recording (``$.notifications.message[i]``), a request to the client by its recorded params."""
+    logs = [n for n in recorded if part_of(lines[n].message) == "log"]
+    asked = [n for n in recorded if part_of(lines[n].message) == "asked"]
+    out: set[int] = set()
+    for result in results:
+        gating = {f.path for f in result.findings}
+        for found in result.noise:
+            part, at = part_at(found.path), found.path.removeprefix(LOG_AT).removesuffix("]")
+            if part == "log" and found.path not in gating and at.isdigit() and int(at) < len(logs):
+                out.add(logs[int(at)])
+            elif part == "asked":
+                params = masked(found.before, options)
+                out.update(n for n in asked if masked(lines[n].message.get("params"), options) == params)
+    return out
 
 
 def _session_line(inter: Interaction, ignore: tuple[str, ...]) -> bool:
@@ -133,6 +164,7 @@ class _Edit:
         self.changed: dict[int, Interaction] = {}
         self.added: dict[int, list[Interaction]] = {}  # new lines, before the line at that index
         self.next_seq = max((i.seq for i in self.lines), default=-1) + 1
+        self.quiet: set[int] = set()  # lines whose only difference is noise: never rewritten (``_noise_only``)
         self.kept = 0
         self.requests = {i.seq: n for n, i in enumerate(self.lines) if i.kind == "request"}
 
@@ -202,7 +234,8 @@ class _Edit:
             # Requests to the client of another method are one dropped and one new (``_asked``).
             pairs = min(i2 - i1, j2 - j1) if op == "replace" and not asks else 0
             for k in range(pairs):
-                self.changed[rec[i1 + k]] = replace(self.lines[rec[i1 + k]], message=now[j1 + k][0])
+                if rec[i1 + k] not in self.quiet:
+                    self.changed[rec[i1 + k]] = replace(self.lines[rec[i1 + k]], message=now[j1 + k][0])
             self.dropped.update(rec[i1 + pairs : i2])
             before = rec[i1 + pairs - 1] if i1 + pairs > 0 else -1
             upto = rec[i2] if i2 < len(rec) else len(self.lines)
@@ -214,7 +247,9 @@ class _Edit:
 
     def _asked_again(self, at: int, live: JSONObject) -> None:
         old = self.lines[at]
-        if masked(old.message.get("params"), self.options) != masked(live.get("params"), self.options):
+        if at not in self.quiet and masked(old.message.get("params"), self.options) != masked(
+            live.get("params"), self.options
+        ):
             self.changed[at] = replace(old, message={**live, "id": old.message.get("id")})
 
     def _progress_key(self, message: JSONObject) -> str:
