@@ -148,6 +148,37 @@ def test_sse_interleaving_and_answering_while_the_stream_is_open() -> None:
             t.close()
 
 
+def asked(fake: FakeHttpServer) -> list[str]:
+    """What the fake was sent, in order: each GET, and each POSTed message by its method."""
+    return [s["method"] if s["method"] == "GET" else s["body"]["method"] for s in fake.seen if s["method"] != "DELETE"]
+
+
+def test_the_get_stream_is_opened_before_initialized_and_asked_again_when_refused() -> None:
+    """The GET stream is asked for before ``notifications/initialized`` is posted (a notice sent
+    as the handshake ends then has a stream to ride); a server that refuses it until then is asked
+    once more after the notice, and what it announces arrives. One that offers no such stream
+    (405) is not asked twice."""
+    with FakeHttpServer("late_get") as fake:
+        t = HttpTransport(fake.url)
+        t.start()
+        try:
+            handshake(t)
+            assert t.receive(5) == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+        finally:
+            t.close()
+        assert asked(fake) == ["initialize", "GET", "notifications/initialized", "GET"], fake.seen
+    with FakeHttpServer("json") as fake:
+        t = HttpTransport(fake.url)
+        t.start()
+        try:
+            handshake(t)
+            t.send(request(2, "ping"))
+            assert t.receive(5)["id"] == 2
+        finally:
+            t.close()
+        assert asked(fake) == ["initialize", "GET", "notifications/initialized", "ping"], fake.seen
+
+
 def test_stream_is_resumed_with_last_event_id() -> None:
     with FakeHttpServer("resume") as fake:
         t = HttpTransport(fake.url, listen=False)

@@ -17,6 +17,9 @@ Behaviours:
 - ``legacy``: the 2024-11-05 HTTP+SSE transport (``GET /sse`` announces ``/messages?session=...``).
 - ``slow_sse``: the SSE answer sends one notification, then waits for ``release`` before the
   response (to prove a proxy passes streams through unbuffered).
+- ``late_get``: answers as ``json``, and refuses the ``GET`` stream (400) until the client has
+  posted ``notifications/initialized``; from then on it opens it and announces
+  ``notifications/tools/list_changed`` on it at once.
 
 Everything received is kept in ``seen`` (method, path, headers, body) for assertions.
 """
@@ -48,6 +51,7 @@ class FakeHttpServer:
         self.client_answers: queue.Queue[dict[str, Any]] = queue.Queue()
         self.legacy_streams: dict[str, queue.Queue[bytes | None]] = {}
         self.pending_resume: dict[str, dict[str, Any]] = {}
+        self.initialized = threading.Event()  # the client posted notifications/initialized
         # StoppableServer also breaks kept-alive connections on stop, so a stopped fake is gone.
         self.httpd = StoppableServer(("127.0.0.1", port), _handler(self))
 
@@ -156,6 +160,14 @@ def _handler(fake: FakeHttpServer) -> type[BaseHTTPRequestHandler]:
                         break
                     self._send(item)
                 return
+            if b == "late_get":
+                if not fake.initialized.is_set():
+                    self._json(400, {"jsonrpc": "2.0", "error": {"code": -32000, "message": "not initialized"}})
+                    return
+                self._start_sse()
+                self._send(_event({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}))
+                fake.stop_event.wait(60)
+                return
             last = self.headers.get("Last-Event-ID")
             if b == "resume" and last in fake.pending_resume:
                 self._start_sse()
@@ -180,11 +192,13 @@ def _handler(fake: FakeHttpServer) -> type[BaseHTTPRequestHandler]:
             if "id" not in msg or "method" not in msg:
                 if "method" not in msg:
                     fake.client_answers.put(msg)
+                elif msg["method"] == "notifications/initialized":
+                    fake.initialized.set()
                 self._json(202, None)
                 return
             answer = {"jsonrpc": "2.0", "id": msg["id"], "result": _result_for(msg)}
             headers = {"Mcp-Session-Id": "sess-123"} if msg["method"] == "initialize" else {}
-            if b == "json" or (msg["method"] == "initialize" and b in _FAULTS):
+            if b in ("json", "late_get") or (msg["method"] == "initialize" and b in _FAULTS):
                 self._json(200, answer, headers)
             elif b == "status500":
                 raw = b"Internal Server Error: boom"

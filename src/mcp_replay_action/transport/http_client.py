@@ -341,10 +341,13 @@ class HttpTransport:
             self._posted += 1
             self._spawn_thread(self._exchange, message, first)
             return
-        if message.get("method") == "notifications/initialized" and self._listen and self._session_id:
+        listen = message.get("method") == "notifications/initialized" and self._listen and self._session_id
+        if listen:
             self._open_listen_stream()  # before the notice: what the server says on it is heard
         self._posted += 1
         self._post_one_way(message)
+        if listen and not self._listening:
+            self._open_listen_stream(wait=False)  # refused before the notice: asked once more after it
 
     def receive(self, timeout: float, prepared: Prepared | None = None) -> JSONObject:
         """The next message from the server, in arrival order across every open stream
@@ -674,17 +677,20 @@ class HttpTransport:
             if doc is not None:
                 self._deliver(doc)
 
-    def _open_listen_stream(self) -> None:
-        """Open the GET stream, and wait (``LISTEN_READY_SECONDS`` at most) until the server has
-        answered it. Opened before ``notifications/initialized`` is posted: a server announces
-        things the moment the handshake ends (npm server-everything's ``tools/list_changed``), on
-        a stream that is dropped when it is not open yet, so a replay that opened it after the
-        notice heard them only when it won the race."""
+    def _open_listen_stream(self, wait: bool = True) -> None:
+        """Open the GET stream and, with ``wait``, wait (``LISTEN_READY_SECONDS`` at most) until
+        the server has answered it. Opened before ``notifications/initialized`` is posted: a
+        server announces things the moment the handshake ends (npm server-everything's
+        ``tools/list_changed``), on a stream that is dropped when it is not open yet, so a replay
+        that opened it after the notice heard them only when it won the race. A server that
+        refuses the stream until the handshake has ended is asked again after the notice."""
         if self._listening:
             return
         self._listening = True
+        self._listen_ready.clear()
         self._spawn_thread(self._listen_loop)
-        self._listen_ready.wait(LISTEN_READY_SECONDS)
+        if wait:
+            self._listen_ready.wait(LISTEN_READY_SECONDS)
 
     def _listen_loop(self) -> None:
         """The optional GET stream of the handshake era: server messages tied to no request."""
@@ -695,12 +701,16 @@ class HttpTransport:
                 "GET", self.url, headers=headers, timeout=httpx.Timeout(self._connect_timeout, read=None)
             )
         except httpx.HTTPError:
+            self._listening = False
+            self._listen_ready.set()  # failed: the handshake goes on
             return
-        finally:
-            self._listen_ready.set()  # answered, refused or failed: the handshake goes on
         try:
-            if response.status_code != 200 or content_type_of(response) != "text/event-stream":
-                return  # 405: the server offers no such stream, which the spec allows
+            opened = response.status_code == 200 and content_type_of(response) == "text/event-stream"
+            if not opened and response.status_code != 405:  # 405: no such stream, which the spec allows
+                self._listening = False  # refused (the handshake had not ended yet?): may be asked again
+            self._listen_ready.set()  # answered or refused: the handshake goes on
+            if not opened:
+                return
             for event in sse_events(response, self.max_message):
                 if event.data.strip():
                     doc = self._decode(event.data)
