@@ -152,6 +152,29 @@ def test_requests_to_the_client_keep_their_answers_and_a_new_one_is_kept_out() -
     assert done.kept == 1  # what a client answers elicitation/create, a replay cannot know
 
 
+def test_a_request_to_the_client_that_varied_by_noise_keeps_its_line_unless_one_asked_alike_changed() -> None:
+    asked = "$.server_requests[method=elicitation/create]"
+
+    def ask(id_: int, message: str) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": id_, "method": "elicitation/create", "params": {"message": message}}
+
+    answer = {"jsonrpc": "2.0", "id": 0, "result": {"action": "accept"}}
+    lines = [call(0, 1.0), Interaction(1, "server-request", ask(0, "Purge job j_5f7d?"), answer, ts=1.01)]
+    lines += [Interaction(2, "server-request", ask(1, "Sure?"), answer, ts=1.02), call(3, 2.0)]
+    live = LiveHeard(session=[ask(7, "Purge job j_9e37?"), ask(8, "Really sure?")], during=[0, 0])
+
+    def finding(before: str, after: str) -> Finding:
+        return Finding("value-change", "breaking", asked, "", before={"message": before}, after={"message": after})
+
+    varied, changed = finding("Purge job j_5f7d?", "Purge job j_9e37?"), finding("Sure?", "Really sure?")
+    out = update_heard(lines, [replace(row(0), findings=(changed,), noise=(varied,))], live, dict, OPTIONS).interactions
+    assert out[1] is lines[1] and out[2].message["params"] == {"message": "Really sure?"}
+    # The same params noise and a real change were found at: the real change is written.
+    again = finding("Sure?", "Sure, j_9e37?")
+    out = update_heard(lines, [replace(row(0), findings=(changed,), noise=(again,))], live, dict, OPTIONS).interactions
+    assert out[2].message["params"] == {"message": "Really sure?"}
+
+
 # -- real processes ------------------------------------------------------------------------------------
 
 

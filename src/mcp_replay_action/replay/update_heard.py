@@ -114,12 +114,14 @@ def _noise_only(
     out: set[int] = set()
     for result in results:
         gating = {f.path for f in result.findings}
+        # Params a real change was found at: a request asked with them is rewritten, even when
+        # another request asked alike varied only by noise.
+        changed = {masked(f.before, options) for f in result.findings if part_at(f.path) == "asked"}
         for found in result.noise:
             part, at = part_at(found.path), found.path.removeprefix(LOG_AT).removesuffix("]")
             if part == "log" and found.path not in gating and at.isdigit() and int(at) < len(logs):
                 out.add(logs[int(at)])
-            elif part == "asked":
-                params = masked(found.before, options)
+            elif part == "asked" and (params := masked(found.before, options)) not in changed:
                 out.update(n for n in asked if masked(lines[n].message.get("params"), options) == params)
     return out
 
