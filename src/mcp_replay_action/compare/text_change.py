@@ -72,19 +72,18 @@ def past_noise(
         at = first_unfit(recorded, live, pattern) or at
     if at == (first, first):
         return finding
-    message, before, after, diff = _told(shape, recorded, live, *at)
+    message, before, after, diff = _told(shape, recorded, live, *at, past=True)
     return replace(finding, message=message, before=before, after=after, diff=diff)
 
 
-def _told(shape: Shape, t1: str, t2: str, at1: int, at2: int) -> tuple[str, str, str, str]:
+def _told(shape: Shape, t1: str, t2: str, at1: int, at2: int, *, past: bool = False) -> tuple[str, str, str, str]:
     """The message, both renderings and the diff of a text changed at ``at1`` in ``t1`` and
-    ``at2`` in ``t2``."""
+    ``at2`` in ``t2`` (``past``: past the first difference, which learned noise explains)."""
     before, after = window(t1, at1), window(t2, at2)
     if shape == "lines":
         lines = t1.count("\n") + 1, t2.count("\n") + 1
         message = f"{_STARTS['lines']}{lines[0]} -> {lines[1]} lines, first difference at character {at1})"
-        first = at1 == at2 == common_prefix(t1, t2)
-        return message, before, after, text_diff(t1, t2, None if first else (at1, at2))
+        return message, before, after, text_diff(t1, t2, (at1, at2) if past else None)
     if shape == "line":
         # A window around the first difference on both sides (never the same cut prefix twice)
         # as the changed line of a unified diff, and for prose a word-level diff of those

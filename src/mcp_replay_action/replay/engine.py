@@ -70,7 +70,6 @@ from mcp_replay_action.wire.protocol import detect_era, is_input_required
 
 if TYPE_CHECKING:
     from mcp_replay_action.compare.carry import Carry
-    from mcp_replay_action.compare.noise import NoiseRule
     from mcp_replay_action.compare.output_schema import OutputSchemas
     from mcp_replay_action.early import EarlyServer
     from mcp_replay_action.replay.update import UpdateSummary
@@ -107,7 +106,6 @@ class _Session:
         self.compare_options = options.compare.at(cassette.meta.get("recorded_at"))
         # The compare engine (compare, normalize, carry, noise) is imported on first need, never
         # before the server is spawned: an answer that is its recording exactly needs none of it.
-        self.noise_rules = _noise_rules(cassette.meta)
         # Redacted live answers by seq, for confirmation: only those that differ, so a long
         # passing replay does not hold every answer in memory.
         self.live: dict[int, JSONObject] = {}
@@ -492,8 +490,8 @@ class _Session:
         if findings or heard:
             self.live[inter.seq] = live
             self.recorded[inter.seq] = inter
-        if findings and inter.seq in self.noise_rules:
-            rules = self.noise_rules[inter.seq]
+        if findings and inter.seq in self.heard.rules:  # calibrated (``Heard.rules``: the header's)
+            rules = self.heard.rules[inter.seq]
             from mcp_replay_action.compare import noise
 
             findings, learned = noise.split(findings, rules, recorded, self.compare_options, live)
@@ -653,15 +651,6 @@ def _declares_output_schema(live: JSONObject) -> bool:
     result = live.get("result")
     tools = result.get("tools") if isinstance(result, dict) else None
     return isinstance(tools, list) and any(isinstance(t, dict) and "outputSchema" in t for t in tools)
-
-
-def _noise_rules(meta: Mapping[str, JSON]) -> dict[int, list[NoiseRule]]:
-    """``noise.rules_by_seq(meta)``; a header with no calibrated rules needs no ``noise.py``."""
-    if not meta.get("noise"):
-        return {}
-    from mcp_replay_action.compare import noise
-
-    return noise.rules_by_seq(meta)
 
 
 def replay_cassette(

@@ -118,6 +118,15 @@ def _key(token: JSON) -> tuple[str, JSON] | None:
     return (type(token).__name__, token) if isinstance(token, (str, int)) and not isinstance(token, bool) else None
 
 
+def calibrated_rules(meta: Mapping[str, JSON]) -> dict[int, list[NoiseRule]]:
+    """``noise.rules_by_seq(meta)``; a header with no calibrated rules needs no ``noise.py``."""
+    if not meta.get("noise"):
+        return {}
+    from mcp_replay_action.compare.noise import rules_by_seq
+
+    return rules_by_seq(meta)
+
+
 class Heard:
     """One session's server notifications and requests to the client: progress by request, the
     rest in session order."""
@@ -154,9 +163,9 @@ class Heard:
         self._last_seq = -1  # the highest recorded seq passed (a row past it is on no line)
         # What ``--update`` writes in place of the recording, when it may need it (``update_heard.py``).
         self.keep = keep
-        # The noise ``calibrate`` learned, by seq (``noise.split_heard``): read when first needed.
-        self.rules: Mapping[int, list[NoiseRule]] | None = None if meta.get("noise") else {}
-        self._meta = meta
+        # The noise ``calibrate`` stored in the header, by seq: for the answers (the engine's
+        # ``noise.split``) and for what else the server sent (``noise.split_heard``).
+        self.rules = calibrated_rules(meta)
 
     def _kept(self, message: JSONObject) -> bool:
         from mcp_replay_action.compare.notifications import comparable
@@ -242,13 +251,11 @@ class Heard:
 
     def _calibrated(self, seq: int, findings: tuple[Finding, ...]) -> Noted:
         """``findings`` parted into (gating, noise ``calibrate`` learned for row ``seq``)."""
-        if not findings or self.rules == {}:
+        if not findings or not self.rules.get(seq):
             return findings, ()
-        from mcp_replay_action.compare.noise import rules_by_seq, split_heard
+        from mcp_replay_action.compare.noise import split_heard
 
-        if self.rules is None:
-            self.rules = rules_by_seq(self._meta)
-        return split_heard(findings, self.rules.get(seq, ()), self.options)
+        return split_heard(findings, self.rules[seq], self.options)
 
     def session(self, carry: Carry | None = None) -> tuple[Interaction, Noted] | None:
         """Once the session has replayed: the line to show them on and what differs in the log

@@ -163,6 +163,7 @@ def rewrite(
     new = update_cassette(cassette, lives, redactor, seqs=seqs, latency_ms=latency)
     rewritten = {a.seq for a, b in zip(cassette.interactions, new.interactions, strict=True) if a is not b}
     kept = sum(1 for r in result.results if _no_answer(r))
+    asked = 0  # new requests to the client, not written
     if heard is not None:
         from mcp_replay_action.replay.update_heard import update_heard
 
@@ -184,6 +185,5 @@ def rewrite(
         if notes.interactions != new.interactions:
             new = _stamped(new, notes.interactions, new.meta.get("updated_at"))
         rewritten |= notes.rows
-        kept += notes.kept
-    asked = notes.kept if heard is not None else 0
-    return new, UpdateSummary(path=result.path, updated=len(rewritten), kept=kept, asked=asked)
+        asked = notes.kept
+    return new, UpdateSummary(path=result.path, updated=len(rewritten), kept=kept + asked, asked=asked)
